@@ -1,0 +1,160 @@
+import { resolve } from 'node:path';
+
+// Every environment variable of the contract is read and checked here, once, at
+// start-up. A bad value stops the process with one line naming the variable.
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface OAuthConfig {
+  authorizeUrl: string;
+  tokenUrl: string;
+  userinfoUrl: string;
+  clientId: string;
+  clientSecret: string;
+  scope: string;
+}
+
+export interface Config {
+  host: string;
+  sitePort: number;
+  imghostPort: number;
+  dataDir: string;
+  imagesDir: string;
+  databaseUrl: string | undefined;
+  publicUrl: string;
+  /** Origin of PUBLIC_URL, for the cross-site check. */
+  publicOrigin: string;
+  secureCookies: boolean;
+  imageHostUrl: string;
+  imageHostPublicUrl: string;
+  imghostUploadToken: string | undefined;
+  imghostMaxBytes: number;
+  iconsDir: string | undefined;
+  launcherConfig: string;
+  oauth: OAuthConfig | undefined;
+  adminUsers: Set<string>;
+  installScheme: string;
+  trustProxy: boolean;
+}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env): Config {
+  const read = (name: string) => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+
+  const host = read('HOST') ?? '127.0.0.1';
+  if (!/^[A-Za-z0-9.:\-[\]%]+$/.test(host)) throw new ConfigError('HOST', `not a host name or address (got "${host}")`);
+  const port = read('PORT') === undefined ? undefined : portFrom('PORT', read('PORT')!);
+  const sitePort = read('SITE_PORT') === undefined ? (port ?? 3000) : portFrom('SITE_PORT', read('SITE_PORT')!);
+  const imghostPort = read('IMGHOST_PORT') === undefined ? (port ?? 3001) : portFrom('IMGHOST_PORT', read('IMGHOST_PORT')!);
+  const dataDir = resolve(read('DATA_DIR') ?? './data');
+
+  const databaseUrl = read('DATABASE_URL');
+  if (databaseUrl !== undefined) {
+    const parsed = urlFrom('DATABASE_URL', databaseUrl);
+    if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+      throw new ConfigError('DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
+    }
+  }
+
+  const publicUrl = httpUrl('PUBLIC_URL', read('PUBLIC_URL') ?? `http://localhost:${sitePort}`);
+  const imageHostUrl = httpUrl('IMAGE_HOST_URL', read('IMAGE_HOST_URL') ?? `http://127.0.0.1:${imghostPort}`);
+  const imageHostPublicUrl = httpUrl('IMAGE_HOST_PUBLIC_URL', read('IMAGE_HOST_PUBLIC_URL') ?? imageHostUrl);
+
+  const token = read('IMGHOST_UPLOAD_TOKEN');
+  if (token !== undefined && !/^[\x21-\x7E]{1,512}$/.test(token)) {
+    throw new ConfigError('IMGHOST_UPLOAD_TOKEN', 'must be 1-512 visible ASCII characters');
+  }
+
+  const maxBytesText = read('IMGHOST_MAX_BYTES') ?? '8388608';
+  if (!/^\d{1,12}$/.test(maxBytesText) || Number(maxBytesText) < 1) {
+    throw new ConfigError('IMGHOST_MAX_BYTES', `must be a positive whole number of bytes (got "${maxBytesText}")`);
+  }
+
+  const installScheme = read('INSTALL_SCHEME') ?? 'bloret';
+  if (!/^[A-Za-z][A-Za-z0-9+.-]{0,31}$/.test(installScheme)) {
+    throw new ConfigError('INSTALL_SCHEME', `must be a URL scheme such as "bloret" (got "${installScheme}")`);
+  }
+
+  const publicParsed = new URL(publicUrl);
+  return {
+    host,
+    sitePort,
+    imghostPort,
+    dataDir,
+    imagesDir: resolve(dataDir, 'images'),
+    databaseUrl,
+    publicUrl,
+    publicOrigin: publicParsed.origin,
+    secureCookies: publicParsed.protocol === 'https:',
+    imageHostUrl,
+    imageHostPublicUrl,
+    imghostUploadToken: token,
+    imghostMaxBytes: Number(maxBytesText),
+    iconsDir: read('ICONS_DIR') === undefined ? undefined : resolve(read('ICONS_DIR')!),
+    launcherConfig: resolve(read('LAUNCHER_CONFIG') ?? './config/launcher.json'),
+    oauth: oauthFrom(read),
+    adminUsers: new Set(
+      (read('ADMIN_USERS') ?? '')
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean),
+    ),
+    installScheme,
+    trustProxy: booleanFrom('TRUST_PROXY', read('TRUST_PROXY') ?? 'false'),
+  };
+}
+
+function oauthFrom(read: (name: string) => string | undefined): OAuthConfig | undefined {
+  const names = ['OAUTH_AUTHORIZE_URL', 'OAUTH_TOKEN_URL', 'OAUTH_USERINFO_URL', 'OAUTH_CLIENT_ID'] as const;
+  const present = names.filter((name) => read(name) !== undefined);
+  if (present.length === 0) return undefined;
+  const missing = names.find((name) => read(name) === undefined);
+  if (missing) throw new ConfigError(missing, `is required when ${present[0]} is set`);
+  return {
+    authorizeUrl: httpUrl('OAUTH_AUTHORIZE_URL', read('OAUTH_AUTHORIZE_URL')!),
+    tokenUrl: httpUrl('OAUTH_TOKEN_URL', read('OAUTH_TOKEN_URL')!),
+    userinfoUrl: httpUrl('OAUTH_USERINFO_URL', read('OAUTH_USERINFO_URL')!),
+    clientId: read('OAUTH_CLIENT_ID')!,
+    clientSecret: read('OAUTH_CLIENT_SECRET') ?? '',
+    scope: read('OAUTH_SCOPE') ?? 'openid profile',
+  };
+}
+
+function portFrom(name: string, value: string): number {
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) {
+    throw new ConfigError(name, `must be a port number from 0 to 65535 (got "${value}")`);
+  }
+  return Number(value);
+}
+
+function urlFrom(name: string, value: string): URL {
+  try {
+    return new URL(value);
+  } catch {
+    throw new ConfigError(name, 'is not a valid URL');
+  }
+}
+
+/** An http(s) URL, returned without a trailing slash so paths can be appended. */
+function httpUrl(name: string, value: string): string {
+  const url = urlFrom(name, value);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(name, 'must be an http:// or https:// URL');
+  if (url.username || url.password) throw new ConfigError(name, 'must not contain a user name or password');
+  return url.href.replace(/\/+$/, '');
+}
+
+function booleanFrom(name: string, value: string): boolean {
+  const lower = value.toLowerCase();
+  if (lower === 'true' || lower === '1' || lower === 'yes') return true;
+  if (lower === 'false' || lower === '0' || lower === 'no') return false;
+  throw new ConfigError(name, `must be true or false (got "${value}")`);
+}

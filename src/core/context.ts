@@ -1,0 +1,36 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from './log.js';
+
+/**
+ * What a handler gets. `locals` is where a service's middleware leaves what it
+ * resolved for the request (the site puts the session user there).
+ */
+export interface Context<L extends object = Record<string, unknown>> {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly id: string;
+  readonly method: string;
+  /** The path as received, still percent-encoded, without the query. */
+  readonly path: string;
+  readonly query: URLSearchParams;
+  /** Decoded route parameters. */
+  readonly params: Record<string, string>;
+  /** Client address (X-Forwarded-For only when TRUST_PROXY is on). */
+  readonly ip: string;
+  readonly log: Logger;
+  /** Parsed JSON body, set by the jsonBody middleware. */
+  body: unknown;
+  locals: L;
+}
+
+export type Handler<L extends object = Record<string, unknown>> = (ctx: Context<L>) => unknown;
+export type Next = () => Promise<void>;
+export type Middleware<L extends object = Record<string, unknown>> = (ctx: Context<L>, next: Next) => unknown;
+
+export interface Route<L extends object = Record<string, unknown>> {
+  method: string;
+  path: string;
+  /** Middleware run for this route only, in order, before the handler. */
+  use?: Middleware<L>[];
+  handler: Handler<L>;
+}

@@ -1,0 +1,11 @@
+import type { Middleware, Route } from './context.js';
+
+/**
+ * A slice of a service: its routes, any middleware it needs on every request, and
+ * what to release at shutdown (watchers, timers). A service is a list of these.
+ */
+export interface Feature<L extends object> {
+  routes: Route<L>[];
+  middleware?: Middleware<L>[];
+  close?(): void | Promise<void>;
+}

@@ -1,0 +1,75 @@
+import type { Middleware } from '../context.js';
+import { HttpError } from '../errors.js';
+
+export const JSON_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * Reads a JSON body into ctx.body. The size limit is enforced while reading: a
+ * declared Content-Length over it is refused before a byte is read (trusted only
+ * without Transfer-Encoding, RFC 9112 6.3), and a streamed body is cut off as soon
+ * as it passes the limit.
+ */
+export function jsonBody(options: { limit?: number; optional?: boolean } = {}): Middleware<any> {
+  const limit = options.limit ?? JSON_BODY_LIMIT;
+  return async (ctx, next) => {
+    const req = ctx.req;
+    const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+    if (!hasBody && options.optional) {
+      ctx.body = {};
+      return next();
+    }
+    if (!isJsonType(req.headers['content-type'])) {
+      throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
+    }
+    ctx.body = await readJson(ctx, limit);
+    return next();
+  };
+}
+
+export function isJsonType(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+}
+
+async function readJson(ctx: Parameters<Middleware<any>>[0], limit: number): Promise<unknown> {
+  const req = ctx.req;
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && req.headers['transfer-encoding'] === undefined && Number(declared) > limit) {
+    refuseRestOfBody(ctx);
+    throw tooLarge(limit);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      refuseRestOfBody(ctx);
+      throw tooLarge(limit);
+    }
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks, size).toString('utf8');
+  if (text.trim() === '') throw new HttpError(400, 'BAD_REQUEST', 'Request body is empty; expected JSON');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'BAD_REQUEST', 'Request body is not valid JSON');
+  }
+}
+
+function tooLarge(limit: number): HttpError {
+  return new HttpError(413, 'PAYLOAD_TOO_LARGE', `Request body is larger than ${limit} bytes`);
+}
+
+/**
+ * We answer before the body is fully sent. Closing the connection after the answer
+ * stops the client from streaming the rest into a socket nobody reads.
+ */
+export function refuseRestOfBody(ctx: Parameters<Middleware<any>>[0]): void {
+  ctx.res.setHeader('Connection', 'close');
+  ctx.res.once('finish', () => {
+    ctx.req.socket.end();
+    setTimeout(() => ctx.req.socket.destroy(), 2000).unref();
+  });
+}

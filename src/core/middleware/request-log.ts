@@ -1,0 +1,29 @@
+import type { Middleware } from '../context.js';
+
+/**
+ * One JSON line per request once the answer is finished (or the client went away).
+ * The query string is left out on purpose: it carries OAuth codes and states.
+ */
+export function requestLog(): Middleware<any> {
+  return (ctx, next) => {
+    const started = process.hrtime.bigint();
+    let logged = false;
+    const done = () => {
+      if (logged) return;
+      logged = true;
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      ctx.log.info('request', {
+        method: ctx.method,
+        path: ctx.path.length > 256 ? ctx.path.slice(0, 256) + '…' : ctx.path,
+        status: ctx.res.statusCode,
+        ms: Math.round(ms * 100) / 100,
+        bytes: Number(ctx.res.getHeader('content-length') ?? 0) || undefined,
+        ip: ctx.ip,
+        aborted: ctx.res.writableFinished ? undefined : true,
+      });
+    };
+    ctx.res.once('finish', done);
+    ctx.res.once('close', done);
+    return next();
+  };
+}

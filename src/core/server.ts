@@ -1,0 +1,87 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from './log.js';
+
+// Timeouts are deliberate: slow-loris clients must not hold sockets forever, and a
+// large upload on a slow link must still fit in requestTimeout.
+export const HEADERS_TIMEOUT_MS = 20_000;
+export const REQUEST_TIMEOUT_MS = 5 * 60_000;
+// Longer than common proxies' idle timeouts would cause resets; shorter than
+// headersTimeout as Node requires.
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+export const SHUTDOWN_GRACE_MS = 10_000;
+
+export interface RunningServer {
+  server: Server;
+  url: string;
+  port: number;
+  /** Stops accepting, lets requests in flight finish (up to the grace period). */
+  close(graceMs?: number): Promise<void>;
+}
+
+export function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => unknown,
+  host: string,
+  port: number,
+): Promise<RunningServer> {
+  const server = createServer(
+    { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS },
+    (req, res) => void handler(req, res),
+  );
+  server.maxHeadersCount = 100;
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address() as AddressInfo;
+      const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      resolve({
+        server,
+        port: address.port,
+        url: `http://${shownHost === '0.0.0.0' ? '127.0.0.1' : shownHost}:${address.port}`,
+        close: (graceMs = SHUTDOWN_GRACE_MS) => closeGracefully(server, graceMs),
+      });
+    });
+  });
+}
+
+function closeGracefully(server: Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) return resolve();
+    const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+    timer.unref();
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    // Idle keep-alive sockets would otherwise hold close() open until they time out.
+    server.closeIdleConnections();
+  });
+}
+
+/**
+ * SIGTERM / SIGINT: run `stop` once, then exit 0; a second signal exits at once.
+ */
+export function onShutdownSignal(log: Logger, stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      log.warn('second signal, exiting now', { signal });
+      process.exit(1);
+    }
+    stopping = true;
+    log.info('shutting down', { signal });
+    stop().then(
+      () => {
+        log.info('stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        log.error('shutdown failed', { err: error });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+}

@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import type { Handler } from './context.js';
+import { HttpError } from './errors.js';
+import { contentTypeFor } from './mime.js';
+import { setHtmlSecurityHeaders } from './middleware/security-headers.js';
+import { etagMatches, sendBody } from './respond.js';
+
+// The static folder is small and ships with the release: it is read into memory
+// once at start-up. A request can then only ever name a file that is in the map,
+// so no path a client sends (.., %2e%2e, backslashes, NUL) can reach the disk.
+
+export const MAX_STATIC_FILE_BYTES = 4 * 1024 * 1024;
+
+interface StaticFile {
+  body: Buffer;
+  contentType: string;
+  etag: string;
+}
+
+export function loadStaticFolder(root: string): Map<string, StaticFile> {
+  const files = new Map<string, StaticFile>();
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name.startsWith('.')) continue;
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile() && statSync(full).size <= MAX_STATIC_FILE_BYTES) {
+        const body = readFileSync(full);
+        const key = relative(root, full).split(sep).join('/');
+        const etag = '"' + createHash('sha256').update(body).digest('base64url').slice(0, 27) + '"';
+        files.set(key, { body, contentType: contentTypeFor(full), etag });
+      }
+    }
+  };
+  walk(root);
+  return files;
+}
+
+/** Serves `files` for a route whose last segment is `*`, or a fixed file name. */
+export function staticHandler(files: Map<string, StaticFile>, fixedName?: string): Handler<any> {
+  return (ctx) => {
+    const name = fixedName ?? ctx.params['*'] ?? '';
+    if (!isPlainRelativePath(name)) throw new HttpError(404, 'NOT_FOUND', 'Not found');
+    const file = files.get(name) ?? files.get(name ? `${name}/index.html` : 'index.html');
+    if (!file) throw new HttpError(404, 'NOT_FOUND', 'Not found');
+    const headers: Record<string, string> = {
+      ETag: file.etag,
+      'Cache-Control': 'public, max-age=300, must-revalidate',
+    };
+    if (file.contentType.startsWith('text/html')) setHtmlSecurityHeaders(ctx.res);
+    if (etagMatches(ctx.req.headers['if-none-match'], file.etag)) {
+      ctx.res.statusCode = 304;
+      for (const [key, value] of Object.entries(headers)) ctx.res.setHeader(key, value);
+      ctx.res.end();
+      return;
+    }
+    sendBody(ctx, 200, file.body, file.contentType, headers);
+  };
+}
+
+function isPlainRelativePath(name: string): boolean {
+  if (name.length > 512 || name.includes('\0') || name.includes('\\')) return false;
+  return name.split('/').every((segment, i, all) => segment !== '..' && segment !== '.' && (segment !== '' || i === all.length - 1));
+}

@@ -1,0 +1,85 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from '../core/log.js';
+import { projectRoot } from '../core/project-root.js';
+import type { Sql } from './pool.js';
+
+const MIGRATION_FILE = /^(\d{3})_([a-z0-9_]+)\.sql$/;
+// Any fixed number works; it only has to be the same in every process of this app.
+const MIGRATION_LOCK_ID = 7_406_311_842;
+
+export interface Migration {
+  version: number;
+  name: string;
+  text: string;
+  checksum: string;
+}
+
+export function readMigrations(dir = join(projectRoot(), 'sql')): Migration[] {
+  const migrations = readdirSync(dir)
+    .filter((file) => file.endsWith('.sql'))
+    .map((file) => {
+      const match = MIGRATION_FILE.exec(file);
+      if (!match) throw new Error(`sql/${file}: migration files are named NNN_name.sql`);
+      const text = readFileSync(join(dir, file), 'utf8');
+      return { version: Number(match[1]), name: match[2]!, text, checksum: createHash('sha256').update(text).digest('hex') };
+    })
+    .sort((a, b) => a.version - b.version);
+  migrations.forEach((migration, i) => {
+    if (i > 0 && migrations[i - 1]!.version === migration.version) {
+      throw new Error(`sql/: two migrations numbered ${migration.version}`);
+    }
+  });
+  return migrations;
+}
+
+/**
+ * Applies pending migrations in order, each in its own transaction, recorded in
+ * schema_migrations. A session-level advisory lock makes two processes starting
+ * together take turns: the second finds nothing left to do.
+ */
+export async function migrate(sql: Sql, log: Logger, migrations = readMigrations()): Promise<number> {
+  const connection = await sql.reserve();
+  try {
+    await connection`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
+    await connection`
+      create table if not exists schema_migrations (
+        version integer primary key,
+        name text not null,
+        checksum text not null,
+        applied_at timestamptz not null default now()
+      )`;
+    const applied = new Map<number, string>();
+    for (const row of await connection<{ version: number; checksum: string }[]>`select version, checksum from schema_migrations`) {
+      applied.set(row.version, row.checksum);
+    }
+    let count = 0;
+    for (const migration of migrations) {
+      const known = applied.get(migration.version);
+      if (known !== undefined) {
+        if (known !== migration.checksum) {
+          log.warn('applied migration has changed since it ran', { version: migration.version, name: migration.name });
+        }
+        continue;
+      }
+      // A reserved connection has no begin(): the transaction is spelled out.
+      await connection.unsafe('begin');
+      try {
+        await connection.unsafe(migration.text);
+        await connection`insert into schema_migrations (version, name, checksum)
+                         values (${migration.version}, ${migration.name}, ${migration.checksum})`;
+        await connection.unsafe('commit');
+      } catch (error) {
+        await connection.unsafe('rollback').catch(() => {});
+        throw new Error(`migration sql/${String(migration.version).padStart(3, '0')}_${migration.name}.sql failed: ${error instanceof Error ? error.message : error}`);
+      }
+      log.info('migration applied', { version: migration.version, name: migration.name });
+      count++;
+    }
+    return count;
+  } finally {
+    await connection`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`.catch(() => {});
+    connection.release();
+  }
+}

@@ -1,0 +1,60 @@
+import postgres from 'postgres';
+import type { Logger } from '../core/log.js';
+
+export type Sql = postgres.Sql<Record<string, never>>;
+
+export const POOL_SIZE = 10;
+export const CONNECT_TIMEOUT_S = 5;
+export const STARTUP_WAIT_MS = 30_000;
+
+/**
+ * One pool per process. postgres.js reconnects on its own, so after PostgreSQL
+ * comes back the next query simply works: no restart needed.
+ */
+export function createPool(url: string): Sql {
+  return postgres(url, {
+    max: POOL_SIZE,
+    connect_timeout: CONNECT_TIMEOUT_S,
+    idle_timeout: 60,
+    max_lifetime: 60 * 30,
+    onnotice: () => {},
+        connection: { application_name: 'launcher-web' },
+    debug: false,
+    transform: { undefined: null },
+  }) as unknown as Sql;
+}
+
+/** Waits until PostgreSQL answers, logging each failed try, for up to `waitMs`. */
+export async function waitForDatabase(sql: Sql, log: Logger, waitMs = STARTUP_WAIT_MS): Promise<void> {
+  const deadline = Date.now() + waitMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await sql`select 1`;
+      if (attempt > 1) log.info('database is reachable', { attempt });
+      return;
+    } catch (error) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`PostgreSQL is not reachable after ${Math.round(waitMs / 1000)} s: ${describe(error)}`);
+      log.warn('waiting for PostgreSQL', { attempt, reason: describe(error) });
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1000 * attempt, 3000, left)));
+    }
+  }
+}
+
+/** True when PostgreSQL answers within `timeoutMs`: for /readyz. */
+export async function databaseIsReady(sql: Sql, timeoutMs = 2000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([sql`select 1`.then(() => true, () => false), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return (error as Error & { code?: string }).code ?? error.message;
+  return String(error);
+}

@@ -1,0 +1,38 @@
+import { join } from 'node:path';
+import { createApp } from '../core/app.js';
+import type { Feature } from '../core/feature.js';
+import { healthRoutes } from '../core/health.js';
+import { requestLog } from '../core/middleware/request-log.js';
+import { securityHeaders } from '../core/middleware/security-headers.js';
+import { projectRoot } from '../core/project-root.js';
+import { loadStaticFolder, staticHandler } from '../core/static-files.js';
+import { databaseIsReady } from '../db/pool.js';
+import { authFeature } from './auth/feature.js';
+import type { SiteDeps, SiteLocals } from './context.js';
+import { renderSiteError } from './errors.js';
+import { launcherFeature } from './launcher/feature.js';
+
+/** Service A: the route table is the sum of its features, read top to bottom. */
+export function createSite(deps: SiteDeps) {
+  const features: Feature<SiteLocals>[] = [launcherFeature(deps), authFeature(deps)];
+  const staticFiles = loadStaticFolder(join(projectRoot(), 'static', 'site'));
+  const handler = createApp<SiteLocals>({
+    name: 'site',
+    log: deps.log,
+    trustProxy: deps.config.trustProxy,
+    createLocals: () => ({ user: null, sessionId: null }),
+    renderError: renderSiteError,
+    middleware: [requestLog(), securityHeaders(), ...features.flatMap((feature) => feature.middleware ?? [])],
+    routes: [
+      ...healthRoutes(() => databaseIsReady(deps.sql)),
+      ...features.flatMap((feature) => feature.routes),
+      { method: 'GET', path: '/static/*', handler: staticHandler(staticFiles) },
+    ],
+  });
+  return {
+    handler,
+    close: async () => {
+      for (const feature of features) await feature.close?.();
+    },
+  };
+}

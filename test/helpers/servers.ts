@@ -1,0 +1,83 @@
+// Real servers on random ports, for tests. Each test file gets its own database
+// (TEST_DB_URL, made by test/run.ts) and its own temporary data folder.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, type Config } from '../../src/core/config.js';
+import { createLogger, silentLogger, type Logger } from '../../src/core/log.js';
+import { listen, type RunningServer } from '../../src/core/server.js';
+import { createPool, type Sql } from '../../src/db/pool.js';
+import { createImghost } from '../../src/imghost/app.js';
+import { createSite } from '../../src/site/app.js';
+
+export function testLogger(): Logger {
+  return process.env.TEST_LOG ? createLogger({ test: true }) : silentLogger;
+}
+
+export function tempDir(prefix = 'lw-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** A config as the services would read it, with test defaults and overrides. */
+export function testConfig(overrides: Record<string, string | undefined> = {}): Config {
+  return loadConfig({
+    HOST: '127.0.0.1',
+    SITE_PORT: '0',
+    IMGHOST_PORT: '0',
+    DATA_DIR: tempDir(),
+    PUBLIC_URL: 'http://site.test',
+    LAUNCHER_CONFIG: join(tempDir(), 'launcher.json'),
+    ...overrides,
+  });
+}
+
+let sharedSql: Sql | undefined;
+/** The pool on this file's database; closed by closeTestSql(). */
+export function testSql(): Sql {
+  const url = process.env.TEST_DB_URL;
+  if (!url) throw new Error('TEST_DB_URL is unset: run tests through `npm test` (test/run.ts)');
+  sharedSql ??= createPool(url);
+  return sharedSql;
+}
+
+export async function closeTestSql(): Promise<void> {
+  await sharedSql?.end({ timeout: 2 });
+  sharedSql = undefined;
+}
+
+export interface TestServer {
+  url: string;
+  config: Config;
+  server: RunningServer;
+  close(): Promise<void>;
+}
+
+export async function startTestSite(overrides: Record<string, string | undefined> = {}, sql: Sql = testSql()): Promise<TestServer> {
+  const config = testConfig(overrides);
+  const site = createSite({ config, sql, log: testLogger() });
+  const server = await listen(site.handler, '127.0.0.1', 0);
+  return {
+    url: server.url,
+    config,
+    server,
+    close: async () => {
+      await server.close(1000);
+      await site.close();
+    },
+  };
+}
+
+export async function startTestImghost(overrides: Record<string, string | undefined> = {}): Promise<TestServer> {
+  const config = testConfig(overrides);
+  const imghost = await createImghost({ config, log: testLogger() });
+  const server = await listen(imghost.handler, '127.0.0.1', 0);
+  return {
+    url: server.url,
+    config,
+    server,
+    close: async () => {
+      await server.close(1000);
+      await imghost.close();
+    },
+  };
+}
