@@ -6,11 +6,13 @@ import { requestLog } from '../core/middleware/request-log.js';
 import { securityHeaders } from '../core/middleware/security-headers.js';
 import type { ImghostDeps, ImghostLocals } from './context.js';
 import { renderImghostError } from './errors.js';
+import { iconsFeature } from './icons/feature.js';
+import { imagesFeature } from './images/feature.js';
 
 /** Service B: uploads, originals and WebP previews, icons. */
 export async function createImghost(deps: ImghostDeps) {
   await mkdir(deps.config.imagesDir, { recursive: true });
-  const features: Feature<ImghostLocals>[] = [];
+  const features: Feature<ImghostLocals>[] = [imagesFeature(deps), await iconsFeature(deps)];
   const handler = createApp<ImghostLocals>({
     name: 'imghost',
     log: deps.log,
