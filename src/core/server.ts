@@ -59,17 +59,22 @@ function closeGracefully(server: Server, graceMs: number): Promise<void> {
   });
 }
 
+// Ctrl-C under `npm start` reaches us twice (from the terminal and forwarded by
+// npm): a repeat within this window is the same press, not an impatient user.
+const REPEAT_SIGNAL_WINDOW_MS = 1500;
+
 /**
- * SIGTERM / SIGINT: run `stop` once, then exit 0; a second signal exits at once.
+ * SIGTERM / SIGINT: run `stop` once, then exit 0; a later second signal exits at once.
  */
 export function onShutdownSignal(log: Logger, stop: () => Promise<void>): void {
-  let stopping = false;
+  let stoppingSince = 0;
   const handler = (signal: NodeJS.Signals) => {
-    if (stopping) {
+    if (stoppingSince) {
+      if (Date.now() - stoppingSince < REPEAT_SIGNAL_WINDOW_MS) return;
       log.warn('second signal, exiting now', { signal });
       process.exit(1);
     }
-    stopping = true;
+    stoppingSince = Date.now();
     log.info('shutting down', { signal });
     stop().then(
       () => {

