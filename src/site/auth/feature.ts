@@ -1,7 +1,56 @@
 import type { Feature } from '../../core/feature.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
+import { crossSiteProtection } from './cross-site.js';
+import { oauthRoutes } from './oauth-routes.js';
+import { DEFAULT_LOGIN_LIMITS, passwordLoginRoutes, type LoginLimits } from './password-login.js';
+import { createProviderClient, DEFAULT_PROVIDER_LIMITS, type ProviderLimits } from './provider-client.js';
+import { sessionMiddleware } from './session-middleware.js';
+import { sessionRoutes } from './session-routes.js';
+import { purgeExpiredSessions } from './sessions.js';
 
-// Placeholder until login and sessions land.
-export function authFeature(_deps: SiteDeps): Feature<SiteLocals> {
-  return { routes: [] };
+// Login (identity provider and local accounts), sessions, and the cross-site check.
+
+/** Expired sessions are already ignored by lookups; the purge only keeps the table small. */
+export const PURGE_INTERVAL_MS = 60 * 60 * 1000;
+/** First purge a little after start, not during it (and not in short test runs). */
+export const FIRST_PURGE_DELAY_MS = 60 * 1000;
+
+export interface AuthOptions {
+  /** Timeouts and size limit for the identity provider; tests shorten them. */
+  providerLimits?: Partial<ProviderLimits>;
+  /** Failed password logins allowed per window; tests lower them to stay fast. */
+  loginLimits?: Partial<LoginLimits>;
+}
+
+export function authFeature(deps: SiteDeps, options: AuthOptions = {}): Feature<SiteLocals> {
+  const client = createProviderClient({ ...DEFAULT_PROVIDER_LIMITS, ...options.providerLimits });
+  const log = deps.log.child({ feature: 'auth' });
+
+  const purge = () => {
+    purgeExpiredSessions(deps.sql).then(
+      (count) => {
+        if (count > 0) log.info('expired sessions purged', { count });
+      },
+      (error: unknown) => log.warn('purging expired sessions failed', { err: error }),
+    );
+  };
+  let interval: NodeJS.Timeout | undefined;
+  const first = setTimeout(() => {
+    purge();
+    interval = setInterval(purge, PURGE_INTERVAL_MS);
+    interval.unref();
+  }, FIRST_PURGE_DELAY_MS);
+  first.unref();
+
+  return {
+    // Cross-site check first: a forged request is refused before its session is
+    // even looked up, and before any route reads its body.
+    middleware: [crossSiteProtection(deps.config), sessionMiddleware(deps)],
+    routes: [...oauthRoutes(deps, client), ...sessionRoutes(deps), ...passwordLoginRoutes(deps, { ...DEFAULT_LOGIN_LIMITS, ...options.loginLimits })],
+    close: async () => {
+      clearTimeout(first);
+      clearInterval(interval);
+      await client.close();
+    },
+  };
 }

@@ -1,0 +1,1 @@
+delete from sessions where token_hash = $1

@@ -1,0 +1,1 @@
+delete from sessions where user_id = $1

@@ -1,0 +1,1 @@
+delete from sessions where expires_at <= now()

@@ -1,0 +1,87 @@
+import { HttpError, validationFailed } from '../../core/errors.js';
+import { jsonBody } from '../../core/middleware/json-body.js';
+import { createRateLimiter, rateLimited, type RateDecision } from '../../core/rate-limit.js';
+import { sendOk } from '../../core/respond.js';
+import type { SiteContext, SiteDeps, SiteRoute } from '../context.js';
+import { createDummyHash, createHashGate, MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
+import { isObject } from './json-shape.js';
+import { beginSession, publicUser } from './session-lifecycle.js';
+import { findLocalUser, refreshLocalAdmin } from './users.js';
+import { adminMatcher, isValidLocalUsername, MAX_USERNAME_LENGTH } from './usernames.js';
+
+// POST /apps/auth/password {username, password}: login with a local account.
+
+export const LOGIN_WINDOW_MS = 15 * 60 * 1000;
+/** Failed attempts per username (any address) per window: slows guessing one account. */
+export const MAX_FAILURES_PER_NAME = 10;
+/** Failed attempts per client address (any name) per window: slows trying many accounts. */
+export const MAX_FAILURES_PER_ADDRESS = 30;
+
+const INVALID = 'Wrong username or password';
+
+export interface LoginLimits {
+  failuresPerName: number;
+  failuresPerAddress: number;
+}
+
+export const DEFAULT_LOGIN_LIMITS: LoginLimits = {
+  failuresPerName: MAX_FAILURES_PER_NAME,
+  failuresPerAddress: MAX_FAILURES_PER_ADDRESS,
+};
+
+export function passwordLoginRoutes(deps: SiteDeps, limits: LoginLimits = DEFAULT_LOGIN_LIMITS): SiteRoute[] {
+  const byName = createRateLimiter({ limit: limits.failuresPerName, windowMs: LOGIN_WINDOW_MS });
+  const byAddress = createRateLimiter({ limit: limits.failuresPerAddress, windowMs: LOGIN_WINDOW_MS });
+  const gate = createHashGate();
+  const isAdminName = adminMatcher(deps.config);
+  // Made once, at start; a failure here would surface on the first unknown name.
+  const dummyHash = createDummyHash();
+  dummyHash.catch(() => {});
+
+  const handler = async (ctx: SiteContext) => {
+    const { username, password } = credentialsFrom(ctx.body);
+    const nameKey = username.toLowerCase();
+    const addressKey = ctx.ip;
+
+    // Counted before the hash is checked, so a burst of parallel guesses cannot
+    // all pass the limit while the first ones are still being verified.
+    const refused = [byName.peek(nameKey), byAddress.peek(addressKey)].filter((decision) => !decision.allowed);
+    if (refused.length > 0) throw rateLimited(longest(refused));
+    byName.hit(nameKey);
+    byAddress.hit(addressKey);
+
+    const account = isValidLocalUsername(username) ? await findLocalUser(deps.sql, username) : null;
+    const valid = await gate.run(async () => verifyPassword(account?.password_hash ?? (await dummyHash), password));
+    if (!account || !valid) throw new HttpError(401, 'INVALID_CREDENTIALS', INVALID);
+
+    byName.reset(nameKey);
+    byAddress.refund(addressKey);
+    const user = await refreshLocalAdmin(deps.sql, String(account.id), isAdminName(account.username));
+    await beginSession(ctx, deps, user);
+    sendOk(ctx, { user: publicUser(user) });
+  };
+
+  return [{ method: 'POST', path: '/apps/auth/password', use: [jsonBody()], handler }];
+}
+
+function credentialsFrom(body: unknown): { username: string; password: string } {
+  if (!isObject(body)) throw new HttpError(400, 'BAD_REQUEST', 'Expected a JSON object with username and password');
+  const { username, password } = body;
+  if (typeof username !== 'string' || !fits(username, MAX_USERNAME_LENGTH)) {
+    throw validationFailed('username', `username must be a string of 1 to ${MAX_USERNAME_LENGTH} characters`);
+  }
+  if (typeof password !== 'string' || !fits(password, MAX_PASSWORD_LENGTH)) {
+    throw validationFailed('password', `password must be a string of 1 to ${MAX_PASSWORD_LENGTH} characters`);
+  }
+  return { username, password };
+}
+
+/** 1 to max code points; a string of over 2 × max UTF-16 units is too long without counting. */
+function fits(text: string, max: number): boolean {
+  if (text.length === 0 || text.length > max * 2) return false;
+  return Array.from(text).length <= max;
+}
+
+function longest(decisions: RateDecision[]): RateDecision {
+  return decisions.reduce((a, b) => (b.retryAfterSeconds > a.retryAfterSeconds ? b : a));
+}

@@ -1,0 +1,38 @@
+import { redirect, sendJson, sendOk } from '../../core/respond.js';
+import type { SiteContext, SiteDeps, SiteRoute } from '../context.js';
+import { endSession, publicUser } from './session-lifecycle.js';
+
+/** Where a browser lands after GET /apps/auth/logout: the plugin store. */
+export const AFTER_LOGOUT = '/apps/';
+
+export function sessionRoutes(deps: SiteDeps): SiteRoute[] {
+  const me = (ctx: SiteContext) => {
+    const user = ctx.locals.user;
+    // Per-user answer: no cache (shared or browser) may keep it.
+    sendJson(
+      ctx,
+      200,
+      { success: true, loggedIn: user !== null, user: user ? publicUser(user) : null },
+      { 'Cache-Control': 'no-store' },
+    );
+  };
+
+  const logout = async (ctx: SiteContext) => {
+    await endSession(ctx, deps);
+    sendOk(ctx);
+  };
+
+  // GET logout exists for links in pages (the contract asks for it). A link on
+  // another site can therefore log a user out; that is the whole of the harm, and
+  // SameSite=Lax keeps the cookie off cross-site subresource requests.
+  const logoutAndLeave = async (ctx: SiteContext) => {
+    await endSession(ctx, deps);
+    redirect(ctx, AFTER_LOGOUT);
+  };
+
+  return [
+    { method: 'GET', path: '/apps/api/me', handler: me },
+    { method: 'POST', path: '/apps/auth/logout', handler: logout },
+    { method: 'GET', path: '/apps/auth/logout', handler: logoutAndLeave },
+  ];
+}

@@ -1,0 +1,61 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Sql } from '../../db/pool.js';
+import { runQuery } from '../../db/queries.js';
+import type { SessionUser } from '../context.js';
+import { SESSION_TTL_SECONDS } from './cookies.js';
+
+// A session is a random 256-bit token in the cookie and its SHA-256 in PostgreSQL:
+// whoever reads the table cannot turn a row back into a working cookie. Being in
+// PostgreSQL, sessions survive restarts and are shared by every site process.
+
+const TOKEN_BYTES = 32;
+/** base64url of 32 bytes, without padding. */
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+export function isWellFormedToken(token: string | undefined): token is string {
+  return token !== undefined && TOKEN_SHAPE.test(token);
+}
+
+export function hashToken(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/** Creates a session for the user and returns the token for the cookie. */
+export async function createSession(sql: Sql, userId: string): Promise<string> {
+  const token = randomBytes(TOKEN_BYTES).toString('base64url');
+  await runQuery(sql, 'auth/create-session', [hashToken(token), userId, SESSION_TTL_SECONDS]);
+  return token;
+}
+
+interface UserRow {
+  id: string;
+  username: string;
+  avatar: string;
+  is_admin: boolean;
+}
+
+export function toSessionUser(row: UserRow): SessionUser {
+  return { id: String(row.id), username: row.username, avatar: row.avatar, admin: row.is_admin };
+}
+
+/** The user of a live (not expired) session, or null. */
+export async function findSession(sql: Sql, token: string): Promise<SessionUser | null> {
+  if (!isWellFormedToken(token)) return null;
+  const rows = await runQuery<UserRow>(sql, 'auth/find-session', [hashToken(token)]);
+  return rows[0] ? toSessionUser(rows[0]) : null;
+}
+
+export async function deleteSession(sql: Sql, token: string): Promise<void> {
+  if (!isWellFormedToken(token)) return;
+  await runQuery(sql, 'auth/delete-session', [hashToken(token)]);
+}
+
+export async function deleteUserSessions(sql: Sql, userId: string): Promise<void> {
+  await runQuery(sql, 'auth/delete-user-sessions', [userId]);
+}
+
+/** Removes expired rows; lookups already ignore them, this only keeps the table small. */
+export async function purgeExpiredSessions(sql: Sql): Promise<number> {
+  const result = await runQuery(sql, 'auth/purge-sessions');
+  return (result as unknown as { count: number }).count;
+}

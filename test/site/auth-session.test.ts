@@ -1,0 +1,204 @@
+// Sessions: lifetime in PostgreSQL, logout, expiry and purge, the cookie, and the
+// cross-site check on state-changing requests.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Sql } from '../../src/db/pool.js';
+import { createSession, hashToken, purgeExpiredSessions } from '../../src/site/auth/sessions.js';
+import { upsertProviderUser } from '../../src/site/auth/users.js';
+import { loginThroughIdp, me, setCookie, setCookieLine, startFakeIdp, startLogin, type FakeIdp } from '../helpers/fake-idp.js';
+import { closeTestSql, startTestSite, testSql, type TestServer } from '../helpers/servers.js';
+
+const OWN_ORIGIN = 'http://site.test';
+let idp: FakeIdp;
+let site: TestServer;
+
+test.before(async () => {
+  idp = await startFakeIdp();
+  site = await startTestSite(idp.env());
+});
+test.after(async () => {
+  await site.close();
+  await idp.close();
+  await closeTestSql();
+});
+
+async function sessionFor(username: string, ttlSql = "interval '30 days'"): Promise<{ cookie: string; token: string }> {
+  const user = await upsertProviderUser(testSql(), { subject: `s:${username}`, username, avatar: '' }, () => false);
+  const token = await createSession(testSql(), user.id);
+  if (ttlSql !== "interval '30 days'") {
+    await testSql().unsafe(`update sessions set expires_at = now() + ${ttlSql} where token_hash = $1`, [hashToken(token)]);
+  }
+  return { cookie: `sid=${token}`, token };
+}
+
+/** Counts every query that goes through the pool (runQuery uses sql.unsafe). */
+function countingSql(sql: Sql): { sql: Sql; count(): number } {
+  let count = 0;
+  const proxy = new Proxy(sql, {
+    apply(target, thisArg, args) {
+      count++;
+      return Reflect.apply(target as never, thisArg, args);
+    },
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (prop === 'unsafe' && typeof value === 'function') {
+        return (...args: unknown[]) => {
+          count++;
+          return value.apply(target, args);
+        };
+      }
+      return value;
+    },
+  });
+  return { sql: proxy, count: () => count };
+}
+
+test('a session survives a restart of the site', async () => {
+  const { sessionCookie } = await loginThroughIdp(site.url);
+  await site.close();
+  site = await startTestSite(idp.env());
+  assert.equal((await me(site.url, sessionCookie)).user?.username, 'alice');
+});
+
+test('POST logout deletes the session server-side; the replayed cookie is logged out', async () => {
+  const { sessionCookie } = await loginThroughIdp(site.url);
+  const response = await fetch(site.url + '/apps/auth/logout', { method: 'POST', headers: { cookie: sessionCookie, origin: OWN_ORIGIN } });
+  assert.is(response.status, 200);
+  assert.equal(await response.json(), { success: true });
+  assert.match(setCookieLine(response, 'sid') ?? '', /^sid=; Max-Age=0; /);
+  assert.equal(await me(site.url, sessionCookie), { success: true, loggedIn: false, user: null } as never);
+  const token = sessionCookie.slice('sid='.length);
+  const rows = await testSql().unsafe('select 1 from sessions where token_hash = $1', [hashToken(token)]);
+  assert.is(rows.length, 0);
+});
+
+test('POST logout without a session still answers success', async () => {
+  const response = await fetch(site.url + '/apps/auth/logout', { method: 'POST' });
+  assert.is(response.status, 200);
+  assert.equal(await response.json(), { success: true });
+});
+
+test('GET logout ends the session and redirects to the plugin store', async () => {
+  const { sessionCookie } = await loginThroughIdp(site.url);
+  const response = await fetch(site.url + '/apps/auth/logout', { headers: { cookie: sessionCookie }, redirect: 'manual' });
+  assert.is(response.status, 302);
+  assert.is(response.headers.get('location'), '/apps/');
+  assert.match(setCookieLine(response, 'sid') ?? '', /Max-Age=0/);
+  assert.is((await me(site.url, sessionCookie)).loggedIn, false);
+});
+
+const crossSiteCases: Array<{ what: string; method: string; path: string; headers: Record<string, string>; status: number }> = [
+  { what: 'foreign Origin on logout', method: 'POST', path: '/apps/auth/logout', headers: { origin: 'http://evil.example' }, status: 403 },
+  { what: 'Origin null', method: 'POST', path: '/apps/auth/logout', headers: { origin: 'null' }, status: 403 },
+  { what: 'same host, other port', method: 'POST', path: '/apps/auth/logout', headers: { origin: 'http://site.test:8080' }, status: 403 },
+  { what: 'same host, https', method: 'POST', path: '/apps/auth/logout', headers: { origin: 'https://site.test' }, status: 403 },
+  { what: 'Sec-Fetch-Site cross-site without Origin', method: 'POST', path: '/apps/auth/logout', headers: { 'sec-fetch-site': 'cross-site' }, status: 403 },
+  { what: 'Sec-Fetch-Site same-site without Origin', method: 'POST', path: '/apps/auth/logout', headers: { 'sec-fetch-site': 'same-site' }, status: 403 },
+  { what: 'foreign Origin on DELETE of an unknown path (before routing)', method: 'DELETE', path: '/apps/api/nothing', headers: { origin: 'http://evil.example' }, status: 403 },
+  { what: 'foreign Origin on PUT', method: 'PUT', path: '/apps/api/nothing', headers: { origin: 'http://evil.example' }, status: 403 },
+  { what: 'foreign Origin on PATCH', method: 'PATCH', path: '/apps/api/nothing', headers: { origin: 'http://evil.example' }, status: 403 },
+  {
+    what: 'foreign Origin is refused before the body is read (403, not 415)',
+    method: 'POST',
+    path: '/apps/auth/password',
+    headers: { origin: 'http://evil.example', 'content-type': 'text/plain' },
+    status: 403,
+  },
+  { what: 'own Origin', method: 'POST', path: '/apps/auth/logout', headers: { origin: OWN_ORIGIN }, status: 200 },
+  { what: 'own Origin in upper case', method: 'POST', path: '/apps/auth/logout', headers: { origin: 'HTTP://SITE.TEST' }, status: 200 },
+  { what: 'Sec-Fetch-Site same-origin without Origin', method: 'POST', path: '/apps/auth/logout', headers: { 'sec-fetch-site': 'same-origin' }, status: 200 },
+  { what: 'neither Origin nor Sec-Fetch-Site (non-browser client)', method: 'POST', path: '/apps/auth/logout', headers: {}, status: 200 },
+];
+
+for (const c of crossSiteCases) {
+  test(`cross-site check with the session cookie: ${c.what} → ${c.status}`, async () => {
+    const { cookie } = await sessionFor('csrf-user');
+    const response = await fetch(site.url + c.path, { method: c.method, headers: { cookie, ...c.headers }, body: c.method === 'POST' ? 'x' : undefined });
+    assert.is(response.status, c.status);
+    if (c.status === 403) {
+      assert.is(((await response.json()) as { code: string }).code, 'FORBIDDEN');
+      assert.is((await me(site.url, cookie)).loggedIn, true, 'the refused request changed nothing');
+    }
+  });
+}
+
+test('cross-site check: a foreign Origin without the session cookie is let through', async () => {
+  const response = await fetch(site.url + '/apps/auth/logout', { method: 'POST', headers: { origin: 'http://evil.example' } });
+  assert.is(response.status, 200);
+});
+
+test('cross-site check: a GET with a foreign Origin is not state-changing and is served', async () => {
+  const { cookie } = await sessionFor('csrf-get');
+  const response = await fetch(site.url + '/apps/api/me', { headers: { cookie, origin: 'http://evil.example' } });
+  assert.is(response.status, 200);
+  assert.is(((await response.json()) as { loggedIn: boolean }).loggedIn, true);
+});
+
+test('an expired session is not accepted, its cookie is cleared, and the purge removes it', async () => {
+  const expired = await sessionFor('expiring', "- interval '1 minute'");
+  const live = await sessionFor('living');
+  const response = await fetch(site.url + '/apps/api/me', { headers: { cookie: expired.cookie } });
+  assert.is(((await response.json()) as { loggedIn: boolean }).loggedIn, false);
+  assert.match(setCookieLine(response, 'sid') ?? '', /Max-Age=0/);
+  const purged = await purgeExpiredSessions(testSql());
+  assert.ok(purged >= 1);
+  const left = await testSql().unsafe('select token_hash from sessions where token_hash in ($1, $2)', [
+    hashToken(expired.token),
+    hashToken(live.token),
+  ]);
+  assert.is(left.length, 1);
+  assert.is((await me(site.url, live.cookie)).loggedIn, true);
+});
+
+test('a request without the session cookie does not query the database; one with it queries once', async () => {
+  const counting = countingSql(testSql());
+  const countingSite = await startTestSite(idp.env(), counting.sql);
+  try {
+    const { cookie } = await sessionFor('counted');
+    let before = counting.count();
+    assert.is((await me(countingSite.url)).loggedIn, false);
+    assert.is(counting.count() - before, 0, 'no cookie, no query');
+    await fetch(countingSite.url + '/apps/api/me', { headers: { cookie: 'sid=not-a-token; other=1' } });
+    assert.is(counting.count() - before, 0, 'malformed cookie, no query');
+    before = counting.count();
+    assert.is((await me(countingSite.url, cookie)).loggedIn, true);
+    assert.is(counting.count() - before, 1, 'the session is resolved once');
+  } finally {
+    await countingSite.close();
+  }
+});
+
+test('under an https PUBLIC_URL the cookies are Secure and the session cookie is __Host-sid', async () => {
+  const secureSite = await startTestSite(idp.env({ PUBLIC_URL: 'https://site.test' }));
+  try {
+    const start = await startLogin(secureSite.url);
+    assert.match(setCookieLine(start.response, 'lw_login') ?? '', /; Secure/);
+    assert.is(start.authorize.searchParams.get('redirect_uri'), 'https://site.test/apps/auth/callback');
+    const { sessionCookie, response } = await loginThroughIdp(secureSite.url, '/apps/x', '__Host-sid');
+    const line = setCookieLine(response, '__Host-sid') ?? '';
+    assert.match(line, /; Path=\/;/);
+    assert.match(line, /; HttpOnly; Secure; SameSite=Lax$/);
+    assert.is((await me(secureSite.url, sessionCookie)).loggedIn, true);
+    const refused = await fetch(secureSite.url + '/apps/auth/logout', {
+      method: 'POST',
+      headers: { cookie: sessionCookie, origin: 'http://site.test' },
+    });
+    assert.is(refused.status, 403, 'http origin is not the https site');
+  } finally {
+    await secureSite.close();
+  }
+});
+
+test('a cookie set on a login answer replaces the stale-cookie clearing on the same answer', async () => {
+  const start = await startLogin(site.url);
+  const response = await fetch(`${site.url}/apps/auth/callback?code=c&state=${start.state}`, {
+    redirect: 'manual',
+    headers: { cookie: `${start.loginCookie}; sid=${'A'.repeat(43)}` },
+  });
+  assert.is(response.status, 302);
+  const lines = response.headers.getSetCookie().filter((line) => line.startsWith('sid='));
+  assert.is(lines.length, 1);
+  assert.is((await me(site.url, setCookie(response, 'sid'))).loggedIn, true);
+});
+
+test.run();
