@@ -50,11 +50,15 @@ function closeGracefully(server: Server, graceMs: number): Promise<void> {
     if (!server.listening) return resolve();
     const timer = setTimeout(() => server.closeAllConnections(), graceMs);
     timer.unref();
+    // A keep-alive socket whose request finishes after close() began would
+    // otherwise sit idle until keepAliveTimeout: sweep idle sockets meanwhile.
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    sweep.unref();
     server.close(() => {
       clearTimeout(timer);
+      clearInterval(sweep);
       resolve();
     });
-    // Idle keep-alive sockets would otherwise hold close() open until they time out.
     server.closeIdleConnections();
   });
 }

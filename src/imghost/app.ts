@@ -12,7 +12,7 @@ import { imagesFeature } from './images/feature.js';
 /** Service B: uploads, originals and WebP previews, icons. */
 export async function createImghost(deps: ImghostDeps) {
   await mkdir(deps.config.imagesDir, { recursive: true });
-  const features: Feature<ImghostLocals>[] = [imagesFeature(deps), await iconsFeature(deps)];
+  const features: Feature<ImghostLocals>[] = [await imagesFeature(deps), await iconsFeature(deps)];
   const handler = createApp<ImghostLocals>({
     name: 'imghost',
     log: deps.log,

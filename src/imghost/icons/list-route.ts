@@ -1,0 +1,35 @@
+import { etagMatches, sendBody, sendNoContent } from '../../core/respond.js';
+import type { ImghostRoute } from '../context.js';
+import type { IconCatalog } from './icon-catalog.js';
+import { listUnavailable } from './icon-errors.js';
+import { LIST_CACHE_CONTROL } from './limits.js';
+
+/** GET /api/svg_files: the sorted names, from the buffers made at the last scan. */
+export function listRoute(catalog: IconCatalog): ImghostRoute {
+  return {
+    method: 'GET',
+    path: '/api/svg_files',
+    handler: (ctx) => {
+      const listing = catalog.listing();
+      if (!listing) throw listUnavailable();
+      // ~6,000 names are ~130 KB of JSON and ~25 KB gzipped: worth one header check.
+      const gzip = acceptsGzip(ctx.req.headers['accept-encoding']);
+      const etag = gzip ? listing.gzipEtag : listing.etag;
+      const headers: Record<string, string> = { ETag: etag, 'Cache-Control': LIST_CACHE_CONTROL, Vary: 'Accept-Encoding' };
+      if (etagMatches(ctx.req.headers['if-none-match'], etag)) return sendNoContent(ctx, 304, headers);
+      if (gzip) headers['Content-Encoding'] = 'gzip';
+      sendBody(ctx, 200, gzip ? listing.gzip : listing.json, 'application/json; charset=utf-8', headers);
+    },
+  };
+}
+
+/** RFC 9110 12.5.3: `gzip` (or `*`) listed with a non-zero q-value. */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  return header.split(',').some((item) => {
+    const [coding = '', ...params] = item.split(';').map((part) => part.trim().toLowerCase());
+    if (coding !== 'gzip' && coding !== 'x-gzip' && coding !== '*') return false;
+    const q = params.find((param) => param.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}

@@ -1,0 +1,60 @@
+// A least-recently-used cache bounded by entry count AND by bytes: entry count alone
+// lets a few 1024-px PNGs take far more memory than intended, bytes alone lets
+// thousands of tiny SVGs cost more in Map overhead than in content. A Map keeps
+// insertion order, so re-inserting on read makes its first key the least recent.
+
+export interface LruOptions {
+  maxEntries: number;
+  maxBytes: number;
+}
+
+export interface Lru<V> {
+  get(key: string): V | undefined;
+  /** Values larger than maxBytes on their own are not kept at all. */
+  set(key: string, value: V, bytes: number): void;
+  clear(): void;
+  readonly size: number;
+  readonly bytes: number;
+}
+
+export function createLru<V>(options: LruOptions): Lru<V> {
+  const entries = new Map<string, { value: V; bytes: number }>();
+  let total = 0;
+
+  const remove = (key: string) => {
+    const entry = entries.get(key);
+    if (!entry) return;
+    entries.delete(key);
+    total -= entry.bytes;
+  };
+
+  return {
+    get(key) {
+      const entry = entries.get(key);
+      if (!entry) return undefined;
+      entries.delete(key);
+      entries.set(key, entry);
+      return entry.value;
+    },
+    set(key, value, bytes) {
+      remove(key);
+      if (bytes > options.maxBytes || options.maxEntries < 1) return;
+      entries.set(key, { value, bytes });
+      total += bytes;
+      for (const oldest of entries.keys()) {
+        if (entries.size <= options.maxEntries && total <= options.maxBytes) break;
+        remove(oldest);
+      }
+    },
+    clear() {
+      entries.clear();
+      total = 0;
+    },
+    get size() {
+      return entries.size;
+    },
+    get bytes() {
+      return total;
+    },
+  };
+}
