@@ -63,19 +63,7 @@ export function createApp<L extends object>(options: AppOptions<L>) {
     const rawPath = queryAt === -1 ? target : target.slice(0, queryAt);
     const incomingId = req.headers['x-request-id'];
     const id = typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
-    const ctx: Context<L> = {
-      req,
-      res,
-      id,
-      method: req.method ?? 'GET',
-      path: rawPath,
-      query: new URLSearchParams(queryAt === -1 ? '' : target.slice(queryAt + 1)),
-      params: Object.create(null),
-      ip: clientIp(req, options.trustProxy),
-      log: log.child({ requestId: id }),
-      body: undefined,
-      locals: options.createLocals(),
-    };
+    const ctx = new RequestContext<L>(req, res, id, rawPath, queryAt === -1 ? '' : target.slice(queryAt + 1), log, options);
     res.setHeader('X-Request-Id', id);
     try {
       checkTarget(target, rawPath);
@@ -84,6 +72,45 @@ export function createApp<L extends object>(options: AppOptions<L>) {
       answerError(ctx, error, options.renderError);
     }
   };
+}
+
+/**
+ * The per-request context. The query, the client address and the request's logger
+ * are made on first use: most requests (launchers polling /api/info) need none.
+ */
+class RequestContext<L extends object> implements Context<L> {
+  readonly method: string;
+  readonly params: Record<string, string> = Object.create(null);
+  body: unknown = undefined;
+  locals: L;
+  #query: URLSearchParams | undefined;
+  #ip: string | undefined;
+  #log: Logger | undefined;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly id: string,
+    readonly path: string,
+    private readonly rawQuery: string,
+    private readonly baseLog: Logger,
+    private readonly options: AppOptions<L>,
+  ) {
+    this.method = req.method ?? 'GET';
+    this.locals = options.createLocals();
+  }
+
+  get query(): URLSearchParams {
+    return (this.#query ??= new URLSearchParams(this.rawQuery));
+  }
+
+  get ip(): string {
+    return (this.#ip ??= clientIp(this.req, this.options.trustProxy));
+  }
+
+  get log(): Logger {
+    return (this.#log ??= this.baseLog.child({ requestId: this.id }));
+  }
 }
 
 function checkTarget(target: string, rawPath: string): void {

@@ -11,5 +11,5 @@ export function clientIp(req: IncomingMessage, trustProxy: boolean): string {
     const first = (Array.isArray(header) ? header[0] : header)?.split(',')[0]?.trim();
     if (first && first.length <= 64 && /^[0-9a-fA-F.:]+$/.test(first)) return first;
   }
-  return req.socket.remoteAddress ?? 'unknown';
+  return req.socket?.remoteAddress ?? 'unknown';
 }

@@ -1,6 +1,8 @@
 // One JSON object per line on stdout: easy for journald, pm2 and any log shipper.
 // Nothing here ever logs request bodies, query strings or SQL parameters.
 
+import { writeSync } from 'node:fs';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export interface Logger {
@@ -20,7 +22,7 @@ export interface LoggerOptions {
 
 export function createLogger(base: Record<string, unknown> = {}, options: LoggerOptions = {}): Logger {
   const min = LEVELS[options.level ?? levelFromEnv()];
-  const write = options.write ?? ((line: string) => process.stdout.write(line));
+  const write = options.write ?? writeBatched;
   const emit = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (LEVELS[level] < min) return;
     const record = { time: new Date().toISOString(), level, ...base, msg, ...fields };
@@ -34,6 +36,40 @@ export function createLogger(base: Record<string, unknown> = {}, options: Logger
     child: (fields) => createLogger({ ...base, ...fields }, options),
   };
 }
+
+// Writing each line on its own costs a system call per request, which is most of
+// the price of logging. Lines written within one turn of the event loop go out in
+// one write; anything pending is flushed synchronously when the process exits.
+const MAX_PENDING_BYTES = 64 * 1024;
+let pending = '';
+let flushScheduled = false;
+
+function flush(): void {
+  flushScheduled = false;
+  if (!pending) return;
+  const text = pending;
+  pending = '';
+  process.stdout.write(text);
+}
+
+function writeBatched(line: string): void {
+  pending += line;
+  if (pending.length >= MAX_PENDING_BYTES) flush();
+  else if (!flushScheduled) {
+    flushScheduled = true;
+    setImmediate(flush);
+  }
+}
+
+process.on('exit', () => {
+  if (!pending) return;
+  try {
+    writeSync(1, pending);
+  } catch {
+    // stdout is gone: nothing left to tell.
+  }
+  pending = '';
+});
 
 function levelFromEnv(): LogLevel {
   const value = process.env.LOG_LEVEL;

@@ -7,6 +7,8 @@ import type { Middleware } from '../context.js';
 export function requestLog(): Middleware<any> {
   return (ctx, next) => {
     const started = process.hrtime.bigint();
+    // Read now: once the answer is done the socket may be gone.
+    const ip = ctx.ip;
     let logged = false;
     const done = () => {
       if (logged) return;
@@ -18,7 +20,7 @@ export function requestLog(): Middleware<any> {
         status: ctx.res.statusCode,
         ms: Math.round(ms * 100) / 100,
         bytes: Number(ctx.res.getHeader('content-length') ?? 0) || undefined,
-        ip: ctx.ip,
+        ip,
         aborted: ctx.res.writableFinished ? undefined : true,
       });
     };
