@@ -1,0 +1,67 @@
+import { rm } from 'node:fs/promises';
+import { HttpError } from '../../core/errors.js';
+import type { Logger } from '../../core/log.js';
+import { convertToWebp } from './imaging.js';
+import type { Limiter } from './limiter.js';
+import type { ImageStore, StoredFile } from './store.js';
+
+/**
+ * Conversions run by this process, for tests and the benchmark: `started` counts
+ * every sharp run, so "20 concurrent first requests convert once" is checkable.
+ */
+export const conversionStats = { started: 0, failed: 0 };
+
+const conversionFailed = (cause: unknown) =>
+  new HttpError(500, 'INTERNAL', 'Error converting image', { plain: true, cause });
+
+const busy = () =>
+  new HttpError(503, 'UNAVAILABLE', 'Server busy, try again shortly', { plain: true, headers: { 'Retry-After': '5' } });
+
+/**
+ * WebP previews, made on first request and kept on disk. Concurrent first requests
+ * for one image share one conversion (single flight); conversions of different
+ * images go through the decode limiter. A failure leaves nothing on disk or in
+ * memory, so the next request tries again.
+ */
+export function createPreviews(store: ImageStore, limiter: Limiter, log: Logger) {
+  const inFlight = new Map<string, Promise<StoredFile>>();
+
+  async function convert(md5: string, original: StoredFile): Promise<StoredFile> {
+    // A request that missed the cache just before another's conversion finished
+    // must not convert a second time: look on disk again inside the flight.
+    const done = await store.findPreview(md5);
+    if (done) return done;
+    return limiter.run(async () => {
+      const temp = store.tempPath('webp');
+      conversionStats.started++;
+      try {
+        await convertToWebp(original.path, temp);
+        return await store.commitPreview(temp, md5);
+      } catch (error) {
+        conversionStats.failed++;
+        await rm(temp, { force: true }).catch((rmError: unknown) => log.warn('temp file left behind', { err: rmError }));
+        throw conversionFailed(error);
+      }
+    }, busy);
+  }
+
+  return {
+    /** The preview of `original`, converting it if this is the first request. */
+    async get(md5: string, original: StoredFile): Promise<StoredFile> {
+      const ready = await store.findPreview(md5);
+      if (ready) return ready;
+      let flight = inFlight.get(md5);
+      if (!flight) {
+        flight = convert(md5, original).finally(() => inFlight.delete(md5));
+        inFlight.set(md5, flight);
+      }
+      return flight;
+    },
+    /** Waits for conversions in flight, so shutdown does not cut one in half. */
+    async settle(): Promise<void> {
+      await Promise.allSettled([...inFlight.values()]);
+    },
+  };
+}
+
+export type Previews = ReturnType<typeof createPreviews>;

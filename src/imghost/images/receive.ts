@@ -1,0 +1,99 @@
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import { parseMultipart, type FilePart, type MultipartLimits } from '../../core/multipart/index.js';
+import type { ImageFormat } from './formats.js';
+import { invalidImage } from './imaging.js';
+import { InspectStream } from './inspect-stream.js';
+import type { ImageStore } from './store.js';
+
+/** The form field that carries the image (the old multer `upload.single('image')`). */
+export const UPLOAD_FIELD = 'image';
+
+const KiB = 1024;
+/**
+ * Limits besides the file size. A form may carry a few other fields or files
+ * (drained and ignored), but nothing about it needs to be large.
+ */
+export const UPLOAD_FORM_LIMITS: Readonly<Omit<MultipartLimits, 'fileBytes'>> = Object.freeze({
+  files: 3,
+  fields: 16,
+  fieldBytes: 4 * KiB,
+  headerBytes: 4 * KiB,
+  parts: 19,
+});
+
+/** Longest delimiter line: CRLF "--" boundary (70 at most, RFC 2046) "--" CRLF. */
+const DELIMITER_BYTES = 2 + 2 + 70 + 2 + 2;
+
+/**
+ * The largest body a valid upload form can have: that much declared in
+ * Content-Length is refused before reading a byte.
+ */
+export function maxUploadBody(maxFileBytes: number): number {
+  const l = UPLOAD_FORM_LIMITS;
+  return l.files * maxFileBytes + l.fields * l.fieldBytes + l.parts * (l.headerBytes + DELIMITER_BYTES) + DELIMITER_BYTES;
+}
+
+export interface ReceivedImage {
+  /** In the store's temp folder; the caller commits or removes it. */
+  temp: string;
+  md5: string;
+  size: number;
+  format: ImageFormat;
+  /** The client's file name, used only for its extension. */
+  clientName: string;
+}
+
+/**
+ * Streams the `image` part of a multipart body into a temp file, hashing and
+ * checking it on the way. Resolves with null when the form has no (non-empty)
+ * `image` file. On any failure, including the client going away, the temp file is
+ * gone before this rejects.
+ */
+export async function receiveImage(req: IncomingMessage, store: ImageStore, maxFileBytes: number): Promise<ReceivedImage | null> {
+  let received: ReceivedImage | null = null;
+  try {
+    const limits = { ...UPLOAD_FORM_LIMITS, fileBytes: maxFileBytes };
+    for await (const part of parseMultipart(req, req.headers['content-type'], limits)) {
+      // Anything else is left unread: the parser discards it when we ask for the next part.
+      if (part.kind !== 'file' || part.name !== UPLOAD_FIELD || received !== null) continue;
+      received = await writeTemp(part, store);
+    }
+    return received;
+  } catch (error) {
+    if (received !== null) await rm(received.temp, { force: true });
+    throw error;
+  }
+}
+
+async function writeTemp(part: FilePart, store: ImageStore): Promise<ReceivedImage | null> {
+  const temp = store.tempPath('part');
+  const inspect = new InspectStream();
+  // 'wx': a name we did not just make ourselves is never opened, let alone truncated.
+  const out = createWriteStream(temp, { flags: 'wx' });
+  try {
+    await pipeline(part.stream, inspect, out);
+  } catch (error) {
+    await removeAfterClose(out, temp);
+    throw error;
+  }
+  if (inspect.format === null) {
+    await rm(temp, { force: true });
+    // A form's empty file input sends filename="" and no bytes: that is "no file".
+    if (part.filename === '') return null;
+    throw invalidImage('File is empty');
+  }
+  return { temp, md5: inspect.digest(), size: inspect.size, format: inspect.format, clientName: part.filename };
+}
+
+/**
+ * The write stream may still be opening its file when the pipeline fails; removing
+ * the name before its close would let the open re-create it afterwards.
+ */
+async function removeAfterClose(out: ReturnType<typeof createWriteStream>, temp: string): Promise<void> {
+  if (!out.closed) await once(out, 'close').catch(() => {});
+  await rm(temp, { force: true });
+}
