@@ -24,7 +24,8 @@ export function requestLog(): Middleware<any> {
         aborted: ctx.res.writableFinished ? undefined : true,
       });
     };
-    ctx.res.once('finish', done);
+    // A server response always emits 'close': after 'finish', or when the client
+    // went away first (then writableFinished is false).
     ctx.res.once('close', done);
     return next();
   };
