@@ -1,5 +1,6 @@
 import type { Middleware } from '../context.js';
 import { HttpError } from '../errors.js';
+import { refuseRestOfBody } from '../refuse-body.js';
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
@@ -60,19 +61,4 @@ async function readJson(ctx: Parameters<Middleware<any>>[0], limit: number): Pro
 
 function tooLarge(limit: number): HttpError {
   return new HttpError(413, 'PAYLOAD_TOO_LARGE', `Request body is larger than ${limit} bytes`);
-}
-
-/**
- * We answer before the body is fully sent. Closing the connection after the answer
- * stops the client from streaming the rest into a socket nobody reads.
- */
-export function refuseRestOfBody(ctx: Parameters<Middleware<any>>[0]): void {
-  const socket = ctx.req.socket;
-  ctx.res.setHeader('Connection', 'close');
-  ctx.res.once('finish', () => {
-    // Half-close first so the answer is delivered; destroy later in case the
-    // client keeps sending.
-    socket.end();
-    setTimeout(() => socket.destroy(), 2000).unref();
-  });
 }

@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { HttpError, payloadTooLarge } from '../../core/errors.js';
-import { refuseRestOfBody } from '../../core/middleware/json-body.js';
+import { refuseRestOfBody } from '../../core/refuse-body.js';
 import { sendJson } from '../../core/respond.js';
 import type { ImghostContext } from '../context.js';
 import { answerFilename } from './formats.js';
@@ -41,8 +41,8 @@ export function uploadImage(options: UploadOptions) {
       }
       return await receiveImage(req, options.store, options.maxFileBytes);
     } catch (error) {
-      // Answering before the body is read: close the connection rather than read
-      // (or leave in the socket) whatever the client still sends.
+      // Answering before the body is read: discard the rest for a short grace
+      // period so the client sees our answer, then cut it off.
       if (!req.complete) refuseRestOfBody(ctx);
       throw error;
     }

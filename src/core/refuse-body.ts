@@ -1,0 +1,22 @@
+import type { Context } from './context.js';
+
+/** How long a client may keep sending a body we already refused. */
+export const DISCARD_GRACE_MS = 2000;
+
+/**
+ * We answer (413, 400...) before the client has finished sending its body. Closing
+ * the connection at once makes a client that is still writing see EPIPE/ECONNRESET
+ * and often lose our answer unread. So the rest is read and thrown away (nothing
+ * is buffered), and the socket is cut only if the client is still sending after a
+ * short grace period, which bounds what a hostile client can make us read.
+ */
+export function refuseRestOfBody(ctx: Context<any>): void {
+  const { req } = ctx;
+  if (req.complete) return;
+  const socket = req.socket;
+  req.resume();
+  const cutOff = setTimeout(() => socket?.destroy(), DISCARD_GRACE_MS);
+  cutOff.unref();
+  req.once('end', () => clearTimeout(cutOff));
+  req.once('close', () => clearTimeout(cutOff));
+}
