@@ -8,9 +8,9 @@ import { CSS_COLOR_NAMES } from '../../src/imghost/icons/css-colors.js';
 import { iconFileCandidates, isIconFileName } from '../../src/imghost/icons/icon-name.js';
 import { parseIconQuery } from '../../src/imghost/icons/icon-query.js';
 import { acceptsGzip } from '../../src/imghost/icons/list-route.js';
-import { createLru } from '../../src/imghost/icons/lru.js';
+import { createLru } from '../../src/core/lru.js';
 import { compileSvgTemplate, IconFormatError, renderSvg } from '../../src/imghost/icons/svg-template.js';
-import { createTaskQueue, QueueFullError } from '../../src/imghost/icons/task-queue.js';
+import { createTaskQueue, QueueFullError } from '../../src/core/task-queue.js';
 
 const colors = suite('parseColor');
 

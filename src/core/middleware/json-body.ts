@@ -40,16 +40,7 @@ async function readJson(ctx: Parameters<Middleware<any>>[0], limit: number): Pro
     refuseRestOfBody(ctx);
     throw tooLarge(limit);
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      refuseRestOfBody(ctx);
-      throw tooLarge(limit);
-    }
-    chunks.push(chunk);
-  }
+  const { chunks, size } = await readLimited(ctx, limit);
   const text = Buffer.concat(chunks, size).toString('utf8');
   if (text.trim() === '') throw new HttpError(400, 'BAD_REQUEST', 'Request body is empty; expected JSON');
   try {
@@ -61,4 +52,46 @@ async function readJson(ctx: Parameters<Middleware<any>>[0], limit: number): Pro
 
 function tooLarge(limit: number): HttpError {
   return new HttpError(413, 'PAYLOAD_TOO_LARGE', `Request body is larger than ${limit} bytes`);
+}
+
+/**
+ * Collects the body up to `limit` bytes. Not `for await`: leaving that loop early
+ * destroys the request, and with it the socket our 413 is about to be written to.
+ */
+function readLimited(ctx: Parameters<Middleware<any>>[0], limit: number): Promise<{ chunks: Buffer[]; size: number }> {
+  const req = ctx.req;
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        refuseRestOfBody(ctx);
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve({ chunks, size });
+    };
+    const onError = () => {
+      cleanup();
+      reject(new HttpError(400, 'BAD_REQUEST', 'The request body could not be read'));
+    };
+    // 'close' before 'end' means the client went away mid-body.
+    const onClose = onError;
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
 }

@@ -4,8 +4,8 @@ import { open } from 'node:fs/promises';
 import type { IconCatalog } from './icon-catalog.js';
 import { iconNotFound, iconProcessingFailed } from './icon-errors.js';
 import { MAX_ICON_FILE_BYTES, SOURCE_CACHE_MAX_BYTES, SOURCE_CACHE_MAX_ENTRIES } from './limits.js';
-import { createLru } from './lru.js';
-import { createSingleFlight } from './single-flight.js';
+import { createLru } from '../../core/lru.js';
+import { createSingleFlight } from '../../core/single-flight.js';
 import { compileSvgTemplate, type SvgTemplate } from './svg-template.js';
 
 // Icon files are read on first use, compiled into recolouring templates and kept

@@ -11,11 +11,11 @@ import {
   RENDER_CACHE_MAX_ENTRIES,
   SVG_CSP,
 } from './limits.js';
-import { createLru } from './lru.js';
+import { createLru } from '../../core/lru.js';
 import { svgToPng } from './png.js';
-import { createSingleFlight } from './single-flight.js';
+import { createSingleFlight } from '../../core/single-flight.js';
 import { renderSvg } from './svg-template.js';
-import { QueueFullError, createTaskQueue } from './task-queue.js';
+import { QueueFullError, createTaskQueue } from '../../core/task-queue.js';
 
 // Finished answers, ready to write: a repeated request is one Map lookup away from
 // its bytes. PNGs are made by sharp behind a small queue (a burst of distinct sizes

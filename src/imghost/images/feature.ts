@@ -1,7 +1,7 @@
 import type { Feature } from '../../core/feature.js';
 import type { ImghostDeps, ImghostLocals } from '../context.js';
 import { configureSharp, DECODE_CONCURRENCY, MAX_WAITING_DECODES } from './imaging.js';
-import { createLimiter } from './limiter.js';
+import { createTaskQueue } from '../../core/task-queue.js';
 import { createPreviews } from './previews.js';
 import { imageNotFound, serveImage } from './serve.js';
 import { openImageStore } from './store.js';
@@ -13,7 +13,7 @@ export async function imagesFeature(deps: ImghostDeps): Promise<Feature<ImghostL
   const log = deps.log.child({ feature: 'images' });
   const store = await openImageStore(deps.config.imagesDir, log);
   // One line for uploads' checks and previews' conversions: both decode images.
-  const limiter = createLimiter(DECODE_CONCURRENCY, MAX_WAITING_DECODES);
+  const limiter = createTaskQueue({ concurrency: DECODE_CONCURRENCY, maxWaiting: MAX_WAITING_DECODES });
   const previews = createPreviews(store, limiter, log);
 
   return {

@@ -1,8 +1,9 @@
+import { createSingleFlight } from '../../core/single-flight.js';
 import { rm } from 'node:fs/promises';
 import { HttpError } from '../../core/errors.js';
 import type { Logger } from '../../core/log.js';
 import { convertToWebp } from './imaging.js';
-import type { Limiter } from './limiter.js';
+import type { TaskQueue as Limiter } from '../../core/task-queue.js';
 import type { ImageStore, StoredFile } from './store.js';
 
 /**
@@ -24,7 +25,7 @@ const busy = () =>
  * memory, so the next request tries again.
  */
 export function createPreviews(store: ImageStore, limiter: Limiter, log: Logger) {
-  const inFlight = new Map<string, Promise<StoredFile>>();
+  const singleFlight = createSingleFlight<StoredFile>();
 
   async function convert(md5: string, original: StoredFile): Promise<StoredFile> {
     // A request that missed the cache just before another's conversion finished
@@ -50,16 +51,11 @@ export function createPreviews(store: ImageStore, limiter: Limiter, log: Logger)
     async get(md5: string, original: StoredFile): Promise<StoredFile> {
       const ready = await store.findPreview(md5);
       if (ready) return ready;
-      let flight = inFlight.get(md5);
-      if (!flight) {
-        flight = convert(md5, original).finally(() => inFlight.delete(md5));
-        inFlight.set(md5, flight);
-      }
-      return flight;
+      return singleFlight(md5, () => convert(md5, original));
     },
     /** Waits for conversions in flight, so shutdown does not cut one in half. */
     async settle(): Promise<void> {
-      await Promise.allSettled([...inFlight.values()]);
+      await singleFlight.settle();
     },
   };
 }

@@ -3,7 +3,7 @@ import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../../core/log.js';
 import { FORMAT_LIST, FORMATS, type ImageFormat } from './formats.js';
-import { createLru } from './lru.js';
+import { createLru } from '../../core/lru.js';
 
 // Storage layout under IMAGES_DIR ($DATA_DIR/images), content-addressed:
 //
@@ -46,7 +46,7 @@ export async function openImageStore(imagesDir: string, log: Logger) {
   const tempDir = join(imagesDir, TEMP_DIR);
   await mkdir(tempDir, { recursive: true });
   await sweepStaleTemps(tempDir, log);
-  const cache = createLru<StoredFile>(LOOKUP_CACHE_ENTRIES);
+  const cache = createLru<StoredFile>({ maxEntries: LOOKUP_CACHE_ENTRIES, maxBytes: Infinity });
   const shards = new Set<string>();
 
   const shardDir = (md5: string) => join(imagesDir, md5.slice(0, 2));

@@ -5,7 +5,7 @@ import { sendJson } from '../../core/respond.js';
 import type { ImghostContext } from '../context.js';
 import { answerFilename } from './formats.js';
 import { checkImage } from './imaging.js';
-import type { Limiter } from './limiter.js';
+import type { TaskQueue as Limiter } from '../../core/task-queue.js';
 import { maxUploadBody, receiveImage, type ReceivedImage } from './receive.js';
 import type { ImageStore } from './store.js';
 import { createTokenCheck } from './upload-token.js';

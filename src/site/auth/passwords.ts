@@ -1,6 +1,7 @@
 import { Algorithm, hash, verify } from '@node-rs/argon2';
 import { randomBytes } from 'node:crypto';
 import { HttpError } from '../../core/errors.js';
+import { createTaskQueue } from '../../core/task-queue.js';
 
 // argon2id with the OWASP Password Storage Cheat Sheet's first profile (19 MiB,
 // 2 passes, 1 lane): about 20-50 ms per hash on a small server, which is what a
@@ -63,31 +64,8 @@ export interface HashGate {
 }
 
 export function createHashGate(maxConcurrent = MAX_CONCURRENT_HASHES, maxWaiting = MAX_WAITING_HASHES): HashGate {
-  let running = 0;
-  const waiting: Array<() => void> = [];
-  const release = () => {
-    const nextTask = waiting.shift();
-    if (nextTask) nextTask();
-    else running--;
-  };
-  return {
-    async run(task) {
-      if (running >= maxConcurrent) {
-        if (waiting.length >= maxWaiting) {
-          throw new HttpError(429, 'RATE_LIMITED', 'Too many logins at once; try again in a moment', {
-            headers: { 'Retry-After': '1' },
-          });
-        }
-        // The slot is handed over by release(), so `running` stays counted.
-        await new Promise<void>((resolve) => waiting.push(resolve));
-      } else {
-        running++;
-      }
-      try {
-        return await task();
-      } finally {
-        release();
-      }
-    },
-  };
+  const queue = createTaskQueue({ concurrency: maxConcurrent, maxWaiting });
+  const busy = () =>
+    new HttpError(429, 'RATE_LIMITED', 'Too many logins at once; try again in a moment', { headers: { 'Retry-After': '1' } });
+  return { run: (task) => queue.run(task, busy) };
 }

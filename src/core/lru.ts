@@ -11,7 +11,8 @@ export interface LruOptions {
 export interface Lru<V> {
   get(key: string): V | undefined;
   /** Values larger than maxBytes on their own are not kept at all. */
-  set(key: string, value: V, bytes: number): void;
+  set(key: string, value: V, bytes?: number): void;
+  delete(key: string): void;
   clear(): void;
   readonly size: number;
   readonly bytes: number;
@@ -36,7 +37,7 @@ export function createLru<V>(options: LruOptions): Lru<V> {
       entries.set(key, entry);
       return entry.value;
     },
-    set(key, value, bytes) {
+    set(key, value, bytes = 0) {
       remove(key);
       if (bytes > options.maxBytes || options.maxEntries < 1) return;
       entries.set(key, { value, bytes });
@@ -45,6 +46,9 @@ export function createLru<V>(options: LruOptions): Lru<V> {
         if (entries.size <= options.maxEntries && total <= options.maxBytes) break;
         remove(oldest);
       }
+    },
+    delete(key) {
+      remove(key);
     },
     clear() {
       entries.clear();

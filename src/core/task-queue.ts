@@ -27,12 +27,13 @@ export function createTaskQueue(options: TaskQueueOptions) {
   };
 
   return {
-    run<T>(task: () => Promise<T>): Promise<T> {
+    /** `refuse` makes the error for a full queue (each caller answers "busy" its own way). */
+    run<T>(task: () => Promise<T>, refuse: () => Error = () => new QueueFullError()): Promise<T> {
       if (running < options.concurrency) {
         running++;
         return start(task).finally(release);
       }
-      if (waiting.length >= options.maxWaiting) return Promise.reject(new QueueFullError());
+      if (waiting.length >= options.maxWaiting) return Promise.reject(refuse());
       return new Promise<void>((turn) => waiting.push(turn)).then(() => start(task).finally(release));
     },
     get running() {
@@ -48,3 +49,5 @@ export function createTaskQueue(options: TaskQueueOptions) {
 function start<T>(task: () => Promise<T>): Promise<T> {
   return new Promise<T>((resolve) => resolve(task()));
 }
+
+export type TaskQueue = ReturnType<typeof createTaskQueue>;
