@@ -52,6 +52,7 @@ const NOTHING_LOGGER: Logger = {
   warn: () => {},
   error: () => {},
   child: () => NOTHING_LOGGER,
+  raw: () => {},
 };
 
 async function serveSite(silent: boolean): Promise<number> {

@@ -93,7 +93,7 @@ class RequestContext<L extends object> implements Context<L> {
     readonly id: string,
     readonly path: string,
     private readonly rawQuery: string,
-    private readonly baseLog: Logger,
+    readonly serviceLog: Logger,
     private readonly options: AppOptions<L>,
   ) {
     this.method = req.method ?? 'GET';
@@ -109,7 +109,7 @@ class RequestContext<L extends object> implements Context<L> {
   }
 
   get log(): Logger {
-    return (this.#log ??= this.baseLog.child({ requestId: this.id }));
+    return (this.#log ??= this.serviceLog.child({ requestId: this.id }));
   }
 }
 

@@ -18,6 +18,8 @@ export interface Context<L extends object = Record<string, unknown>> {
   /** Client address (X-Forwarded-For only when TRUST_PROXY is on). */
   readonly ip: string;
   readonly log: Logger;
+  /** The service's logger without request fields (the request log adds its own). */
+  readonly serviceLog: Logger;
   /** Parsed JSON body, set by the jsonBody middleware. */
   body: unknown;
   locals: L;

@@ -11,6 +11,12 @@ export interface Logger {
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
   child(fields: Record<string, unknown>): Logger;
+  /**
+   * For the hottest line (one per request): `fragment` is already JSON members
+   * without braces (`"a":1,"b":"x"`), built by a caller that knows its values are
+   * safe. Everything else uses the methods above.
+   */
+  raw(level: LogLevel, msg: string, fragment: string): void;
 }
 
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -30,23 +36,38 @@ export function createLogger(base: Record<string, unknown> = {}, options: Logger
  * re-serialization of everything.
  */
 function makeLogger(baseFragment: string, min: number, write: (line: string) => void, options: LoggerOptions): Logger {
+  const prefix = baseFragment ? ',' + baseFragment : '';
+  const line = (level: LogLevel, msg: string, rest: string) =>
+    write(`{"time":"${isoNow()}","level":"${level}"${prefix},"msg":${JSON.stringify(msg)}${rest ? ',' + rest : ''}}\n`);
   const emit = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (LEVELS[level] < min) return;
-    const rest = fields ? fragmentOf(fields) : '';
-    write(
-      `{"time":"${new Date().toISOString()}","level":"${level}"${baseFragment ? ',' + baseFragment : ''},"msg":${JSON.stringify(msg)}${rest ? ',' + rest : ''}}\n`,
-    );
+    line(level, msg, fields ? fragmentOf(fields) : '');
   };
   return {
     debug: (msg, fields) => emit('debug', msg, fields),
     info: (msg, fields) => emit('info', msg, fields),
     warn: (msg, fields) => emit('warn', msg, fields),
     error: (msg, fields) => emit('error', msg, fields),
+    raw: (level, msg, fragment) => {
+      if (LEVELS[level] >= min) line(level, msg, fragment);
+    },
     child: (fields) => {
       const extra = fragmentOf(fields);
       return makeLogger(baseFragment && extra ? `${baseFragment},${extra}` : baseFragment || extra, min, write, options);
     },
   };
+}
+
+// Many lines share a millisecond under load: format the timestamp once per ms.
+let lastMs = 0;
+let lastIso = '';
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastIso = new Date(now).toISOString();
+  }
+  return lastIso;
 }
 
 /** `{"a":1,"b":2}` without its braces; undefined values are left out. */

@@ -1,32 +1,36 @@
 import type { Middleware } from '../context.js';
 
+const MAX_LOGGED_PATH = 256;
+
 /**
  * One JSON line per request once the answer is finished (or the client went away).
  * The query string is left out on purpose: it carries OAuth codes and states.
+ *
+ * This runs for every request, so the line is built here directly rather than
+ * through an object and JSON.stringify. Only the path can hold arbitrary text and
+ * is escaped; the request id (validated or generated), the method (Node's parser
+ * accepts only known methods) and the address (from the socket, or validated from
+ * X-Forwarded-For) cannot hold a quote or a backslash.
  */
 export function requestLog(): Middleware<any> {
   return (ctx, next) => {
     const started = process.hrtime.bigint();
     // Read now: once the answer is done the socket may be gone.
     const ip = ctx.ip;
-    let logged = false;
-    const done = () => {
-      if (logged) return;
-      logged = true;
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      ctx.log.info('request', {
-        method: ctx.method,
-        path: ctx.path.length > 256 ? ctx.path.slice(0, 256) + '…' : ctx.path,
-        status: ctx.res.statusCode,
-        ms: Math.round(ms * 100) / 100,
-        bytes: Number(ctx.res.getHeader('content-length') ?? 0) || undefined,
-        ip,
-        aborted: ctx.res.writableFinished ? undefined : true,
-      });
-    };
     // A server response always emits 'close': after 'finish', or when the client
     // went away first (then writableFinished is false).
-    ctx.res.once('close', done);
+    ctx.res.once('close', () => {
+      const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100;
+      const res = ctx.res;
+      const path = ctx.path.length > MAX_LOGGED_PATH ? ctx.path.slice(0, MAX_LOGGED_PATH) + '…' : ctx.path;
+      const bytes = Number(res.getHeader('content-length') ?? 0);
+      ctx.serviceLog.raw(
+        'info',
+        'request',
+        `"requestId":"${ctx.id}","method":"${ctx.method}","path":${JSON.stringify(path)},"status":${res.statusCode},"ms":${ms}` +
+          `${bytes ? `,"bytes":${bytes}` : ''},"ip":"${ip}"${res.writableFinished ? '' : ',"aborted":true'}`,
+      );
+    });
     return next();
   };
 }
