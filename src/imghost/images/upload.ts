@@ -17,6 +17,10 @@ export interface UploadOptions {
   token: string | undefined;
 }
 
+function isMultipartForm(contentType: string | undefined): boolean {
+  return contentType !== undefined && contentType.split(';')[0]!.trim().toLowerCase() === 'multipart/form-data';
+}
+
 const noFile = () => new HttpError(400, 'BAD_REQUEST', 'No file uploaded', { field: 'image' });
 const busy = () => new HttpError(503, 'UNAVAILABLE', 'Server busy, try again shortly', { headers: { 'Retry-After': '5' } });
 
@@ -39,6 +43,9 @@ export function uploadImage(options: UploadOptions) {
       if (declared !== undefined && req.headers['transfer-encoding'] === undefined && Number(declared) > maxBody) {
         throw payloadTooLarge(`File is larger than ${options.maxFileBytes} bytes`);
       }
+      // A request that is not a form at all (no body, JSON...) sent no file: the
+      // answer the old service gave, and what its clients check for.
+      if (!isMultipartForm(req.headers['content-type'])) return null;
       return await receiveImage(req, options.store, options.maxFileBytes);
     } catch (error) {
       // Answering before the body is read: discard the rest for a short grace
