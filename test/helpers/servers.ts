@@ -52,32 +52,26 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestSite(overrides: Record<string, string | undefined> = {}, sql: Sql = testSql()): Promise<TestServer> {
-  const config = testConfig(overrides);
-  const site = createSite({ config, sql, log: testLogger() });
-  const server = await listen(site.handler, '127.0.0.1', 0);
+/** Listens on a random port; closing stops the server, then the service. */
+async function serveForTest(config: Config, service: { handler: Parameters<typeof listen>[0]; close(): Promise<void> }): Promise<TestServer> {
+  const server = await listen(service.handler, '127.0.0.1', 0);
   return {
     url: server.url,
     config,
     server,
     close: async () => {
       await server.close(1000);
-      await site.close();
+      await service.close();
     },
   };
 }
 
+export function startTestSite(overrides: Record<string, string | undefined> = {}, sql: Sql = testSql()): Promise<TestServer> {
+  const config = testConfig(overrides);
+  return serveForTest(config, createSite({ config, sql, log: testLogger() }));
+}
+
 export async function startTestImghost(overrides: Record<string, string | undefined> = {}): Promise<TestServer> {
   const config = testConfig(overrides);
-  const imghost = await createImghost({ config, log: testLogger() });
-  const server = await listen(imghost.handler, '127.0.0.1', 0);
-  return {
-    url: server.url,
-    config,
-    server,
-    close: async () => {
-      await server.close(1000);
-      await imghost.close();
-    },
-  };
+  return serveForTest(config, await createImghost({ config, log: testLogger() }));
 }
