@@ -1,24 +1,13 @@
 // The /SF search page in a real Chromium (Debian's, driven by playwright-core; no
 // browser is ever downloaded). CI installs chromium; without it this test fails
 // loudly rather than skipping.
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { CHROMIUM, chromiumInstalled, launchChromium } from '../helpers/chromium.js';
 import { startTestImghost, type TestServer } from '../helpers/servers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-component-update',
-  '--disable-sync',
-];
 /** Generous: the filter itself takes a few milliseconds; this catches a frozen page. */
 const SEARCH_UPDATE_BOUND_MS = 1500;
 /** A keystroke must never block the page this long (generous for a shared 2-core machine). */
@@ -33,8 +22,8 @@ const pageErrors: string[] = [];
 
 test.before(async () => {
   server = await startTestImghost();
-  if (!existsSync(CHROMIUM)) return;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 });
+  if (!chromiumInstalled()) return;
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
   page = await context.newPage();
@@ -51,7 +40,7 @@ test.after(async () => {
 });
 
 test('browser: Chromium is installed at /usr/bin/chromium', () => {
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: install it with "apt-get install -y chromium"`);
+  assert.ok(chromiumInstalled(), `${CHROMIUM} is missing: install it with "apt-get install -y chromium"`);
 });
 
 test('browser: /SF loads the icon list and shows the first page of icons', async () => {
