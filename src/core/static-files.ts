@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import type { Handler } from './context.js';
 import { HttpError } from './errors.js';
@@ -34,7 +34,8 @@ export function loadStaticFolder(root: string): Map<string, StaticFile> {
       }
     }
   };
-  walk(root);
+  // A service without assets of its own simply serves none.
+  if (existsSync(root)) walk(root);
   return files;
 }
 

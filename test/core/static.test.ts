@@ -85,4 +85,8 @@ for (const path of escapes) {
   });
 }
 
+test('a missing static folder serves nothing instead of failing start-up (regression: empty folder not in git)', () => {
+  assert.is(loadStaticFolder(join(outside, 'no-such-folder')).size, 0);
+});
+
 test.run();
