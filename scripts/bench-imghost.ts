@@ -15,9 +15,14 @@
 //                             vs sharp converting the file with the same options in a bare
 //                             script (median of distinct images)
 //   peak RSS                  of the image host child during 50 concurrent 2 MiB uploads
+//
+// Throughput rows also give each server's CPU time per request (from /proc), which
+// stays meaningful when other work on a shared machine makes requests/s noisy.
+// BENCH_ROWS=icons (or any of rss,convert,files,icons, comma-separated) runs only
+// those groups, to iterate on one; the default runs them all.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createReadStream } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,6 +32,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { Pool } from 'undici';
+import { nextRequestId } from '../src/core/request-id.js';
 
 const MiB = 1024 * 1024;
 const HOST = '127.0.0.1';
@@ -47,6 +53,15 @@ const RSS_TARGET = 200 * MiB;
 /** The preview's options in src/imghost/images/imaging.ts, repeated for the bare script (as is its resize bound). */
 const WEBP = { quality: 80, effort: 4 };
 const BOUNDARY = '----benchimghost';
+const ROW_GROUPS = ['rss', 'convert', 'files', 'icons'] as const;
+type RowGroup = (typeof ROW_GROUPS)[number];
+const SELECTED = new Set<string>(process.env.BENCH_ROWS ? process.env.BENCH_ROWS.split(',').map((name) => name.trim()) : ROW_GROUPS);
+for (const name of SELECTED) {
+  if (!(ROW_GROUPS as readonly string[]).includes(name)) throw new Error(`BENCH_ROWS: unknown group "${name}" (use ${ROW_GROUPS.join(',')})`);
+}
+const runs = (group: RowGroup) => SELECTED.has(group);
+/** Linux reports process CPU time in clock ticks of 1/100 s (USER_HZ). */
+const MICROSECONDS_PER_TICK = 10_000;
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const self = fileURLToPath(import.meta.url);
@@ -63,11 +78,16 @@ async function bareFile(path: string, mime: string): Promise<void> {
   });
 }
 
-/** --bare-memory <path> <mime>: the file's bytes from memory. */
-async function bareMemory(path: string, mime: string): Promise<void> {
+/**
+ * --bare-memory <path> <headers.json>: the file's bytes from memory, with the header
+ * set the image host sent for them (security headers, ETag, caching, CSP) and a
+ * request id per answer made as ours are: the same answer, nothing else in the way.
+ */
+async function bareMemory(path: string, headersPath: string): Promise<void> {
   const bytes = await readFile(path);
+  const headers: Record<string, string | number> = { ...JSON.parse(await readFile(headersPath, 'utf8')), 'Content-Length': bytes.length };
   listenAndReport((_req, res) => {
-    res.writeHead(200, { 'Content-Type': mime, 'Content-Length': bytes.length });
+    res.writeHead(200, { ...headers, 'X-Request-Id': nextRequestId() });
     res.end(bytes);
   });
 }
@@ -197,26 +217,57 @@ async function load(target: Target, ms: number): Promise<number> {
   return done;
 }
 
+/** User + system CPU time of a process so far, in microseconds (Linux /proc). */
+function cpuOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * MICROSECONDS_PER_TICK;
+}
+
+interface Side {
+  origin: string;
+  path: string;
+  pid: number;
+}
+
+interface Throughput {
+  ours: number;
+  reference: number;
+  /** Server CPU time per request, µs. */
+  oursCpu: number;
+  referenceCpu: number;
+}
+
 /**
  * Requests/s of both servers, measured in alternating rounds so that a burst of
  * load from elsewhere on a shared machine hits both sides alike.
  */
-async function compareThroughput(ours: { origin: string; path: string }, bare: { origin: string; path: string }) {
+async function compareThroughput(ours: Side, bare: Side): Promise<Throughput> {
   const sides = [ours, bare].map((side) => ({
     pool: new Pool(side.origin, { connections: CONNECTIONS, pipelining: 1 }),
     path: side.path,
+    pid: side.pid,
   }));
   const totals = [0, 0];
+  const cpu = [0, 0];
   try {
     for (const side of sides) await load(side, WARMUP_MS);
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [i, side] of sides.entries()) totals[i]! += await load(side, ROW_MS / ROUNDS);
+      for (const [i, side] of sides.entries()) {
+        const before = cpuOf(side.pid);
+        totals[i]! += await load(side, ROW_MS / ROUNDS);
+        cpu[i]! += cpuOf(side.pid) - before;
+      }
     }
   } finally {
     await Promise.all(sides.map((side) => side.pool.close()));
   }
   const seconds = ROW_MS / 1000;
-  return { ours: totals[0]! / seconds, reference: totals[1]! / seconds };
+  return {
+    ours: totals[0]! / seconds,
+    reference: totals[1]! / seconds,
+    oursCpu: cpu[0]! / totals[0]!,
+    referenceCpu: cpu[1]! / totals[1]!,
+  };
 }
 
 function multipartBody(bytes: Buffer, filename: string): Buffer {
@@ -290,6 +341,8 @@ interface Row {
   ratio: string;
   target: string;
   ok: string;
+  /** Server CPU µs per request, ours / reference (throughput rows only). */
+  cpu: string;
 }
 
 async function main(): Promise<void> {
@@ -303,30 +356,29 @@ async function main(): Promise<void> {
     const pool = new Pool(imghost.url, { connections: UPLOADS });
 
     // Peak RSS during 50 concurrent 2 MiB uploads (first, on a fresh process).
-    let big = await photoJpeg(99, 2400, 1500, 92);
-    for (let quality = 93; big.length < UPLOAD_BYTES && quality <= 100; quality++) big = await photoJpeg(99, 2400, 1500, quality);
-    const uploads = Array.from({ length: UPLOADS }, (_, i) => withComment(big, `bench upload ${i}`));
-    const idle = await rssOf(pid);
-    let peak = idle;
-    const sampler = setInterval(() => void rssOf(pid).then((rss) => (peak = Math.max(peak, rss))), RSS_SAMPLE_MS);
-    const uploadStart = performance.now();
-    await Promise.all(uploads.map((bytes, i) => uploadTo(pool, bytes, `big-${i}.jpg`)));
-    const uploadMs = performance.now() - uploadStart;
-    await sleep(100);
-    clearInterval(sampler);
-    rows.push({
-      what: `peak RSS, ${UPLOADS} concurrent ${(big.length / MiB).toFixed(1)} MiB uploads (${Math.round(uploadMs)} ms)`,
-      ours: `${(peak / MiB).toFixed(0)} MiB`,
-      reference: `idle ${(idle / MiB).toFixed(0)} MiB`,
-      ratio: '',
-      target: `< ${RSS_TARGET / MiB} MiB`,
-      ok: peak < RSS_TARGET ? 'yes' : 'NO',
-    });
+    if (runs('rss')) {
+      let big = await photoJpeg(99, 2400, 1500, 92);
+      for (let quality = 93; big.length < UPLOAD_BYTES && quality <= 100; quality++) big = await photoJpeg(99, 2400, 1500, quality);
+      const uploads = Array.from({ length: UPLOADS }, (_, i) => withComment(big, `bench upload ${i}`));
+      const idle = await rssOf(pid);
+      let peak = idle;
+      const sampler = setInterval(() => void rssOf(pid).then((rss) => (peak = Math.max(peak, rss))), RSS_SAMPLE_MS);
+      const uploadStart = performance.now();
+      await Promise.all(uploads.map((bytes, i) => uploadTo(pool, bytes, `big-${i}.jpg`)));
+      const uploadMs = performance.now() - uploadStart;
+      await sleep(100);
+      clearInterval(sampler);
+      rows.push({
+        what: `peak RSS, ${UPLOADS} concurrent ${(big.length / MiB).toFixed(1)} MiB uploads (${Math.round(uploadMs)} ms)`,
+        ours: `${(peak / MiB).toFixed(0)} MiB`,
+        reference: `idle ${(idle / MiB).toFixed(0)} MiB`,
+        ratio: '',
+        target: `< ${RSS_TARGET / MiB} MiB`,
+        ok: peak < RSS_TARGET ? 'yes' : 'NO',
+        cpu: '',
+      });
+    }
 
-    // First conversion of distinct 1920×1080 photos, each followed by sharp alone on
-    // the same file in a bare process; both sides warm up on a small image first.
-    const converter = startBareConverter();
-    children.push(converter);
     const firstWebp = async (bytes: Buffer, name: string) => {
       const data = await uploadTo(pool, bytes, name);
       const started = performance.now();
@@ -335,69 +387,85 @@ async function main(): Promise<void> {
       if (statusCode !== 200) throw new Error(`first .webp answered ${statusCode}`);
       return { data, ms: performance.now() - started };
     };
-    const warmup = await photoJpeg(50, 320, 200, 90);
-    await firstWebp(warmup, 'warmup.jpg');
-    await writeFile(join(dir, 'warmup.jpg'), warmup);
-    await converter.convert(join(dir, 'warmup.jpg'));
-    const firstMs: number[] = [];
-    const bareMs: number[] = [];
     let sample: { url: string; webpUrl: string; md5: string } | undefined;
-    for (let i = 0; i < CONVERSION_IMAGES; i++) {
-      const bytes = await photoJpeg(i + 1, PHOTO_WIDTH, PHOTO_HEIGHT, 90);
-      const path = join(dir, `photo-${i}.jpg`);
-      await writeFile(path, bytes);
-      const first = await firstWebp(bytes, `photo-${i}.jpg`);
-      sample ??= first.data;
-      firstMs.push(first.ms);
-      bareMs.push(await converter.convert(path));
+
+    // First conversion of distinct 1920×1080 photos, each followed by sharp alone on
+    // the same file in a bare process; both sides warm up on a small image first.
+    if (runs('convert')) {
+      const converter = startBareConverter();
+      children.push(converter);
+      const warmup = await photoJpeg(50, 320, 200, 90);
+      await firstWebp(warmup, 'warmup.jpg');
+      await writeFile(join(dir, 'warmup.jpg'), warmup);
+      await converter.convert(join(dir, 'warmup.jpg'));
+      const firstMs: number[] = [];
+      const bareMs: number[] = [];
+      for (let i = 0; i < CONVERSION_IMAGES; i++) {
+        const bytes = await photoJpeg(i + 1, PHOTO_WIDTH, PHOTO_HEIGHT, 90);
+        const path = join(dir, `photo-${i}.jpg`);
+        await writeFile(path, bytes);
+        const first = await firstWebp(bytes, `photo-${i}.jpg`);
+        sample ??= first.data;
+        firstMs.push(first.ms);
+        bareMs.push(await converter.convert(path));
+      }
+      const ours = median(firstMs);
+      const reference = median(bareMs);
+      rows.push({
+        what: `first WebP of a ${PHOTO_WIDTH}×${PHOTO_HEIGHT} JPEG (median of ${CONVERSION_IMAGES})`,
+        ours: `${ours.toFixed(0)} ms`,
+        reference: `${reference.toFixed(0)} ms`,
+        ratio: `${(ours / reference).toFixed(2)}×`,
+        target: `≤ ${CONVERSION_TARGET}×`,
+        ok: ours / reference <= CONVERSION_TARGET ? 'yes' : 'NO',
+        cpu: '',
+      });
     }
-    const ours = median(firstMs);
-    const reference = median(bareMs);
-    rows.push({
-      what: `first WebP of a ${PHOTO_WIDTH}×${PHOTO_HEIGHT} JPEG (median of ${CONVERSION_IMAGES})`,
-      ours: `${ours.toFixed(0)} ms`,
-      reference: `${reference.toFixed(0)} ms`,
-      ratio: `${(ours / reference).toFixed(2)}×`,
-      target: `≤ ${CONVERSION_TARGET}×`,
-      ok: ours / reference <= CONVERSION_TARGET ? 'yes' : 'NO',
-    });
-    await pool.close();
 
     // Throughput: the original and the cached preview vs createReadStream.
-    const original = join(dir, 'data', 'images', sample!.md5.slice(0, 2), `${sample!.md5}.jpg`);
-    const preview = join(dir, 'data', 'images', sample!.md5.slice(0, 2), `${sample!.md5}.preview.webp`);
-    const fileRows = [
-      { what: `GET original (${((await stat(original)).size / 1024).toFixed(0)} KiB JPEG)`, path: sample!.url, file: original, mime: 'image/jpeg' },
-      { what: `GET cached .webp (${((await stat(preview)).size / 1024).toFixed(0)} KiB)`, path: sample!.webpUrl, file: preview, mime: 'image/webp' },
-    ];
-    for (const row of fileRows) {
-      const bare = await startBare('--bare-file', [row.file, row.mime]);
-      children.push(bare);
-      const measured = await compareThroughput({ origin: imghost.url, path: row.path }, { origin: bare.url, path: '/' });
-      rows.push(throughputRow(row.what, measured.ours, measured.reference));
-      bare.stop();
-    }
-
-    // Icons (another feature): compared with their bytes served from memory.
-    const iconRows = [
-      { what: 'GET /SF/<icon>?color=red (SVG)', query: '?color=red' },
-      { what: 'GET /SF/<icon>?png=true (cached)', query: '?png=true' },
-    ];
-    const icon = await pickIcon(imghost.url);
-    for (const [index, row] of iconRows.entries()) {
-      const path = icon === null ? null : `/SF/${encodeURIComponent(icon)}${row.query}`;
-      const first = path === null ? null : await fetch(imghost.url + path);
-      if (path === null || first === null || first.status !== 200) {
-        rows.push({ what: row.what, ours: 'not available (icons routes missing)', reference: '', ratio: '', target: `≥ ${THROUGHPUT_TARGET * 100}%`, ok: '' });
-        continue;
+    if (runs('files')) {
+      sample ??= (await firstWebp(await photoJpeg(1, PHOTO_WIDTH, PHOTO_HEIGHT, 90), 'photo-0.jpg')).data;
+      const original = join(dir, 'data', 'images', sample.md5.slice(0, 2), `${sample.md5}.jpg`);
+      const preview = join(dir, 'data', 'images', sample.md5.slice(0, 2), `${sample.md5}.preview.webp`);
+      const fileRows = [
+        { what: `GET original (${((await stat(original)).size / 1024).toFixed(0)} KiB JPEG)`, path: sample.url, file: original, mime: 'image/jpeg' },
+        { what: `GET cached .webp (${((await stat(preview)).size / 1024).toFixed(0)} KiB)`, path: sample.webpUrl, file: preview, mime: 'image/webp' },
+      ];
+      for (const row of fileRows) {
+        const bare = await startBare('--bare-file', [row.file, row.mime]);
+        children.push(bare);
+        const measured = await compareThroughput({ origin: imghost.url, path: row.path, pid }, { origin: bare.url, path: '/', pid: bare.process.pid! });
+        rows.push(throughputRow(row.what, measured));
+        bare.stop();
       }
-      const bytesPath = join(dir, `icon-${index}`);
-      await writeFile(bytesPath, Buffer.from(await first.arrayBuffer()));
-      const bare = await startBare('--bare-memory', [bytesPath, first.headers.get('content-type') ?? 'application/octet-stream']);
-      children.push(bare);
-      const measured = await compareThroughput({ origin: imghost.url, path }, { origin: bare.url, path: '/' });
-      rows.push(throughputRow(`${row.what} [${icon}]`, measured.ours, measured.reference));
-      bare.stop();
+    }
+    await pool.close();
+
+    // Icons (another feature): compared with the same answer (bytes and headers)
+    // served from memory.
+    if (runs('icons')) {
+      const iconRows = [
+        { what: 'GET /SF/<icon>?color=red (SVG)', query: '?color=red' },
+        { what: 'GET /SF/<icon>?png=true (cached)', query: '?png=true' },
+      ];
+      const icon = await pickIcon(imghost.url);
+      for (const [index, row] of iconRows.entries()) {
+        const path = icon === null ? null : `/SF/${encodeURIComponent(icon)}${row.query}`;
+        const first = path === null ? null : await fetch(imghost.url + path);
+        if (path === null || first === null || first.status !== 200) {
+          rows.push({ what: row.what, ours: 'not available (icons routes missing)', reference: '', ratio: '', target: `≥ ${THROUGHPUT_TARGET * 100}%`, ok: '', cpu: '' });
+          continue;
+        }
+        const bytesPath = join(dir, `icon-${index}`);
+        await writeFile(bytesPath, Buffer.from(await first.arrayBuffer()));
+        const headersPath = join(dir, `icon-${index}.headers.json`);
+        await writeFile(headersPath, JSON.stringify(answerHeaders(first.headers)));
+        const bare = await startBare('--bare-memory', [bytesPath, headersPath]);
+        children.push(bare);
+        const measured = await compareThroughput({ origin: imghost.url, path, pid }, { origin: bare.url, path: '/', pid: bare.process.pid! });
+        rows.push(throughputRow(`${row.what} [${icon}]`, measured));
+        bare.stop();
+      }
     }
   } finally {
     for (const child of children) child.stop();
@@ -405,6 +473,16 @@ async function main(): Promise<void> {
   }
   printTable(rows);
 }
+
+/** Headers the bare reference repeats: all but those Node writes itself or that differ per request. */
+function answerHeaders(headers: Headers): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of headers) {
+    if (!PER_CONNECTION_HEADERS.has(name)) kept[name] = value;
+  }
+  return kept;
+}
+const PER_CONNECTION_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'x-request-id']);
 
 async function pickIcon(base: string): Promise<string | null> {
   try {
@@ -419,20 +497,21 @@ async function pickIcon(base: string): Promise<string | null> {
   }
 }
 
-function throughputRow(what: string, ours: number, reference: number): Row {
-  const ratio = ours / reference;
+function throughputRow(what: string, measured: Throughput): Row {
+  const ratio = measured.ours / measured.reference;
   return {
     what,
-    ours: `${ours.toFixed(0)} req/s`,
-    reference: `${reference.toFixed(0)} req/s`,
+    ours: `${measured.ours.toFixed(0)} req/s`,
+    reference: `${measured.reference.toFixed(0)} req/s`,
     ratio: `${(ratio * 100).toFixed(0)}%`,
     target: `≥ ${THROUGHPUT_TARGET * 100}%`,
     ok: ratio >= THROUGHPUT_TARGET ? 'yes' : 'NO',
+    cpu: `${measured.oursCpu.toFixed(1)} / ${measured.referenceCpu.toFixed(1)}`,
   };
 }
 
 function printTable(rows: Row[]): void {
-  const header: Row = { what: 'measure', ours: 'image host', reference: 'bare reference', ratio: 'ratio', target: 'target', ok: 'met' };
+  const header: Row = { what: 'measure', ours: 'image host', reference: 'bare reference', ratio: 'ratio', target: 'target', ok: 'met', cpu: 'server CPU µs/req: ours / ref' };
   const keys = Object.keys(header) as (keyof Row)[];
   const widths = keys.map((key) => Math.max(...[header, ...rows].map((row) => row[key].length)));
   const line = (row: Row) => '| ' + keys.map((key, i) => row[key].padEnd(widths[i]!)).join(' | ') + ' |';

@@ -16,7 +16,6 @@
 // time per request (process.cpuUsage over the measured window), which stays
 // meaningful when other work on the machine makes requests/s noisy.
 import { fork, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,6 +26,7 @@ import { Pool } from 'undici';
 import { loadConfig } from '../src/core/config.js';
 import { createLogger, type Logger } from '../src/core/log.js';
 import { projectRoot } from '../src/core/project-root.js';
+import { nextRequestId } from '../src/core/request-id.js';
 import { HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, listen, REQUEST_TIMEOUT_MS } from '../src/core/server.js';
 import { createPool } from '../src/db/pool.js';
 import { createSite } from '../src/site/app.js';
@@ -45,7 +45,10 @@ const EXAMPLE = join(projectRoot(), 'config', 'launcher.example.json');
 
 type Mode = 'site' | 'site-silent' | 'bare';
 
-/** Not even a JSON.stringify: silentLogger still builds each line and drops it. */
+/**
+ * Logs nothing, and says so: with enabled() false the request log steps aside (no
+ * timing, no listener, no line), where silentLogger would still build each line.
+ */
 const NOTHING_LOGGER: Logger = {
   debug: () => {},
   info: () => {},
@@ -53,6 +56,7 @@ const NOTHING_LOGGER: Logger = {
   error: () => {},
   child: () => NOTHING_LOGGER,
   raw: () => {},
+  enabled: () => false,
 };
 
 async function serveSite(silent: boolean): Promise<number> {
@@ -68,7 +72,10 @@ async function serveSite(silent: boolean): Promise<number> {
   return (await listen(site.handler, '127.0.0.1', 0)).port;
 }
 
-/** The same bytes and header set as the site's 200 and 304, with nothing else in the way. */
+/**
+ * The same bytes and header set as the site's 200 and 304, with nothing else in the
+ * way; its request ids are made as the site makes them.
+ */
 async function serveBare(): Promise<number> {
   const parsed = parseLauncherDocument(readFileSync(EXAMPLE));
   if (!parsed.ok) throw new Error('example config does not parse: ' + parsed.reason);
@@ -77,7 +84,7 @@ async function serveBare(): Promise<number> {
     { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS },
     (req, res) => {
       const common = {
-        'X-Request-Id': randomUUID(),
+        'X-Request-Id': nextRequestId(),
         'X-Content-Type-Options': 'nosniff',
         'Referrer-Policy': 'strict-origin-when-cross-origin',
         'X-Frame-Options': 'DENY',

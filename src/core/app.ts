@@ -1,17 +1,21 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { prependAnswerHeaders, type HeaderList } from './answer-head.js';
 import { clientIp } from './client-ip.js';
 import { compose } from './compose.js';
 import type { Context, Middleware, Route } from './context.js';
 import { HttpError } from './errors.js';
 import type { Logger } from './log.js';
-import { compileRoutes } from './router.js';
+import { CLIENT_REQUEST_ID, nextRequestId } from './request-id.js';
+import { compileRoutes, NO_PARAMS } from './router.js';
 
 export interface AppOptions<L extends object> {
   /** Service name, written into every log line. */
   name: string;
   routes: Route<L>[];
-  /** Run for every request, before routing (request log, security headers...). */
+  /**
+   * Run for every request, routed or not, before the route's own middleware and
+   * handler (request log, security headers...).
+   */
   middleware?: Middleware<L>[];
   /** How this service writes an HttpError (the site and the image host differ). */
   renderError: (ctx: Context<L>, error: HttpError) => void;
@@ -22,55 +26,74 @@ export interface AppOptions<L extends object> {
 
 /** Longest request target accepted; longer ones get 414 before any routing. */
 export const MAX_URL_LENGTH = 8 * 1024;
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+type Chain<L extends object> = (ctx: Context<L>) => Promise<void>;
+
+const NO_HEADERS: HeaderList = Object.freeze([]);
+
 
 /**
  * Builds the `(req, res)` function of a service. It is separate from `listen` so
  * tests and benchmarks can mount it on any server.
  */
 export function createApp<L extends object>(options: AppOptions<L>) {
+  const middleware = options.middleware ?? [];
+  // Each route's whole chain (the service's middleware, then the route's own, then
+  // its handler) is composed once, here. A request finds its route first and runs
+  // one chain, rather than a service chain whose last step routes and starts a
+  // second chain: a level of promises and closures fewer on every request.
   const router = compileRoutes(
     options.routes.map((route) => ({
       method: route.method,
       path: route.path,
-      value: compose(route.use ?? [], route.handler),
+      value: compose([...middleware, ...(route.use ?? [])], route.handler),
     })),
   );
+  // A request no route takes (a malformed target, an unknown path, a wrong method,
+  // a bad escape in a parameter) still passes the service's middleware, in the
+  // same order as any other, so it is logged and carries the security headers.
+  const refuse: Chain<L> = compose(middleware, (ctx) => {
+    throw (ctx as RequestContext<L>).refusal;
+  });
   const log = options.log.child({ service: options.name });
 
-  const routeRequest = async (ctx: Context<L>): Promise<void> => {
+  /** The chain this request runs; a refused request carries its error on ctx. */
+  const chainFor = (ctx: RequestContext<L>, target: string): Chain<L> => {
+    const problem = targetProblem(target, ctx.path);
+    if (problem) {
+      ctx.refusal = problem;
+      return refuse;
+    }
     const found = router.find(ctx.method, ctx.path);
     if (!found.match) {
-      if (found.allowed.length > 0) {
-        const allow = found.allowed.join(', ');
-        throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Method ${ctx.method} is not allowed here`, {
-          headers: { Allow: allow },
-        });
-      }
-      throw new HttpError(404, 'NOT_FOUND', 'Not found');
+      ctx.refusal =
+        found.allowed.length > 0
+          ? new HttpError(405, 'METHOD_NOT_ALLOWED', `Method ${ctx.method} is not allowed here`, {
+              headers: { Allow: found.allowed.join(', ') },
+            })
+          : new HttpError(404, 'NOT_FOUND', 'Not found');
+      return refuse;
     }
-    const params = ctx.params as Record<string, string>;
-    for (const [name, raw] of Object.entries(found.match.rawParams)) {
-      params[name] = decodeParam(raw);
+    if (!decodeParams(found.match.rawParams)) {
+      ctx.refusal = malformedEscape();
+      return refuse;
     }
-    await found.match.value(ctx);
+    ctx.params = found.match.rawParams;
+    return found.match.value;
   };
-  const pipeline = compose(options.middleware ?? [], routeRequest);
 
-  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  // Not an async function: the chain already returns a promise, and awaiting it
+  // here would cost one more promise and one more microtask on every request.
+  return function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const target = req.url ?? '/';
     const queryAt = target.indexOf('?');
     const rawPath = queryAt === -1 ? target : target.slice(0, queryAt);
     const incomingId = req.headers['x-request-id'];
-    const id = typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
+    const id = typeof incomingId === 'string' && CLIENT_REQUEST_ID.test(incomingId) ? incomingId : nextRequestId();
     const ctx = new RequestContext<L>(req, res, id, rawPath, queryAt === -1 ? '' : target.slice(queryAt + 1), log, options);
-    res.setHeader('X-Request-Id', id);
-    try {
-      checkTarget(target, rawPath);
-      await pipeline(ctx);
-    } catch (error) {
-      answerError(ctx, error, options.renderError);
-    }
+    prependAnswerHeaders(res, ctx);
+    // A chain never throws: compose turns a throw into a rejected promise.
+    return chainFor(ctx, target)(ctx).then(undefined, (error: unknown) => answerError(ctx, error, options.renderError));
   };
 }
 
@@ -80,9 +103,13 @@ export function createApp<L extends object>(options: AppOptions<L>) {
  */
 class RequestContext<L extends object> implements Context<L> {
   readonly method: string;
-  readonly params: Record<string, string> = Object.create(null);
+  params: Readonly<Record<string, string>> = NO_PARAMS;
   body: unknown = undefined;
   locals: L;
+  answerHeaders: HeaderList = NO_HEADERS;
+  contentLength: number | undefined = undefined;
+  /** Why no route takes this request; thrown at the end of the service's middleware. */
+  refusal: HttpError | undefined = undefined;
   #query: URLSearchParams | undefined;
   #ip: string | undefined;
   #log: Logger | undefined;
@@ -113,24 +140,35 @@ class RequestContext<L extends object> implements Context<L> {
   }
 }
 
-function checkTarget(target: string, rawPath: string): void {
-  if (target.length > MAX_URL_LENGTH) throw new HttpError(414, 'BAD_REQUEST', 'Request target is too long');
-  if (!rawPath.startsWith('/')) throw new HttpError(400, 'BAD_REQUEST', 'Malformed request target');
+function targetProblem(target: string, rawPath: string): HttpError | undefined {
+  if (target.length > MAX_URL_LENGTH) return new HttpError(414, 'BAD_REQUEST', 'Request target is too long');
+  if (!rawPath.startsWith('/')) return new HttpError(400, 'BAD_REQUEST', 'Malformed request target');
+  // Without a `%` there is no escape to get wrong, and nothing to decode.
+  if (!rawPath.includes('%')) return undefined;
   try {
     decodeURIComponent(rawPath);
   } catch {
     // RFC 3986 2.1: "%" must be followed by two hex digits; a bad escape is the
     // client's error, never ours.
-    throw new HttpError(400, 'BAD_REQUEST', 'Malformed percent-encoding in path');
+    return malformedEscape();
   }
+  return undefined;
 }
 
-function decodeParam(raw: string): string {
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    throw new HttpError(400, 'BAD_REQUEST', 'Malformed percent-encoding in path');
+const malformedEscape = () => new HttpError(400, 'BAD_REQUEST', 'Malformed percent-encoding in path');
+
+/** Decodes a match's parameters in place (the router made them for this request); false on a bad escape. */
+function decodeParams(params: Record<string, string>): boolean {
+  for (const name in params) {
+    const raw = params[name]!;
+    if (!raw.includes('%')) continue;
+    try {
+      params[name] = decodeURIComponent(raw);
+    } catch {
+      return false;
+    }
   }
+  return true;
 }
 
 function answerError<L extends object>(
@@ -153,18 +191,15 @@ function answerError<L extends object>(
     return;
   }
   // Leftover headers from the failed handler (ETag, Content-Type...) must not leak
-  // into the error answer; the request id and security headers stay.
+  // into the error answer. Cookies stay; the request id and the security headers
+  // are not in this table at all (answer-head.ts) and come with the error's head.
   for (const name of ctx.res.getHeaderNames()) {
     if (!KEEP_ON_ERROR.has(name)) ctx.res.removeHeader(name);
   }
+  // A writeHead that threw (a header value a handler should have checked) has
+  // already set its reason phrase, which Node would keep: "500 Found".
+  ctx.res.statusMessage = '';
   renderError(ctx, httpError);
 }
 
-const KEEP_ON_ERROR = new Set([
-  'x-request-id',
-  'x-content-type-options',
-  'referrer-policy',
-  'x-frame-options',
-  'set-cookie',
-  'connection',
-]);
+const KEEP_ON_ERROR = new Set(['set-cookie', 'connection']);

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HeaderList } from './answer-head.js';
 import type { Logger } from './log.js';
 
 /**
@@ -13,8 +14,8 @@ export interface Context<L extends object = Record<string, unknown>> {
   /** The path as received, still percent-encoded, without the query. */
   readonly path: string;
   readonly query: URLSearchParams;
-  /** Decoded route parameters. */
-  readonly params: Record<string, string>;
+  /** Decoded route parameters (a static route's are one shared, frozen, empty object). */
+  readonly params: Readonly<Record<string, string>>;
   /** Client address (X-Forwarded-For only when TRUST_PROXY is on). */
   readonly ip: string;
   readonly log: Logger;
@@ -23,6 +24,15 @@ export interface Context<L extends object = Record<string, unknown>> {
   /** Parsed JSON body, set by the jsonBody middleware. */
   body: unknown;
   locals: L;
+  /**
+   * Headers the service's middleware want on every answer (the security headers),
+   * as `[name, value, ...]`. Written in front of the answer's own headers when its
+   * head is (see answer-head.ts), not set one by one; a middleware adding some
+   * appends to what is there. Empty by default.
+   */
+  answerHeaders: HeaderList;
+  /** The Content-Length the answer's head declared, once it is written (for the request log). */
+  readonly contentLength: number | undefined;
 }
 
 export type Handler<L extends object = Record<string, unknown>> = (ctx: Context<L>) => unknown;

@@ -21,26 +21,35 @@ export interface Lru<V> {
 export function createLru<V>(options: LruOptions): Lru<V> {
   const entries = new Map<string, { value: V; bytes: number }>();
   let total = 0;
+  /** The most recently used key: reading it again needs no reordering. */
+  let newest: string | undefined;
 
   const remove = (key: string) => {
     const entry = entries.get(key);
     if (!entry) return;
     entries.delete(key);
     total -= entry.bytes;
+    if (key === newest) newest = undefined;
   };
 
   return {
     get(key) {
       const entry = entries.get(key);
       if (!entry) return undefined;
-      entries.delete(key);
-      entries.set(key, entry);
+      // A hot key read again and again (one icon in a page, a benchmark) skips the
+      // delete and re-insert, which churn the Map's table on every read.
+      if (key !== newest) {
+        entries.delete(key);
+        entries.set(key, entry);
+        newest = key;
+      }
       return entry.value;
     },
     set(key, value, bytes = 0) {
       remove(key);
       if (bytes > options.maxBytes || options.maxEntries < 1) return;
       entries.set(key, { value, bytes });
+      newest = key;
       total += bytes;
       for (const oldest of entries.keys()) {
         if (entries.size <= options.maxEntries && total <= options.maxBytes) break;
@@ -53,6 +62,7 @@ export function createLru<V>(options: LruOptions): Lru<V> {
     clear() {
       entries.clear();
       total = 0;
+      newest = undefined;
     },
     get size() {
       return entries.size;

@@ -1,31 +1,28 @@
-import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { OutgoingHttpHeader, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { isHeaderList, type HeaderList } from './answer-head.js';
 import type { Context } from './context.js';
 
 // Every answer goes through these, so headers and encodings are set in one place.
+// Each writes its head whole with one writeHead (see answer-head.ts for why), and
+// takes its extra headers either as an object or, prepared once, as a HeaderList.
 
-export function sendBody(
-  ctx: Context<any>,
-  status: number,
-  body: string | Buffer,
-  contentType: string,
-  headers: OutgoingHttpHeaders = {},
-): void {
+export type ExtraHeaders = OutgoingHttpHeaders | HeaderList;
+
+export function sendBody(ctx: Context<any>, status: number, body: string | Buffer, contentType: string, headers?: ExtraHeaders): void {
   const res = ctx.res;
   if (res.headersSent) return;
   const buffer = typeof body === 'string' ? Buffer.from(body) : body;
-  res.statusCode = status;
-  setHeaders(res, headers);
-  res.setHeader('Content-Type', contentType);
-  res.setHeader('Content-Length', buffer.length);
+  const head = headerList(headers);
+  head.push('Content-Type', contentType, 'Content-Length', buffer.length);
   // Node drops the body of a HEAD answer by itself; Content-Length stays truthful.
-  res.end(buffer);
+  res.writeHead(status, head).end(buffer);
 }
 
-export function sendJson(ctx: Context<any>, status: number, value: unknown, headers?: OutgoingHttpHeaders): void {
+export function sendJson(ctx: Context<any>, status: number, value: unknown, headers?: ExtraHeaders): void {
   sendBody(ctx, status, JSON.stringify(value), 'application/json; charset=utf-8', headers);
 }
 
-export function sendText(ctx: Context<any>, status: number, text: string, headers?: OutgoingHttpHeaders): void {
+export function sendText(ctx: Context<any>, status: number, text: string, headers?: ExtraHeaders): void {
   sendBody(ctx, status, text, 'text/plain; charset=utf-8', headers);
 }
 
@@ -34,24 +31,22 @@ export function sendOk(ctx: Context<any>, fields: Record<string, unknown> = {}, 
   sendJson(ctx, status, { success: true, ...fields });
 }
 
-export function redirect(ctx: Context<any>, location: string, status = 302, headers: OutgoingHttpHeaders = {}): void {
+export function redirect(ctx: Context<any>, location: string, status = 302, headers?: ExtraHeaders): void {
   const res = ctx.res;
   if (res.headersSent) return;
-  res.statusCode = status;
-  setHeaders(res, headers);
-  res.setHeader('Location', location);
-  res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('Content-Length', 0);
-  res.end();
+  const head = headerList(headers);
+  head.push('Location', location, 'Cache-Control', 'no-store', 'Content-Length', 0);
+  res.writeHead(status, head).end();
 }
 
-export function sendNoContent(ctx: Context<any>, status = 204, headers: OutgoingHttpHeaders = {}): void {
+/** An answer without a body (204, 304): the head alone. */
+export function sendNoContent(ctx: Context<any>, status = 204, headers?: ExtraHeaders): void {
   const res = ctx.res;
   if (res.headersSent) return;
-  res.statusCode = status;
-  setHeaders(res, headers);
-  res.end();
+  res.writeHead(status, headers === undefined ? NO_HEADERS : isHeaderList(headers) ? (headers as OutgoingHttpHeader[]) : headers).end();
 }
+
+const NO_HEADERS: OutgoingHttpHeader[] = [];
 
 /**
  * Appends Set-Cookie rather than replacing it, so several middlewares can each set
@@ -63,10 +58,17 @@ export function appendHeader(res: ServerResponse, name: string, value: string): 
   else res.setHeader(name, [...(Array.isArray(current) ? current : [String(current)]), value]);
 }
 
-function setHeaders(res: ServerResponse, headers: OutgoingHttpHeaders): void {
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) res.setHeader(name, value);
+/** A fresh list holding `headers`, for the caller to add its own to. */
+function headerList(headers: ExtraHeaders | undefined): OutgoingHttpHeader[] {
+  if (headers === undefined) return [];
+  // Spread: slice() of a frozen array (prepared lists are) is many times slower.
+  if (isHeaderList(headers)) return [...headers];
+  const list: OutgoingHttpHeader[] = [];
+  for (const name in headers) {
+    const value = headers[name];
+    if (value !== undefined) list.push(name, value);
   }
+  return list;
 }
 
 /** True when the request's If-None-Match names this ETag (weak comparison, RFC 9110 13.1.2). */

@@ -21,7 +21,11 @@ interface Compiled<T> {
 export interface RouteMatch<T> {
   value: T;
   pattern: string;
-  /** Raw (still percent-encoded) parameter values; the caller decodes them. */
+  /**
+   * Raw (still percent-encoded) parameter values; the caller decodes them. Made for
+   * each dynamic match, so the caller may decode them in place; a static route's is
+   * one shared frozen empty object.
+   */
   rawParams: Record<string, string>;
 }
 
@@ -31,11 +35,23 @@ export interface FindResult<T> {
   allowed: Method[];
 }
 
+/**
+ * The prototype of every parameter object: empty, frozen, with a null prototype, so
+ * a parameter object inherits no key at all (no `constructor`, no `__proto__`
+ * setter). Not Object.create(null) itself: V8 keeps such objects as hash tables,
+ * and creating and walking one cost ten times more on every dynamic request.
+ */
+const NOTHING_INHERITED: object = Object.freeze(Object.create(null));
+/** The parameters of every static match (and of a request no route takes). */
+export const NO_PARAMS: Record<string, string> = Object.freeze(Object.create(NOTHING_INHERITED));
+
 const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const LITERAL = /^[A-Za-z0-9._~!$&'()+,;=@-]+$/;
 
 export function compileRoutes<T>(routes: Array<{ method: string; path: string; value: T }>) {
-  const staticRoutes = new Map<string, Map<Method, Compiled<T>>>();
+  // A static hit, the common case (launchers polling /api/info), returns an answer
+  // made here once: no allocation per request.
+  const staticRoutes = new Map<string, Map<Method, FindResult<T>>>();
   const dynamicRoutes: Compiled<T>[] = [];
   const shapes = new Set<string>();
 
@@ -48,31 +64,37 @@ export function compileRoutes<T>(routes: Array<{ method: string; path: string; v
     const shape = method + ' ' + segments.map((s) => (s.literal ?? (s.wildcard ? '*' : ':'))).join('/');
     if (shapes.has(shape)) throw new Error(`route ${method} ${route.path}: duplicate of an earlier route`);
     shapes.add(shape);
-    const compiled: Compiled<T> = { method, pattern: route.path, segments, value: route.value };
     if (segments.every((s) => s.literal !== undefined)) {
       const byMethod = staticRoutes.get(route.path) ?? new Map();
-      byMethod.set(method, compiled);
+      byMethod.set(method, { match: { value: route.value, pattern: route.path, rawParams: NO_PARAMS }, allowed: [] });
       staticRoutes.set(route.path, byMethod);
     } else {
-      dynamicRoutes.push(compiled);
+      dynamicRoutes.push({ method, pattern: route.path, segments, value: route.value });
+    }
+  }
+  for (const byMethod of staticRoutes.values()) {
+    for (const found of byMethod.values()) {
+      found.allowed = [...byMethod.keys()];
+      Object.freeze(found.allowed);
+      Object.freeze(found.match);
+      Object.freeze(found);
     }
   }
 
   function find(method: string, path: string): FindResult<T> {
     const wanted = (method === 'HEAD' ? 'GET' : method) as Method;
-    const allowed = new Set<Method>();
     const exact = staticRoutes.get(path);
-    if (exact) {
-      for (const m of exact.keys()) allowed.add(m);
-      const hit = exact.get(wanted);
-      if (hit) return { match: { value: hit.value, pattern: hit.pattern, rawParams: {} }, allowed: [...allowed] };
-    }
-    const parts = path.split('/').slice(1);
+    const hit = exact?.get(wanted);
+    if (hit) return hit;
     for (const route of dynamicRoutes) {
-      const rawParams = matchSegments(route.segments, parts);
-      if (!rawParams) continue;
-      if (route.method === wanted) return { match: { value: route.value, pattern: route.pattern, rawParams }, allowed: [] };
-      allowed.add(route.method);
+      if (route.method !== wanted) continue;
+      const rawParams = matchPath(route.segments, path);
+      if (rawParams) return { match: { value: route.value, pattern: route.pattern, rawParams }, allowed: [] };
+    }
+    // No match: only now is it worth listing what the path does allow (405 or 404).
+    const allowed = new Set<Method>(exact?.keys());
+    for (const route of dynamicRoutes) {
+      if (matchPath(route.segments, path)) allowed.add(route.method);
     }
     if (allowed.has('GET')) allowed.add('HEAD');
     return { match: null, allowed: [...allowed] };
@@ -103,22 +125,34 @@ function parsePattern(path: string): Segment[] {
   });
 }
 
-function matchSegments(segments: Segment[], parts: string[]): Record<string, string> | null {
-  const params: Record<string, string> = Object.create(null);
-  for (let i = 0; i < segments.length; i++) {
-    const segment = segments[i]!;
+/**
+ * The raw parameters when `path` fits the pattern, else null. It walks the path in
+ * place rather than splitting it: a split makes an array and a string per segment
+ * on every request, and most routes tried are ruled out by their first literal.
+ * A path is `/` and then segments separated by `/`; a segment may be empty (`/a//b`,
+ * a trailing `/`), and an empty one never fills a parameter.
+ */
+function matchPath(segments: Segment[], path: string): Record<string, string> | null {
+  let params: Record<string, string> | null = null;
+  let at = 1; // where the current segment starts, just past its `/`
+  for (const segment of segments) {
     if (segment.wildcard) {
-      params['*'] = parts.slice(i).join('/');
+      params ??= Object.create(NOTHING_INHERITED) as Record<string, string>;
+      params['*'] = at < path.length ? path.slice(at) : '';
       return params;
     }
-    const part = parts[i];
-    if (part === undefined) return null;
+    if (at > path.length) return null; // the path has fewer segments
+    let end = path.indexOf('/', at);
+    if (end === -1) end = path.length;
     if (segment.literal !== undefined) {
-      if (segment.literal !== part) return null;
+      if (end - at !== segment.literal.length || !path.startsWith(segment.literal, at)) return null;
     } else {
-      if (part === '') return null;
-      params[segment.param!] = part;
+      if (end === at) return null;
+      params ??= Object.create(NOTHING_INHERITED) as Record<string, string>;
+      params[segment.param!] = path.slice(at, end);
     }
+    at = end + 1;
   }
-  return parts.length === segments.length ? params : null;
+  // Every segment matched; the path must have ended with the last one.
+  return at === path.length + 1 ? (params ?? (Object.create(NOTHING_INHERITED) as Record<string, string>)) : null;
 }

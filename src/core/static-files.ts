@@ -4,8 +4,8 @@ import { join, relative, sep } from 'node:path';
 import type { Handler } from './context.js';
 import { HttpError } from './errors.js';
 import { contentTypeFor } from './mime.js';
-import { setHtmlSecurityHeaders } from './middleware/security-headers.js';
-import { etagMatches, sendBody } from './respond.js';
+import { HTML_CSP } from './middleware/security-headers.js';
+import { etagMatches, sendBody, sendNoContent } from './respond.js';
 
 // The static folder is small and ships with the release: it is read into memory
 // once at start-up. A request can then only ever name a file that is in the map,
@@ -50,11 +50,9 @@ export function staticHandler(files: Map<string, StaticFile>, fixedName?: string
       ETag: file.etag,
       'Cache-Control': 'public, max-age=300, must-revalidate',
     };
-    if (file.contentType.startsWith('text/html')) setHtmlSecurityHeaders(ctx.res);
+    if (file.contentType.startsWith('text/html')) headers['Content-Security-Policy'] = HTML_CSP;
     if (etagMatches(ctx.req.headers['if-none-match'], file.etag)) {
-      ctx.res.statusCode = 304;
-      for (const [key, value] of Object.entries(headers)) ctx.res.setHeader(key, value);
-      ctx.res.end();
+      sendNoContent(ctx, 304, headers);
       return;
     }
     sendBody(ctx, 200, file.body, file.contentType, headers);

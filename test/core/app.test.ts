@@ -1,5 +1,6 @@
 // The HTTP core over a real server: routing answers, envelopes, body limits and
 // the error path. Uses the site's envelope renderer, as the site does.
+import { request } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createApp } from '../../src/core/app.js';
@@ -8,7 +9,7 @@ import { silentLogger } from '../../src/core/log.js';
 import { jsonBody } from '../../src/core/middleware/json-body.js';
 import { requestLog } from '../../src/core/middleware/request-log.js';
 import { securityHeaders } from '../../src/core/middleware/security-headers.js';
-import { sendOk } from '../../src/core/respond.js';
+import { redirect, sendOk } from '../../src/core/respond.js';
 import { listen, type RunningServer } from '../../src/core/server.js';
 import { renderSiteError } from '../../src/site/errors.js';
 import { rawRequest } from '../helpers/raw-http.js';
@@ -32,6 +33,33 @@ test.before(async () => {
       { method: 'POST', path: '/things', use: [jsonBody()], handler: (ctx) => sendOk(ctx, { body: ctx.body }, 201) },
       { method: 'GET', path: '/boom', handler: () => { throw new Error('secret detail at /srv/app.js:12'); } },
       { method: 'GET', path: '/teapot', handler: () => { throw new HttpError(400, 'VALIDATION_FAILED', 'bad name', { field: 'name' }); } },
+      // Heads written other ways than respond.ts: implicit (setHeader then end) and
+      // explicit with a reason phrase and an object.
+      {
+        method: 'GET',
+        path: '/direct',
+        handler: (ctx) => {
+          ctx.res.setHeader('Content-Type', 'text/plain');
+          ctx.res.setHeader('Content-Length', 6);
+          ctx.res.end('direct');
+        },
+      },
+      {
+        method: 'GET',
+        path: '/explicit',
+        handler: (ctx) => void ctx.res.writeHead(201, 'Made', { 'Content-Type': 'text/plain', 'Content-Length': 2 }).end('ok'),
+      },
+      { method: 'GET', path: '/moved', handler: (ctx) => redirect(ctx, '/things/1') },
+      // A header value Node refuses: writeHead throws after it has set its reason phrase.
+      { method: 'GET', path: '/bad-location', handler: (ctx) => redirect(ctx, '/a\nb') },
+      {
+        method: 'GET',
+        path: '/fails-late',
+        handler: (ctx) => {
+          ctx.res.setHeader('ETag', '"stale"');
+          throw new HttpError(409, 'CONFLICT', 'too late');
+        },
+      },
       {
         method: 'GET',
         path: '/counted',
@@ -175,6 +203,86 @@ test('one JSON access-log line per request, without the query string', async () 
   assert.is(lines[0].status, 200);
   assert.ok(lines[0].requestId);
   assert.not.ok(JSON.stringify(lines[0]).includes('SECRETCODE'));
+});
+
+// CONTRACT: security headers on every answer, and a request id. They are written
+// with the head (core/answer-head.ts), whichever way the head is written.
+const everyKindOfAnswer = [
+  { what: 'respond.ts success', method: 'GET', path: '/things/1', status: 200 },
+  { what: 'HEAD', method: 'HEAD', path: '/things/1', status: 200 },
+  { what: 'unknown path', method: 'GET', path: '/nope', status: 404 },
+  { what: 'wrong method', method: 'DELETE', path: '/things/1', status: 405 },
+  { what: 'bad escape in the path', method: 'GET', path: '/things/%zz', status: 400 },
+  { what: 'over-long target', method: 'GET', path: '/things/' + 'a'.repeat(9000), status: 414 },
+  { what: 'unknown error', method: 'GET', path: '/boom', status: 500 },
+  { what: 'error after a header was set', method: 'GET', path: '/fails-late', status: 409 },
+  { what: 'redirect', method: 'GET', path: '/moved', status: 302 },
+  { what: 'setHeader then end (implicit head)', method: 'GET', path: '/direct', status: 200 },
+  { what: 'writeHead with a reason phrase and an object', method: 'GET', path: '/explicit', status: 201 },
+];
+for (const c of everyKindOfAnswer) {
+  test(`security headers and request id on every answer: ${c.what}`, async () => {
+    const res = await rawRequest(server.url, c.method, c.path);
+    assert.is(res.status, c.status);
+    assert.is(res.headers['x-content-type-options'], 'nosniff');
+    assert.is(res.headers['referrer-policy'], 'strict-origin-when-cross-origin');
+    assert.is(res.headers['x-frame-options'], 'DENY');
+    assert.match(String(res.headers['x-request-id']), /^[A-Za-z0-9._-]{1,64}$/);
+  });
+}
+
+test('a head that Node refuses becomes a clean 500, not "500 Found"', async () => {
+  const res = await new Promise<{ status: number; message: string }>((resolve, reject) => {
+    const url = new URL(server.url);
+    request({ host: url.hostname, port: url.port, path: '/bad-location' }, (answer) => {
+      answer.resume();
+      resolve({ status: answer.statusCode ?? 0, message: answer.statusMessage ?? '' });
+    })
+      .on('error', reject)
+      .end();
+  });
+  assert.equal(res, { status: 500, message: 'Internal Server Error' });
+});
+
+test('an error answer drops what the failed handler had set', async () => {
+  const res = await rawRequest(server.url, 'GET', '/fails-late');
+  assert.is(res.headers.etag, undefined);
+  assert.is(JSON.parse(res.body).code, 'CONFLICT');
+});
+
+test('heads written outside respond.ts keep their own headers', async () => {
+  const direct = await rawRequest(server.url, 'GET', '/direct');
+  assert.is(direct.body, 'direct');
+  assert.is(direct.headers['content-type'], 'text/plain');
+  const explicit = await rawRequest(server.url, 'GET', '/explicit');
+  assert.is(explicit.body, 'ok');
+  assert.is(explicit.headers['content-type'], 'text/plain');
+});
+
+test('generated request ids differ from one request to the next', async () => {
+  const ids = new Set<unknown>();
+  for (let i = 0; i < 5; i++) ids.add((await rawRequest(server.url, 'GET', '/things/1')).headers['x-request-id']);
+  assert.is(ids.size, 5);
+});
+
+test('refused requests are logged too, and the log has the answer bytes and its request id', async () => {
+  const before = logged.length;
+  const notFound = await rawRequest(server.url, 'GET', '/nope');
+  const tooLong = await rawRequest(server.url, 'GET', '/things/' + 'a'.repeat(9000));
+  const direct = await rawRequest(server.url, 'GET', '/direct');
+  const explicit = await rawRequest(server.url, 'GET', '/explicit');
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const lines = logged.slice(before).map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'request');
+  assert.equal(
+    lines.map((entry) => [entry.status, entry.requestId, entry.bytes]),
+    [
+      [404, notFound.headers['x-request-id'], Buffer.byteLength(notFound.body)],
+      [414, tooLong.headers['x-request-id'], Buffer.byteLength(tooLong.body)],
+      [200, direct.headers['x-request-id'], 6],
+      [201, explicit.headers['x-request-id'], 2],
+    ],
+  );
+  assert.ok(lines[1].path.length < 300, 'a long path is cut in the log');
 });
 
 test('an over-long request target gives 414', async () => {

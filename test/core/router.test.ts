@@ -22,6 +22,10 @@ const cases = [
   { what: 'literal after parameter', method: 'GET', path: '/plugins/x/manifest.json', value: 'manifest', params: { id: 'x' } },
   { what: 'two parameters', method: 'DELETE', path: '/plugins/x/ratings/replies/7', value: 'reply', params: { id: 'x', replyId: '7' } },
   { what: 'wildcard', method: 'GET', path: '/static/a/b.css', value: 'static', params: { '*': 'a/b.css' } },
+  { what: 'wildcard keeps empty segments as they are', method: 'GET', path: '/static/a//b/', value: 'static', params: { '*': 'a//b/' } },
+  { what: 'wildcard with nothing after its slash', method: 'GET', path: '/static/', value: 'static', params: { '*': '' } },
+  { what: 'wildcard matches its bare prefix with an empty rest', method: 'GET', path: '/static', value: 'static', params: { '*': '' } },
+  { what: 'parameter next to a longer literal', method: 'GET', path: '/plugins/manifest.json/manifest.json', value: 'manifest', params: { id: 'manifest.json' } },
 ];
 
 for (const c of cases) {
@@ -50,6 +54,20 @@ test('find: empty parameter and trailing slash do not match', () => {
   assert.is(table.find('GET', '/plugins/').match, null);
   assert.is(table.find('GET', '/plugins/x/').match, null);
   assert.is(table.find('GET', '/api/info/').match, null);
+  assert.is(table.find('GET', '/plugins//manifest.json').match, null);
+  assert.is(table.find('DELETE', '/plugins/x/ratings//7').match, null);
+  assert.is(table.find('GET', '/plugins/x/manifest.jsonx').match, null);
+  assert.is(table.find('GET', '/pluginsx/x').match, null);
+});
+
+test('find: parameters inherit no key, not even from Object.prototype', () => {
+  const params = table.find('GET', '/plugins/x')!.match!.rawParams;
+  assert.is(params.id, 'x');
+  for (const key of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+    assert.is((params as Record<string, unknown>)[key], undefined, key);
+    assert.not.ok(key in params, key);
+  }
+  assert.equal(Object.keys(table.find('GET', '/api/info')!.match!.rawParams), []);
 });
 
 const bad = [

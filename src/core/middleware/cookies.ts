@@ -29,6 +29,9 @@ const requestCookies = new WeakMap<IncomingMessage, Map<string, string>>();
 
 /** Parsed once per request, on first use. */
 export function getCookie(req: IncomingMessage, name: string): string | undefined {
+  // Most requests (launchers, image clients) send no cookie at all: nothing to
+  // parse, and no WeakMap entry to make for every one of them.
+  if (req.headers.cookie === undefined) return undefined;
   let cookies = requestCookies.get(req);
   if (!cookies) {
     cookies = parseCookies(req.headers.cookie);

@@ -1,12 +1,23 @@
-import type { ServerResponse } from 'node:http';
+import type { HeaderList } from '../answer-head.js';
 import type { Middleware } from '../context.js';
 
 /** Baseline headers for every answer of both services. */
+export const SECURITY_HEADERS: HeaderList = Object.freeze([
+  'X-Content-Type-Options',
+  'nosniff',
+  'Referrer-Policy',
+  'strict-origin-when-cross-origin',
+  'X-Frame-Options',
+  'DENY',
+]);
+
+/**
+ * Puts SECURITY_HEADERS on every answer. They are written with the answer's head
+ * (answer-head.ts), so this only names the list: no header is set here.
+ */
 export function securityHeaders(): Middleware<any> {
   return (ctx, next) => {
-    ctx.res.setHeader('X-Content-Type-Options', 'nosniff');
-    ctx.res.setHeader('Referrer-Policy', 'strict-origin-when-cross-origin');
-    ctx.res.setHeader('X-Frame-Options', 'DENY');
+    ctx.answerHeaders = ctx.answerHeaders.length === 0 ? SECURITY_HEADERS : [...ctx.answerHeaders, ...SECURITY_HEADERS];
     return next();
   };
 }
@@ -18,7 +29,3 @@ export function securityHeaders(): Middleware<any> {
 export const HTML_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https: http:; " +
   "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
-
-export function setHtmlSecurityHeaders(res: ServerResponse, csp = HTML_CSP): void {
-  res.setHeader('Content-Security-Policy', csp);
-}

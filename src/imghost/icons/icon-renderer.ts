@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { HeaderList } from '../../core/answer-head.js';
 import type { IconCatalog } from './icon-catalog.js';
 import { iconProcessingFailed, rendererBusy } from './icon-errors.js';
 import type { IconFile } from './icon-files.js';
@@ -26,8 +27,8 @@ export interface RenderedIcon {
   body: Buffer;
   contentType: string;
   etag: string;
-  /** Built once per entry, not per request. */
-  headers: Record<string, string>;
+  /** Built once per entry, not per request, as a list writeHead takes whole. */
+  headers: HeaderList;
 }
 
 export interface IconFiles {
@@ -63,7 +64,7 @@ export function createIconRenderer(catalog: IconCatalog, files: IconFiles) {
       body,
       contentType,
       etag,
-      headers: { ETag: etag, 'Cache-Control': ICON_CACHE_CONTROL, 'Content-Security-Policy': SVG_CSP },
+      headers: Object.freeze(['ETag', etag, 'Cache-Control', ICON_CACHE_CONTROL, 'Content-Security-Policy', SVG_CSP]),
     };
     if (catalog.generation === generation) cache.set(key, rendered, body.length + key.length + 256);
     return rendered;

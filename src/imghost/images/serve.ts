@@ -1,7 +1,7 @@
 import { createReadStream, type ReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { HttpError } from '../../core/errors.js';
-import { etagMatches } from '../../core/respond.js';
+import { etagMatches, sendNoContent } from '../../core/respond.js';
 import type { ImghostContext } from '../context.js';
 import type { Previews } from './previews.js';
 import type { ImageStore, StoredFile } from './store.js';
@@ -32,18 +32,14 @@ export function serveImage(store: ImageStore, previews: Previews) {
 }
 
 async function sendStoredFile(ctx: ImghostContext, store: ImageStore, file: StoredFile): Promise<void> {
-  const res = ctx.res;
-  res.setHeader('ETag', file.etag);
-  res.setHeader('Cache-Control', IMAGE_CACHE_CONTROL);
+  const cacheHeaders = ['ETag', file.etag, 'Cache-Control', IMAGE_CACHE_CONTROL];
   if (etagMatches(ctx.req.headers['if-none-match'], file.etag)) {
-    res.statusCode = 304;
-    res.end();
+    sendNoContent(ctx, 304, cacheHeaders);
     return;
   }
-  res.setHeader('Content-Type', file.mime);
-  res.setHeader('Content-Length', file.size);
+  const headers = [...cacheHeaders, 'Content-Type', file.mime, 'Content-Length', file.size];
   if (ctx.method === 'HEAD') {
-    res.end();
+    ctx.res.writeHead(200, headers).end();
     return;
   }
   const stream = await openStream(file.path);
@@ -51,8 +47,9 @@ async function sendStoredFile(ctx: ImghostContext, store: ImageStore, file: Stor
     store.forget(file);
     throw imageNotFound();
   }
+  ctx.res.writeHead(200, headers);
   try {
-    await pipeline(stream, res);
+    await pipeline(stream, ctx.res);
   } catch (error) {
     // pipeline has destroyed both sides: the client sees a cut connection, never a
     // short body that looks whole. A client going away is not worth a log line.
