@@ -42,8 +42,8 @@ export function prependAnswerHeaders(res: ServerResponse, state: AnswerHeadState
   ): ServerResponse {
     const reason = typeof reasonOrHeaders === 'string' ? reasonOrHeaders : undefined;
     const own = typeof reasonOrHeaders === 'string' ? maybeHeaders : reasonOrHeaders;
-    // Spread, not push or slice: V8 copies a (frozen) array by spread in one go, and
-    // slice() of a frozen array takes a path fifty times slower.
+    // Spread: V8 copies an array, frozen or not, by spread in one go, where slice()
+    // of a frozen one takes a generic path tens of times slower (Node 20).
     let head: OutgoingHttpHeader[];
     let length: OutgoingHttpHeader | undefined;
     if (isHeaderList(own)) {
@@ -60,7 +60,7 @@ export function prependAnswerHeaders(res: ServerResponse, state: AnswerHeadState
         head.push(name, value);
       }
     }
-    // A head set with setHeader (served as it always was) keeps its length there.
+    // A handler that set its Content-Length with setHeader has it in the table.
     length ??= res.getHeader(CONTENT_LENGTH);
     state.contentLength = length === undefined ? undefined : Number(length);
     return reason === undefined ? nodeWriteHead.call(res, status, head) : nodeWriteHead.call(res, status, reason, head);

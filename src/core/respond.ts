@@ -61,7 +61,7 @@ export function appendHeader(res: ServerResponse, name: string, value: string): 
 /** A fresh list holding `headers`, for the caller to add its own to. */
 function headerList(headers: ExtraHeaders | undefined): OutgoingHttpHeader[] {
   if (headers === undefined) return [];
-  // Spread: slice() of a frozen array (prepared lists are) is many times slower.
+  // Spread, not slice(): see answer-head.ts (prepared lists are frozen).
   if (isHeaderList(headers)) return [...headers];
   const list: OutgoingHttpHeader[] = [];
   for (const name in headers) {
