@@ -4,6 +4,8 @@ export interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: string;
+  /** The body as received, for binary answers. */
+  bytes: Buffer;
 }
 
 /** An HTTP request with the path sent exactly as given (fetch would normalize it). */
@@ -18,7 +20,10 @@ export function rawRequest(
     const req = request({ host: url.hostname, port: url.port, method, path, headers: options.headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () => {
+        const bytes = Buffer.concat(chunks);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: bytes.toString('utf8'), bytes });
+      });
       res.on('error', reject);
     });
     req.on('error', reject);

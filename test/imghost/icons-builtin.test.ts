@@ -1,11 +1,11 @@
 // /SF/{name}, /api/svg_files and /SF over a real image host serving the built-in
 // Tabler set. Requests go through node:http so paths reach the server byte for byte
 // (fetch would normalize `%2e%2e` away before sending).
-import { request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import sharp from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { rawRequest } from '../helpers/raw-http.js';
 import { startTestImghost, type TestServer } from '../helpers/servers.js';
 
 interface Answer {
@@ -16,23 +16,12 @@ interface Answer {
 }
 
 function call(base: string, path: string, options: { method?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
-  const url = new URL(base);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: url.hostname, port: url.port, path, method: options.method ?? 'GET', headers: options.headers },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const body = Buffer.concat(chunks);
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text: body.toString('utf8') });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
+  return rawRequest(base, options.method ?? 'GET', path, { headers: options.headers }).then((res) => ({
+    status: res.status,
+    headers: res.headers,
+    body: res.bytes,
+    text: res.body,
+  }));
 }
 
 let server: TestServer;

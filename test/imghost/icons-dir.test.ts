@@ -1,11 +1,11 @@
 // ICONS_DIR: third-party icons, broken files, the list following the folder, and a
 // folder that cannot be read. Each server gets its own fixture folder.
 import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { rawRequest } from '../helpers/raw-http.js';
 import { startTestImghost, tempDir, type TestServer } from '../helpers/servers.js';
 
 interface Answer {
@@ -16,20 +16,7 @@ interface Answer {
 }
 
 function get(base: string, path: string, headers: Record<string, string> = {}): Promise<Answer> {
-  const url = new URL(base);
-  return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const body = Buffer.concat(chunks);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text: body.toString('utf8') });
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
+  return rawRequest(base, 'GET', path, { headers }).then((res) => ({ status: res.status, headers: res.headers, body: res.bytes, text: res.body }));
 }
 
 /** Polls until `check` passes; the catalog notices changes within ~100 ms (watch) or 2 s (poll). */
