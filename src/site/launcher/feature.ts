@@ -2,18 +2,18 @@ import { HttpError } from '../../core/errors.js';
 import type { Feature } from '../../core/feature.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
 import { sendPrepared } from './prepared.js';
-import { createLauncherStore } from './store.js';
+import { createLauncherConfigSource } from './config-source.js';
 
 /** GET /api/info and GET /api/fastdownload, served from LAUNCHER_CONFIG (see document.ts for the rules). */
 export function launcherFeature(deps: SiteDeps): Feature<SiteLocals> {
-  const store = createLauncherStore({ path: deps.config.launcherConfig, log: deps.log.child({ component: 'launcher' }) });
+  const source = createLauncherConfigSource({ path: deps.config.launcherConfig, log: deps.log.child({ component: 'launcher' }) });
   return {
     routes: [
       {
         method: 'GET',
         path: '/api/info',
         handler: (ctx) => {
-          const info = store.answers().info;
+          const info = source.answers().info;
           // CONTRACT: no file ever read is a configuration failure, 500 INTERNAL.
           if (!info) throw new HttpError(500, 'INTERNAL', 'Launcher information is not available');
           sendPrepared(ctx, info);
@@ -23,9 +23,9 @@ export function launcherFeature(deps: SiteDeps): Feature<SiteLocals> {
         method: 'GET',
         path: '/api/fastdownload',
         // Without a usable file this is {success: true, enabled: false, versions: []}.
-        handler: (ctx) => sendPrepared(ctx, store.answers().fastdownload),
+        handler: (ctx) => sendPrepared(ctx, source.answers().fastdownload),
       },
     ],
-    close: () => store.close(),
+    close: () => source.close(),
   };
 }

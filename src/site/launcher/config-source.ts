@@ -28,7 +28,7 @@ export interface LauncherAnswers {
   readonly fastdownload: PreparedAnswer;
 }
 
-export interface LauncherStoreOptions {
+export interface LauncherConfigSourceOptions {
   path: string;
   log: Logger;
   pollMs?: number;
@@ -37,7 +37,7 @@ export interface LauncherStoreOptions {
 
 const NO_CONFIG: LauncherAnswers = { info: null, fastdownload: prepareJson({ success: true, ...FASTDOWNLOAD_ABSENT }) };
 
-export function createLauncherStore(options: LauncherStoreOptions) {
+export function createLauncherConfigSource(options: LauncherConfigSourceOptions) {
   const { path } = options;
   const log = options.log.child({ file: path });
   let answers = NO_CONFIG;
