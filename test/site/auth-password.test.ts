@@ -22,6 +22,11 @@ let site: TestServer;
 test.before(async () => {
   site = await startTestSite();
 });
+// The login limits live in PostgreSQL and every attempt of this file comes from
+// 127.0.0.1: each test starts with fresh counters.
+test.before.each(async () => {
+  await testSql()`delete from rate_limits`;
+});
 test.after(async () => {
   await site.close();
   await closeTestSql();
@@ -238,6 +243,35 @@ test('failures per client address are limited across names', async () => {
     assert.ok(Number(refused.headers.get('retry-after')) > 0);
   } finally {
     await limited.close();
+  }
+});
+
+test('regression: login limits are shared by two site processes on one database', async () => {
+  const [one, two] = await Promise.all([startLimited(), startLimited()]);
+  try {
+    for (let i = 0; i < FAILURES_PER_NAME; i++) {
+      const through = i % 2 === 0 ? one : two;
+      assert.is((await passwordLogin(through.url, { username: 'shared-name', password: `wrong-${i}` })).status, 401);
+    }
+    for (const through of [one, two]) {
+      assert.is((await passwordLogin(through.url, { username: 'shared-name', password: 'wrong' })).status, 429);
+    }
+  } finally {
+    await Promise.all([one.close(), two.close()]);
+  }
+});
+
+test('regression: concurrent failures through two processes never exceed the address limit', async () => {
+  const [one, two] = await Promise.all([startLimited(), startLimited()]);
+  try {
+    const attempts = Array.from({ length: 4 * FAILURES_PER_ADDRESS }, (_, i) =>
+      passwordLogin((i % 2 === 0 ? one : two).url, { username: `burst-${i}`, password: 'wrong-password' }),
+    );
+    const statuses = (await Promise.all(attempts)).map((response) => response.status);
+    assert.is(statuses.filter((status) => status === 401).length, FAILURES_PER_ADDRESS);
+    assert.is(statuses.filter((status) => status === 429).length, 3 * FAILURES_PER_ADDRESS);
+  } finally {
+    await Promise.all([one.close(), two.close()]);
   }
 });
 

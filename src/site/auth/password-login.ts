@@ -1,7 +1,8 @@
 import { HttpError, validationFailed } from '../../core/errors.js';
 import { jsonBody } from '../../core/middleware/json-body.js';
-import { createRateLimiter, rateLimited, type RateDecision } from '../../core/rate-limit.js';
+import { rateLimited, type RateDecision } from '../../core/rate-limit.js';
 import { sendOk } from '../../core/respond.js';
+import { createSharedRateLimiter, type SharedRateLimiter } from '../../db/rate-limit.js';
 import type { SiteContext, SiteDeps, SiteRoute } from '../context.js';
 import { createDummyHash, createHashGate, MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
 import { isObject } from './json-shape.js';
@@ -30,8 +31,9 @@ export const DEFAULT_LOGIN_LIMITS: LoginLimits = {
 };
 
 export function passwordLoginRoutes(deps: SiteDeps, limits: LoginLimits = DEFAULT_LOGIN_LIMITS): SiteRoute[] {
-  const byName = createRateLimiter({ limit: limits.failuresPerName, windowMs: LOGIN_WINDOW_MS });
-  const byAddress = createRateLimiter({ limit: limits.failuresPerAddress, windowMs: LOGIN_WINDOW_MS });
+  // In PostgreSQL, so every site process counts against the same limits.
+  const byName = createSharedRateLimiter(deps.sql, { name: 'login:name', limit: limits.failuresPerName, windowMs: LOGIN_WINDOW_MS });
+  const byAddress = createSharedRateLimiter(deps.sql, { name: 'login:address', limit: limits.failuresPerAddress, windowMs: LOGIN_WINDOW_MS });
   const gate = createHashGate();
   const isAdminName = adminMatcher(deps.config);
   // Made once, at start; a failure here would surface on the first unknown name.
@@ -45,17 +47,16 @@ export function passwordLoginRoutes(deps: SiteDeps, limits: LoginLimits = DEFAUL
 
     // Counted before the hash is checked, so a burst of parallel guesses cannot
     // all pass the limit while the first ones are still being verified.
-    const refused = [byName.peek(nameKey), byAddress.peek(addressKey)].filter((decision) => !decision.allowed);
-    if (refused.length > 0) throw rateLimited(longest(refused));
-    byName.hit(nameKey);
-    byAddress.hit(addressKey);
+    await countAttempt([
+      [byName, nameKey],
+      [byAddress, addressKey],
+    ]);
 
     const account = isValidLocalUsername(username) ? await findLocalUser(deps.sql, username) : null;
     const valid = await gate.run(async () => verifyPassword(account?.password_hash ?? (await dummyHash), password));
     if (!account || !valid) throw new HttpError(401, 'INVALID_CREDENTIALS', INVALID);
 
-    byName.reset(nameKey);
-    byAddress.refund(addressKey);
+    await Promise.all([byName.reset(nameKey), byAddress.refund(addressKey)]);
     const user = await refreshLocalAdmin(deps.sql, String(account.id), isAdminName(account.username));
     await beginSession(ctx, deps, user);
     sendOk(ctx, { user: publicUser(user) });
@@ -80,6 +81,20 @@ function credentialsFrom(body: unknown): { username: string; password: string } 
 function fits(text: string, max: number): boolean {
   if (text.length === 0 || text.length > max * 2) return false;
   return Array.from(text).length <= max;
+}
+
+/**
+ * Counts one attempt against every limit at once (each hit is atomic in the
+ * database). When one refuses, the hits the others allowed are taken back, so an
+ * attempt that is refused anyway does not use up a budget, then the longest wait
+ * is the 429's Retry-After.
+ */
+async function countAttempt(limits: Array<[SharedRateLimiter, string]>): Promise<void> {
+  const decisions = await Promise.all(limits.map(([limiter, key]) => limiter.hit(key)));
+  const refused = decisions.filter((decision) => !decision.allowed);
+  if (refused.length === 0) return;
+  await Promise.all(limits.filter((_, i) => decisions[i]!.allowed).map(([limiter, key]) => limiter.refund(key)));
+  throw rateLimited(longest(refused));
 }
 
 function longest(decisions: RateDecision[]): RateDecision {
