@@ -1,0 +1,140 @@
+import type { PluginStatus, Viewer } from './visibility.js';
+import { isOwnerOrAdmin } from './visibility.js';
+
+/*
+ * The store's tables (sql/010_plugins.sql, sql/011_plugin_ratings.sql), for whoever
+ * builds on them:
+ *
+ *   plugins                 the live record. id (unique case-insensitively through
+ *                           plugins_id_lower; look ids up with lower(id) = lower($1)),
+ *                           submitter_id -> users.id, the content fields (snake_case
+ *                           of the API names; tags/permissions text[], screenshots
+ *                           jsonb), status, featured, install_count, stars_1..stars_5
+ *                           (kept by a trigger on plugin_ratings) and, generated from
+ *                           them, rating_count, rating_sum, rating_score (Bayesian,
+ *                           for sort=rating); the last review (review_action,
+ *                           review_reason, reviewed_at, reviewed_by); created_at,
+ *                           updated_at (content changes and reviews only); search_text
+ *                           and search_key (generated, trigram-indexed, for q).
+ *   plugin_pending_updates  one per approved plugin an author edited: `changed` lists
+ *                           the API field names it changes, the same typed columns
+ *                           hold their new values, submitted_at when.
+ *   plugin_install_clicks   (plugin_id, client_address) -> counted_at: when that
+ *                           address last counted; a click counts again after an hour.
+ *   plugin_ratings          (plugin_id, user_id) primary key, stars 1-5, comment up to
+ *                           500 characters, created_at, updated_at. Inserting,
+ *                           changing or deleting one updates plugins.stars_N in the
+ *                           same transaction (trigger store_count_stars), so avg,
+ *                           count and distribution are exact under concurrency.
+ *   plugin_rating_replies   id, (plugin_id, rating_user_id) -> the rating answered
+ *                           (deleting the rating deletes its replies), user_id, body
+ *                           1-500 characters, created_at.
+ *   plugin_records          view: plugins + submitter username + pending update.
+ *
+ * The domains plugin_* carry each field rule; the checks count characters (code
+ * points), as the API does.
+ */
+
+/** A row of the plugin_records view, as postgres.js returns it (bigint as string). */
+export interface PluginRow {
+  id: string;
+  submitter_id: string;
+  submitter: string | null;
+  name: string;
+  version: string;
+  author: string;
+  description: string;
+  long_description?: string;
+  download: string;
+  sha256: string | null;
+  url: string | null;
+  icon: string | null;
+  tags: string[];
+  permissions: string[];
+  screenshots: unknown[];
+  status: PluginStatus;
+  featured: boolean;
+  install_count: string | number;
+  rating_count: number;
+  rating_sum: number;
+  review_action: 'approve' | 'reject' | null;
+  review_reason: string | null;
+  reviewed_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  pending_changed: string[] | null;
+  pending_submitted_at: Date | null;
+  [pendingColumn: `pending_${string}`]: unknown;
+}
+
+/** API field name -> column, for the fields an edit may change. */
+export const EDITABLE_COLUMNS = {
+  name: 'name',
+  version: 'version',
+  author: 'author',
+  description: 'description',
+  longDescription: 'long_description',
+  download: 'download',
+  sha256: 'sha256',
+  url: 'url',
+  icon: 'icon',
+  tags: 'tags',
+  permissions: 'permissions',
+  screenshots: 'screenshots',
+} as const;
+export type EditableField = keyof typeof EDITABLE_COLUMNS;
+export const EDITABLE_FIELDS = Object.keys(EDITABLE_COLUMNS) as EditableField[];
+
+export function ratingAverage(sum: number, count: number): number {
+  return count > 0 ? sum / count : 0;
+}
+
+/**
+ * The plugin as the API shows it to `viewer`: `pendingUpdate` and `review` only for
+ * its submitter and administrators; `longDescription` only when the row carries it
+ * (details do, lists do not).
+ */
+export function pluginRecord(row: PluginRow, viewer: Viewer): Record<string, unknown> {
+  const record: Record<string, unknown> = {
+    id: row.id,
+    name: row.name,
+    version: row.version,
+    author: row.author,
+    description: row.description,
+  };
+  if (row.long_description !== undefined) record.longDescription = row.long_description;
+  Object.assign(record, {
+    download: row.download,
+    sha256: row.sha256,
+    url: row.url,
+    icon: row.icon,
+    permissions: row.permissions,
+    tags: row.tags,
+    screenshots: row.screenshots,
+    status: row.status,
+    installCount: Number(row.install_count),
+    ratingAvg: ratingAverage(row.rating_sum, row.rating_count),
+    ratingCount: row.rating_count,
+    featured: row.featured,
+    submitter: row.submitter ?? '',
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  });
+  if (isOwnerOrAdmin({ id: row.id, status: row.status, submitterId: String(row.submitter_id) }, viewer)) {
+    record.pendingUpdate = pendingUpdate(row);
+    record.review = row.review_action
+      ? { action: row.review_action, reason: row.review_reason, at: row.reviewed_at!.toISOString() }
+      : null;
+  }
+  return record;
+}
+
+function pendingUpdate(row: PluginRow): Record<string, unknown> | null {
+  if (!row.pending_changed || !row.pending_submitted_at) return null;
+  const update: Record<string, unknown> = {};
+  for (const field of EDITABLE_FIELDS) {
+    if (row.pending_changed.includes(field)) update[field] = row[`pending_${EDITABLE_COLUMNS[field]}`] ?? null;
+  }
+  update.submittedAt = row.pending_submitted_at.toISOString();
+  return update;
+}
