@@ -20,7 +20,7 @@ export function createSite(deps: SiteDeps) {
     name: 'site',
     log: deps.log,
     trustProxy: deps.config.trustProxy,
-    createLocals: () => ({ user: null, sessionId: null }),
+    createLocals: () => ({ user: null }),
     renderError: renderSiteError,
     middleware: [requestLog(), securityHeaders(), ...features.flatMap((feature) => feature.middleware ?? [])],
     routes: [

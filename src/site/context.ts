@@ -10,11 +10,10 @@ export interface SessionUser {
   admin: boolean;
 }
 
-/** What the site's middleware resolves once per request. */
+/** What a request's guards resolved (src/site/auth/guards.ts). */
 export interface SiteLocals {
+  /** The logged-in user, once a guard in the route's `use` resolved the session; else null. */
   user: SessionUser | null;
-  /** Id of the session row, when the request carries a valid session cookie. */
-  sessionId: string | null;
 }
 
 export type SiteContext = Context<SiteLocals>;

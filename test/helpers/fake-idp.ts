@@ -213,7 +213,7 @@ export async function startAuthOnly(
     name: 'site',
     log: testLogger(),
     trustProxy: false,
-    createLocals: () => ({ user: null, sessionId: null }),
+    createLocals: () => ({ user: null }),
     renderError: renderSiteError,
     middleware: feature.middleware ?? [],
     routes: feature.routes,

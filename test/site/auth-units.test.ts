@@ -127,7 +127,7 @@ usernames('candidates: the name, numbered suffixes, then a random one, all withi
 
 const guards = suite('guards');
 const user: SessionUser = { id: '1', username: 'u', avatar: '', admin: false };
-const ctxWith = (who: SessionUser | null) => ({ locals: { user: who, sessionId: null } }) as unknown as SiteContext;
+const ctxWith = (who: SessionUser | null) => ({ locals: { user: who } }) as unknown as SiteContext;
 const guardCases: Array<{ what: string; run: () => unknown; status?: number; code?: string }> = [
   { what: 'requireUser without a user → 401 UNAUTHORIZED', run: () => requireUser(ctxWith(null)), status: 401, code: 'UNAUTHORIZED' },
   { what: 'requireAdmin without a user → 401 UNAUTHORIZED', run: () => requireAdmin(ctxWith(null)), status: 401, code: 'UNAUTHORIZED' },

@@ -4,7 +4,7 @@ import { crossSiteProtection } from './cross-site.js';
 import { oauthRoutes } from './oauth-routes.js';
 import { DEFAULT_LOGIN_LIMITS, passwordLoginRoutes, type LoginLimits } from './password-login.js';
 import { createProviderClient, DEFAULT_PROVIDER_LIMITS, type ProviderLimits } from './provider-client.js';
-import { sessionMiddleware } from './session-middleware.js';
+import { createGuards } from './guards.js';
 import { sessionRoutes } from './session-routes.js';
 import { purgeExpiredSessions } from './sessions.js';
 
@@ -43,10 +43,10 @@ export function authFeature(deps: SiteDeps, options: AuthOptions = {}): Feature<
   first.unref();
 
   return {
-    // Cross-site check first: a forged request is refused before its session is
-    // even looked up, and before any route reads its body.
-    middleware: [crossSiteProtection(deps.config), sessionMiddleware(deps)],
-    routes: [...oauthRoutes(deps, client), ...sessionRoutes(deps), ...passwordLoginRoutes(deps, { ...DEFAULT_LOGIN_LIMITS, ...options.loginLimits })],
+    // On every request, before any route's guard looks the session up or reads a
+    // body: a forged request is refused first. It only reads the cookie header.
+    middleware: [crossSiteProtection(deps.config)],
+    routes: [...oauthRoutes(deps, client), ...sessionRoutes(deps, createGuards(deps)), ...passwordLoginRoutes(deps, { ...DEFAULT_LOGIN_LIMITS, ...options.loginLimits })],
     close: async () => {
       clearTimeout(first);
       clearInterval(interval);

@@ -1,7 +1,7 @@
 import { getCookie } from '../../core/middleware/cookies.js';
 import type { SessionUser, SiteContext, SiteDeps } from '../context.js';
 import { clearSessionCookie, sessionCookieName, setSessionCookie } from './cookies.js';
-import { createSession, deleteSession, hashToken } from './sessions.js';
+import { createSession, deleteSession } from './sessions.js';
 
 /**
  * Logs the user in on this browser: a fresh session and cookie. Any session the
@@ -14,7 +14,6 @@ export async function beginSession(ctx: SiteContext, deps: SiteDeps, user: Sessi
   const token = await createSession(deps.sql, user.id);
   setSessionCookie(ctx.res, deps.config, token);
   ctx.locals.user = user;
-  ctx.locals.sessionId = hashToken(token).toString('hex');
 }
 
 /** Deletes the session row (whether or not it was still live) and clears the cookie. */
@@ -23,7 +22,6 @@ export async function endSession(ctx: SiteContext, deps: SiteDeps): Promise<void
   if (token !== undefined) await deleteSession(deps.sql, token);
   clearSessionCookie(ctx.res, deps.config);
   ctx.locals.user = null;
-  ctx.locals.sessionId = null;
 }
 
 /** What clients see of a user: never the internal id. */

@@ -1,11 +1,12 @@
 import { redirect, sendJson, sendOk } from '../../core/respond.js';
 import type { SiteContext, SiteDeps, SiteRoute } from '../context.js';
+import type { Guards } from './guards.js';
 import { endSession, publicUser } from './session-lifecycle.js';
 
 /** Where a browser lands after GET /apps/auth/logout: the plugin store. */
 export const AFTER_LOGOUT = '/apps/';
 
-export function sessionRoutes(deps: SiteDeps): SiteRoute[] {
+export function sessionRoutes(deps: SiteDeps, guards: Guards): SiteRoute[] {
   const me = (ctx: SiteContext) => {
     const user = ctx.locals.user;
     // Per-user answer: no cache (shared or browser) may keep it.
@@ -30,8 +31,10 @@ export function sessionRoutes(deps: SiteDeps): SiteRoute[] {
     redirect(ctx, AFTER_LOGOUT);
   };
 
+  // Logout takes no guard: it deletes whatever session the cookie names, live or
+  // not, without looking the user up first.
   return [
-    { method: 'GET', path: '/apps/api/me', handler: me },
+    { method: 'GET', path: '/apps/api/me', use: [guards.withUser], handler: me },
     { method: 'POST', path: '/apps/auth/logout', handler: logout },
     { method: 'GET', path: '/apps/auth/logout', handler: logoutAndLeave },
   ];
