@@ -42,6 +42,9 @@ export function readMigrations(dir = join(projectRoot(), 'sql')): Migration[] {
 export async function migrate(sql: Sql, log: Logger, migrations = readMigrations()): Promise<number> {
   const connection = await sql.reserve();
   try {
+    // A migration (or waiting for another process's) may rightly take longer than
+    // the pool's statement_timeout, which is for serving requests; reset below.
+    await connection`set statement_timeout = 0`;
     await connection`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
     await connection`
       create table if not exists schema_migrations (
@@ -80,6 +83,7 @@ export async function migrate(sql: Sql, log: Logger, migrations = readMigrations
     return count;
   } finally {
     await connection`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`.catch(() => {});
+    await connection`reset statement_timeout`.catch(() => {});
     connection.release();
   }
 }

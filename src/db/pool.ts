@@ -1,5 +1,6 @@
 import postgres from 'postgres';
 import type { Logger } from '../core/log.js';
+import { IDLE_IN_TRANSACTION_TIMEOUT_MS, STATEMENT_TIMEOUT_MS } from './deadline.js';
 
 export type Sql = postgres.Sql<Record<string, never>>;
 
@@ -7,18 +8,31 @@ export const POOL_SIZE = 10;
 export const CONNECT_TIMEOUT_S = 5;
 export const STARTUP_WAIT_MS = 30_000;
 
+export interface PoolOptions {
+  /**
+   * PostgreSQL's statement_timeout on every connection; 0 turns it off, for batch
+   * scripts (seeding) whose statements may rightly run long. Serving keeps the default.
+   */
+  statementTimeoutMs?: number;
+}
+
 /**
  * One pool per process. postgres.js reconnects on its own, so after PostgreSQL
  * comes back the next query simply works: no restart needed.
  */
-export function createPool(url: string): Sql {
+export function createPool(url: string, options: PoolOptions = {}): Sql {
   return postgres(url, {
     max: POOL_SIZE,
     connect_timeout: CONNECT_TIMEOUT_S,
     idle_timeout: 60,
     max_lifetime: 60 * 30,
     onnotice: () => {},
-        connection: { application_name: 'launcher-web' },
+    // Sent in the startup message, so they hold for every statement without a round trip.
+    connection: {
+      application_name: 'launcher-web',
+      statement_timeout: options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS,
+      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    },
     debug: false,
     transform: { undefined: null },
   }) as unknown as Sql;

@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { projectRoot } from '../core/project-root.js';
+import { QUERY_TIMEOUT_MS, withDeadline } from './deadline.js';
+import type { Sql } from './pool.js';
 
 // Named queries live in sql/queries/<area>/<name>.sql as real SQL with $1, $2...
 // placeholders. They are read once, at start-up, so no request reads a file.
@@ -30,11 +32,39 @@ export function queryText(name: string): string {
   return text;
 }
 
-/** Runs a named query with bound parameters (never string-built SQL). */
-export function runQuery<T extends object = Record<string, unknown>>(
-  sql: import('./pool.js').Sql,
-  name: string,
-  params: unknown[] = [],
-): Promise<T[]> {
-  return sql.unsafe(queryText(name), params as never[], { prepare: true }) as unknown as Promise<T[]>;
+/** What postgres.js's query object offers beyond a promise (see `abandon`). */
+interface PendingQuery<T> extends PromiseLike<T> {
+  /** Set once the query is handed to a connection; null while it waits for one. */
+  state?: unknown;
+  cancel(): unknown;
+}
+
+/**
+ * Runs a named query with bound parameters (never string-built SQL), bounded in
+ * time: past QUERY_TIMEOUT_MS it rejects with 503 UNAVAILABLE (see deadline.ts).
+ */
+export function runQuery<T extends object = Record<string, unknown>>(sql: Sql, name: string, params: unknown[] = []): Promise<T[]> {
+  const query = sql.unsafe(queryText(name), params as never[], { prepare: true }) as unknown as PendingQuery<T[]>;
+  return withDeadline(query, QUERY_TIMEOUT_MS, () => abandon(query));
+}
+
+/**
+ * A query past its deadline that still waits for a connection is taken out of the
+ * queue, so it never runs after its request was answered. One already sent is
+ * left to finish or to the server's statement_timeout: postgres.js cancels a sent
+ * query over a new connection whose failure it does not let us catch (an
+ * unhandled rejection), and when the server has stopped answering, a cancel
+ * request would not get through anyway.
+ */
+function abandon<T>(query: PendingQuery<T>): void {
+  if (query.state == null) query.cancel();
+}
+
+/**
+ * Runs `work` in a transaction (sql.begin) bounded as a whole by `ms`; past it the
+ * request gets 503 while PostgreSQL rolls back on its own (statement_timeout,
+ * idle_in_transaction_session_timeout). Each query inside should use runQuery(tx, ...).
+ */
+export function inTransaction<T>(sql: Sql, work: (tx: Sql) => Promise<T>, ms = 2 * QUERY_TIMEOUT_MS): Promise<T> {
+  return withDeadline(sql.begin((tx) => work(tx as unknown as Sql)) as Promise<T>, ms);
 }

@@ -1,6 +1,5 @@
 // PostgreSQL: migrations under concurrency, waiting at start, and recovery after
 // the database goes away (through a TCP proxy the test can cut).
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createApp } from '../../src/core/app.js';
@@ -11,6 +10,7 @@ import { migrate, readMigrations } from '../../src/db/migrate.js';
 import { createPool, databaseIsReady, waitForDatabase } from '../../src/db/pool.js';
 import { healthRoutes } from '../../src/core/health.js';
 import { renderSiteError } from '../../src/site/errors.js';
+import { startPgProxy } from '../helpers/pg-proxy.js';
 import { closeTestSql, testSql } from '../helpers/servers.js';
 
 test.after(() => closeTestSql());
@@ -62,45 +62,9 @@ test('waitForDatabase gives up with one clear error', async () => {
   }
 });
 
-/** A TCP proxy to PostgreSQL that the test can switch off and on. */
-async function cuttableProxy(target: URL) {
-  const sockets = new Set<Socket>();
-  let server: Server | undefined;
-  let port = 0;
-  const start = () =>
-    new Promise<void>((resolve) => {
-      server = createServer((client) => {
-        const upstream = connect(Number(target.port), target.hostname);
-        sockets.add(client).add(upstream);
-        client.pipe(upstream).pipe(client);
-        const drop = () => {
-          client.destroy();
-          upstream.destroy();
-        };
-        client.on('error', drop).on('close', drop);
-        upstream.on('error', drop).on('close', drop);
-      });
-      server.listen(port, '127.0.0.1', () => {
-        port = (server!.address() as { port: number }).port;
-        resolve();
-      });
-    });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      sockets.clear();
-      server!.close(() => resolve());
-    });
-  await start();
-  return { port: () => port, start, stop };
-}
-
 test('losing PostgreSQL: 500 INTERNAL on database routes, 503 on /readyz, then recovery', async () => {
-  const target = new URL(process.env.TEST_DB_URL!);
-  const proxy = await cuttableProxy(target);
-  const viaProxy = new URL(target.href);
-  viaProxy.port = String(proxy.port());
-  const sql = createPool(viaProxy.href);
+  const proxy = await startPgProxy(process.env.TEST_DB_URL!);
+  const sql = createPool(proxy.url);
   const handler = createApp<any>({
     name: 'db-test',
     log: silentLogger,

@@ -1,0 +1,135 @@
+// Bound every query: a hung database (a proxy that stops forwarding without
+// closing) gives 503 UNAVAILABLE with Retry-After in bounded time, leaks no pool
+// connection, and the site recovers by itself; a slow statement is cancelled by
+// PostgreSQL's statement_timeout.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { HttpError } from '../../src/core/errors.js';
+import { QUERY_TIMEOUT_MS, UNAVAILABLE_RETRY_AFTER_SECONDS, withDeadline } from '../../src/db/deadline.js';
+import { createPool, POOL_SIZE } from '../../src/db/pool.js';
+import { testSessionCookie } from '../helpers/fake-idp.js';
+import { startPgProxy } from '../helpers/pg-proxy.js';
+import { closeTestSql, startTestSite, tempDir, testSql } from '../helpers/servers.js';
+
+/** Time a 503 may take beyond the deadline on a busy test machine. */
+const SLACK_MS = 2500;
+
+test.after(() => closeTestSql());
+
+async function timed(run: () => Promise<Response>): Promise<{ response: Response; body: Record<string, unknown>; ms: number }> {
+  const started = performance.now();
+  const response = await run();
+  const body = (await response.json()) as Record<string, unknown>;
+  return { response, body, ms: performance.now() - started };
+}
+
+test('regression: with the database hung, /apps/api/me answers 503 UNAVAILABLE with Retry-After in bounded time, then recovers without leaked connections', async () => {
+  const proxy = await startPgProxy(process.env.TEST_DB_URL!);
+  const sql = createPool(proxy.url);
+  const launcherConfig = join(tempDir(), 'launcher.json');
+  writeFileSync(launcherConfig, JSON.stringify({ latestVersion: '1.0.0' }));
+  const site = await startTestSite({ LAUNCHER_CONFIG: launcherConfig }, sql);
+  const cookie = await testSessionCookie(testSql(), 'hung-db-user');
+  const me = () => fetch(site.url + '/apps/api/me', { headers: { cookie } });
+  try {
+    assert.is((await me()).status, 200);
+
+    proxy.hang();
+    // More requests than the pool has connections: the ones queued for a
+    // connection are bounded too.
+    const hung = await Promise.all(Array.from({ length: POOL_SIZE + 5 }, () => timed(me)));
+    for (const { response, body, ms } of hung) {
+      assert.is(response.status, 503);
+      assert.is(body.code, 'UNAVAILABLE');
+      assert.is(response.headers.get('retry-after'), String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+      assert.ok(ms < QUERY_TIMEOUT_MS + SLACK_MS, `answered after ${Math.round(ms)} ms`);
+      assert.not.match(JSON.stringify(body), /select|postgres|timeout/i);
+    }
+    // Routes that do not read the user do not wait on the database at all.
+    const info = await timed(() => fetch(site.url + '/api/info', { headers: { cookie } }));
+    assert.is(info.response.status, 200);
+    assert.ok(info.ms < 1000, `/api/info took ${Math.round(info.ms)} ms`);
+
+    proxy.resume();
+    let recovered = false;
+    for (let i = 0; i < 50 && !recovered; i++) {
+      recovered = (await me()).status === 200;
+      if (!recovered) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.ok(recovered, 'the site did not recover by itself');
+    // Every connection of the pool is usable again: twice the pool at once all succeed.
+    const after = await Promise.all(Array.from({ length: 2 * POOL_SIZE }, () => timed(me)));
+    for (const { response, body } of after) {
+      assert.is(response.status, 200);
+      assert.equal((body.user as { username: string }).username, 'hung-db-user');
+    }
+    assert.ok(proxy.open() <= POOL_SIZE, `${proxy.open()} connections open through the proxy (pool of ${POOL_SIZE})`);
+  } finally {
+    proxy.resume();
+    await site.close();
+    await sql.end({ timeout: 1 });
+    await proxy.stop();
+  }
+});
+
+test('regression: a slow statement is cancelled by statement_timeout and becomes 503; its connection is free at once', async () => {
+  const sql = createPool(process.env.TEST_DB_URL!, { statementTimeoutMs: 200 });
+  try {
+    const started = performance.now();
+    try {
+      await withDeadline(sql`select pg_sleep(5)`);
+      assert.unreachable('should have timed out');
+    } catch (error) {
+      assert.instance(error, HttpError);
+      assert.is((error as HttpError).status, 503);
+      assert.is((error as HttpError).code, 'UNAVAILABLE');
+      assert.equal((error as HttpError).headers, { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) });
+    }
+    assert.ok(performance.now() - started < 2000, 'cancelled by the server, not by the client deadline');
+    const [row] = await sql`select 1 as one`;
+    assert.is(row!.one, 1);
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+});
+
+test('withDeadline: a late answer is ignored, a late failure never surfaces as an unhandled rejection', async () => {
+  let abandoned = 0;
+  const cases = [
+    { what: 'late value', pending: new Promise((resolve) => setTimeout(() => resolve('late'), 100)) },
+    { what: 'late failure', pending: new Promise((_, reject) => setTimeout(() => reject(new Error('late')), 100)) },
+  ];
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    for (const c of cases) {
+      try {
+        await withDeadline(c.pending, 20, () => abandoned++);
+        assert.unreachable(c.what);
+      } catch (error) {
+        assert.is((error as HttpError).code, 'UNAVAILABLE', c.what);
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.is(abandoned, 2);
+    assert.equal(unhandled, []);
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+});
+
+test('withDeadline: an answer in time passes through; other failures stay what they were', async () => {
+  assert.is(await withDeadline(Promise.resolve(7), 1000), 7);
+  const failure = Object.assign(new Error('boom'), { code: 'ECONNREFUSED' });
+  try {
+    await withDeadline(Promise.reject(failure), 1000);
+    assert.unreachable();
+  } catch (error) {
+    assert.is(error, failure);
+  }
+});
+
+test.run();
