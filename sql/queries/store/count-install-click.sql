@@ -1,0 +1,24 @@
+-- One install click of approved plugin $1 (case-insensitive id) from client address $2,
+-- in one statement. The click row of (plugin, address) is inserted, or moved to now
+-- when the last counted click is over an hour old; only then does the count go up.
+-- Concurrent clicks from one address queue on that row: exactly one counts. The
+-- plugin row's update takes its lock, so concurrent counts are never lost.
+-- No row comes back when the plugin is absent or not approved.
+with plugin as (
+  select id, install_count from plugins where lower(id) = lower($1) and status = 'approved'
+),
+counted as (
+  insert into plugin_install_clicks as click (plugin_id, client_address, counted_at)
+  select id, $2, now() from plugin
+  on conflict (plugin_id, client_address) do update
+     set counted_at = excluded.counted_at
+   where click.counted_at <= excluded.counted_at - interval '1 hour'
+  returning plugin_id
+),
+bumped as (
+  update plugins set install_count = install_count + 1
+   where id = (select plugin_id from counted)
+  returning id, install_count
+)
+select plugin.id, coalesce((select install_count from bumped), plugin.install_count) as install_count
+  from plugin

@@ -1,0 +1,4 @@
+-- One plugin as the API shows it (case-insensitive id); the caller applies visibility.
+select *
+  from plugin_records
+ where lower(id) = lower($1)

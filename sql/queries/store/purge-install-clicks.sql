@@ -1,0 +1,6 @@
+-- Click rows over an hour old de-duplicate nothing; delete up to $1 of them.
+delete from plugin_install_clicks
+ where ctid = any (array(
+   select ctid from plugin_install_clicks
+    where counted_at < now() - interval '1 hour'
+    limit $1))

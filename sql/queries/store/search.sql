@@ -1,0 +1,60 @@
+-- Ranked, typo-tolerant search over id, name, author, tags and description, with the
+-- list filters, a page and the total in one round trip.
+-- Parameters: $1 viewer (users.id, null for visitors and public=1), $2 true when the
+-- viewer sees everything (administrators), $3 status or null, $4 submitter (scope=mine)
+-- or null, $5 tag (lower case) or null, $6 featured only, $7 limit, $8 offset.
+-- $9 the query in lower case, $10 its words joined by one space, $11 the words without
+-- spaces, $12 the words (text[]), $13 its longest word, $14 the order: 'relevance',
+-- 'updated', 'rating' or 'installs'.
+--
+-- A plugin matches when its compact id or name contains the compact query ("mini map"
+-- finds "minimap"), or when every word is in its text or within trigram word
+-- similarity of it (pg_trgm.word_similarity_threshold, 0.6: "minimp" finds
+-- "minimap"). Both are answered from the trigram indexes on search_key and
+-- search_text. Rank: exact id or name, then compact equality, then prefixes, then an
+-- exact tag or author, then a name word starting with the query; within a tier,
+-- similarity to the name and id, then tags, author and description, in that weight.
+with candidates as materialized (
+  select p.id, p.install_count, p.rating_score, p.updated_at,
+         (case
+            when lower(p.id) = $9 or lower(p.name) = $9 or lower(p.name) = $10 then 10000
+            when store_compact(p.id) = $11 or store_compact(p.name) = $11 then 9000
+            when starts_with(lower(p.name), $10) or starts_with(lower(p.id), $9) then 8000
+            when starts_with(store_compact(p.name), $11) or starts_with(store_compact(p.id), $11) then 7000
+            when store_lower_tags(p.tags) @> array[$10] then 6000
+            when lower(p.author) = $10 then 5000
+            when position(' ' || $10 in ' ' || regexp_replace(lower(p.name), '[^[:alnum:]]+', ' ', 'g')) > 0 then 4000
+            else 0
+          end)
+         + 300 * greatest(word_similarity($10, lower(p.name)), word_similarity($10, lower(p.id)))
+         + 250 * word_similarity($10, store_join_words(store_lower_tags(p.tags)))
+         + 150 * word_similarity($10, lower(p.author))
+         + 100 * word_similarity($10, lower(p.description)) as score
+    from plugins p
+   where
+       -- Visibility (src/site/plugins/visibility.ts): approved, own, or everything for administrators.
+       (p.status = 'approved' or p.submitter_id = $1::bigint or $2::boolean)
+   and ($3::text is null or p.status = $3::text)
+   and ($4::bigint is null or p.submitter_id = $4::bigint)
+   and ($5::text is null or store_lower_tags(p.tags) @> array[$5::text])
+   and (not $6::boolean or p.featured)
+     and (p.search_key like '%' || $11 || '%'
+          or (($13 <% p.search_text or p.search_key like '%' || $13 || '%')
+              and not exists (
+                select 1 from unnest($12::text[]) as word
+                 where not (word <% p.search_text or p.search_key like '%' || word || '%'))))
+)
+select total.count::integer as total, r.*
+  from (select count(*) from candidates) as total
+  left join lateral (
+    select c.id, c.score, c.install_count, c.rating_score, c.updated_at from candidates c
+     order by case when $14 = 'installs' then c.install_count end desc nulls last,
+              case when $14 = 'rating' then c.rating_score end desc nulls last,
+              case when $14 = 'updated' then c.updated_at end desc nulls last,
+              c.score desc, c.install_count desc, c.id
+     limit $7 offset $8) as page on true
+  left join plugin_summaries r on r.id = page.id
+ order by case when $14 = 'installs' then page.install_count end desc nulls last,
+          case when $14 = 'rating' then page.rating_score end desc nulls last,
+          case when $14 = 'updated' then page.updated_at end desc nulls last,
+          page.score desc, page.install_count desc, page.id

@@ -1,0 +1,35 @@
+import { sendJson } from '../../core/respond.js';
+import { runQuery } from '../../db/queries.js';
+import type { SiteContext, SiteDeps } from '../context.js';
+import { findPluginRecord } from './plugin-reads.js';
+import { pluginRecord, type PluginRow } from './records.js';
+import { canSee, pluginNotFound } from './visibility.js';
+
+export const MAX_RELATED = 6;
+
+/**
+ * GET /apps/api/plugins/:id: {success, plugin}, and `related` when asked for
+ * (`include=related` or `related=1`): up to 6 approved plugins, most shared tags
+ * first, then the same submitter, never the plugin itself.
+ */
+export function detailHandler(deps: SiteDeps) {
+  return async (ctx: SiteContext) => {
+    const user = ctx.locals.user;
+    const row = await findPluginRecord(deps.sql, ctx.params.id!);
+    if (!row || !canSee({ id: row.id, status: row.status, submitterId: String(row.submitter_id) }, user)) throw pluginNotFound();
+    const body: Record<string, unknown> = { success: true, plugin: pluginRecord(row, user) };
+    if (wantsRelated(ctx.query)) {
+      const related = await runQuery<PluginRow>(deps.sql, 'store/related-plugins', [
+        row.id, row.tags.map((tag) => tag.toLowerCase()), row.submitter_id, MAX_RELATED,
+      ]);
+      body.related = related.map((item) => pluginRecord(item, user));
+    }
+    sendJson(ctx, 200, body, { 'Cache-Control': 'no-store' });
+  };
+}
+
+function wantsRelated(query: URLSearchParams): boolean {
+  const related = query.get('related');
+  if (related === '1' || related === 'true') return true;
+  return query.getAll('include').some((value) => value.split(',').some((item) => item.trim() === 'related'));
+}

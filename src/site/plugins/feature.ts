@@ -1,0 +1,28 @@
+import type { Feature } from '../../core/feature.js';
+import { jsonBody } from '../../core/middleware/json-body.js';
+import { createGuards } from '../auth/guards.js';
+import type { SiteDeps, SiteLocals } from '../context.js';
+import { detailHandler } from './detail-route.js';
+import { startClickPurge } from './click-purge.js';
+import { installClickHandler, installLinkHandler, manifestHandler } from './install-routes.js';
+import { listHandler } from './list-route.js';
+import { createHandler, editHandler, reviewHandler } from './write-routes.js';
+
+/** The plugin store: submit, edit, review, list and search, detail, install. */
+export function pluginsFeature(deps: SiteDeps): Feature<SiteLocals> {
+  const guards = createGuards(deps);
+  const purge = startClickPurge(deps);
+  return {
+    routes: [
+      { method: 'GET', path: '/apps/api/plugins', use: [guards.withUser], handler: listHandler(deps) },
+      { method: 'POST', path: '/apps/api/plugins', use: [guards.userRequired, jsonBody()], handler: createHandler(deps) },
+      { method: 'GET', path: '/apps/api/plugins/:id', use: [guards.withUser], handler: detailHandler(deps) },
+      { method: 'PATCH', path: '/apps/api/plugins/:id', use: [guards.userRequired, jsonBody()], handler: editHandler(deps) },
+      { method: 'POST', path: '/apps/api/plugins/:id/review', use: [guards.adminRequired, jsonBody()], handler: reviewHandler(deps) },
+      { method: 'GET', path: '/apps/api/plugins/:id/install-link', handler: installLinkHandler(deps) },
+      { method: 'GET', path: '/apps/api/plugins/:id/manifest.json', handler: manifestHandler(deps) },
+      { method: 'POST', path: '/apps/api/plugins/:id/install-click', handler: installClickHandler(deps) },
+    ],
+    close: () => purge.stop(),
+  };
+}

@@ -1,0 +1,93 @@
+import { HttpError, badRequest } from '../../core/errors.js';
+import { sendJson } from '../../core/respond.js';
+import { runQuery } from '../../db/queries.js';
+import { requireAdmin, requireUser } from '../auth/guards.js';
+import type { SiteContext, SiteDeps } from '../context.js';
+import { pluginRecord, type PluginRow } from './records.js';
+import { searchTerms } from './search-terms.js';
+import { listVisibility, type PluginStatus } from './visibility.js';
+
+// GET /apps/api/plugins: {success, plugins, total, limit, offset}. One query, one
+// round trip, whatever the parameters (see sql/queries/store/list-*.sql, search.sql).
+
+export const DEFAULT_LIST_LIMIT = 100;
+export const MAX_LIST_LIMIT = 500;
+/** Deep pages cost a walk of the index up to them; past this, a search narrows better. */
+export const MAX_LIST_OFFSET = 1_000_000;
+
+const SORTS = ['updated', 'rating', 'installs'] as const;
+const STATUSES: PluginStatus[] = ['pending', 'approved', 'rejected'];
+
+export function listHandler(deps: SiteDeps) {
+  return async (ctx: SiteContext) => {
+    const query = ctx.query;
+    const user = ctx.locals.user;
+    const scope = single(query, 'scope');
+    let submitter: string | null = null;
+    if (scope === 'mine') submitter = requireUser(ctx).id;
+    else if (scope === 'admin') requireAdmin(ctx);
+    else if (scope !== undefined && scope !== '') throw badRequest('scope must be "mine" or "admin"', 'scope');
+
+    const isPublic = flag(query, 'public');
+    // public=1 is the store front: approved plugins only, whoever asks.
+    const visibility = isPublic ? { viewerId: null, seesAll: false } : listVisibility(user);
+    const status = optionalChoice(query, 'status', STATUSES);
+    const sort = optionalChoice(query, 'sort', SORTS);
+    const tag = single(query, 'tag')?.trim().toLowerCase() || null;
+    if (tag !== null && tag.length > 64) throw badRequest('tag is too long', 'tag');
+    const limit = integer(query, 'limit', DEFAULT_LIST_LIMIT, 1, MAX_LIST_LIMIT);
+    const offset = integer(query, 'offset', 0, 0, MAX_LIST_OFFSET);
+    const filters = [visibility.viewerId, visibility.seesAll, status, submitter, tag, flag(query, 'featured'), limit, offset];
+
+    const q = single(query, 'q');
+    let rows: Array<PluginRow & { total: number }>;
+    if (q !== undefined && q.trim() !== '') {
+      const terms = searchTerms(q);
+      // Only punctuation: nothing can match it (an empty list, not everything).
+      if (!terms) return answer(ctx, [], 0, limit, offset);
+      rows = await runQuery(deps.sql, 'store/search', [
+        ...filters, terms.lower, terms.phrase, terms.compact, terms.words, terms.longest, sort ?? 'relevance',
+      ]);
+    } else {
+      rows = await runQuery(deps.sql, `store/list-${sort ?? 'updated'}`, filters);
+    }
+    const total = rows[0]?.total ?? 0;
+    const plugins = rows.filter((row) => row.id !== null).map((row) => pluginRecord(row, user));
+    answer(ctx, plugins, total, limit, offset);
+  };
+}
+
+function answer(ctx: SiteContext, plugins: unknown[], total: number, limit: number, offset: number): void {
+  // Lists depend on the caller's session: no shared cache may keep them.
+  sendJson(ctx, 200, { success: true, plugins, total, limit, offset }, { 'Cache-Control': 'no-store' });
+}
+
+/** One value of a parameter; repeating it is a malformed query. */
+function single(query: URLSearchParams, name: string): string | undefined {
+  const values = query.getAll(name);
+  if (values.length > 1) throw badRequest(`${name} may be given once`, name);
+  return values[0];
+}
+
+function flag(query: URLSearchParams, name: string): boolean {
+  const value = single(query, name);
+  if (value === undefined || value === '' || value === '0' || value === 'false') return false;
+  if (value === '1' || value === 'true') return true;
+  throw badRequest(`${name} must be 1 or 0`, name);
+}
+
+function optionalChoice<T extends string>(query: URLSearchParams, name: string, choices: readonly T[]): T | null {
+  const value = single(query, name);
+  if (value === undefined || value === '') return null;
+  if (!(choices as readonly string[]).includes(value)) throw badRequest(`${name} must be one of ${choices.join(', ')}`, name);
+  return value as T;
+}
+
+function integer(query: URLSearchParams, name: string, fallback: number, min: number, max: number): number {
+  const value = single(query, name);
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d{1,9}$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new HttpError(400, 'BAD_REQUEST', `${name} must be a whole number from ${min} to ${max}`, { field: name });
+  }
+  return Number(value);
+}

@@ -1,0 +1,98 @@
+import { HttpError } from '../../core/errors.js';
+import type { Sql } from '../../db/pool.js';
+import { runQuery } from '../../db/queries.js';
+import type { SessionUser } from '../context.js';
+import { EDITABLE_FIELDS, type EditableField } from './records.js';
+import type { PluginFields, ValidEdit } from './validation.js';
+import { canSee, isOwnerOrAdmin, pluginNotFound, type PluginStatus } from './visibility.js';
+
+// Creating, editing and reviewing plugins: the states of SPEC.md's state table and
+// CONTRACT.md "Edits". Every edit and review runs in a transaction holding the
+// plugin's row lock, so concurrent ones take turns and none is lost.
+
+export type ReviewAction = 'approve' | 'reject';
+
+/** Inserts a pending plugin; false when the id is taken (in any case). */
+export async function insertPlugin(sql: Sql, submitter: SessionUser, plugin: { id: string; featured: boolean } & PluginFields): Promise<boolean> {
+  const rows = await runQuery(sql, 'store/create-plugin', [
+    plugin.id,
+    submitter.id,
+    plugin.name,
+    plugin.version,
+    plugin.author,
+    plugin.description,
+    plugin.longDescription,
+    plugin.download,
+    plugin.sha256,
+    plugin.url,
+    plugin.icon,
+    plugin.tags,
+    plugin.permissions,
+    JSON.stringify(plugin.screenshots),
+    plugin.featured,
+  ]);
+  return rows.length > 0;
+}
+
+/** What happened to an edit, for the caller's answer. */
+export type EditOutcome = 'applied' | 'pending-update' | 'unchanged';
+
+/**
+ * PATCH: an administrator's edit applies at once and keeps the status; an author's
+ * edit of a pending plugin applies, of a rejected one applies and reopens it, of an
+ * approved one goes into the pending update. Returns the plugin's canonical id.
+ */
+export async function editPlugin(sql: Sql, id: string, editor: SessionUser, edit: ValidEdit): Promise<string> {
+  return sql.begin(async (tx) => {
+    const t = tx as unknown as Sql;
+    const [locked] = await runQuery<{ id: string; status: PluginStatus; submitter_id: string }>(t, 'store/lock-plugin', [id]);
+    if (!locked) throw pluginNotFound();
+    const plugin = { id: locked.id, status: locked.status, submitterId: String(locked.submitter_id) };
+    if (!canSee(plugin, editor)) throw pluginNotFound();
+    if (!isOwnerOrAdmin(plugin, editor)) throw new HttpError(403, 'FORBIDDEN', 'You can only edit your own plugins');
+
+    const changed = EDITABLE_FIELDS.filter((field) => edit.fields[field] !== undefined);
+    if (changed.length === 0 && edit.featured === undefined) return plugin.id;
+    const params = fieldParams(plugin.id, changed, edit.fields);
+    if (editor.admin) {
+      await runQuery(t, 'store/apply-plugin-edit', [...params, edit.featured ?? null, false]);
+    } else if (plugin.status === 'approved') {
+      await runQuery(t, 'store/merge-pending-update', params);
+    } else {
+      await runQuery(t, 'store/apply-plugin-edit', [...params, null, plugin.status === 'rejected']);
+    }
+    return plugin.id;
+  }) as Promise<string>;
+}
+
+/**
+ * Review: a plugin with a pending update has it applied (approve) or discarded
+ * (reject); a pending plugin is approved or rejected; anything else has nothing to
+ * review (409). Returns the canonical id.
+ */
+export async function reviewPlugin(sql: Sql, id: string, reviewer: SessionUser, action: ReviewAction, reason: string | null): Promise<string> {
+  return sql.begin(async (tx) => {
+    const t = tx as unknown as Sql;
+    const [locked] = await runQuery<{ id: string; status: PluginStatus; has_pending_update: boolean }>(t, 'store/lock-plugin', [id]);
+    if (!locked) throw pluginNotFound();
+    const params = [locked.id, action, reason, reviewer.id];
+    if (locked.has_pending_update) {
+      await runQuery(t, 'store/review-pending-update', params);
+    } else if (locked.status === 'pending') {
+      await runQuery(t, 'store/review-status', params);
+    } else {
+      throw new HttpError(409, 'CONFLICT', `Nothing to review: the plugin is ${locked.status} and has no pending update`);
+    }
+    return locked.id;
+  }) as Promise<string>;
+}
+
+/** $1 id, $2 changed field names, $3..$14 the values in EDITABLE_FIELDS order (null when unchanged). */
+function fieldParams(id: string, changed: EditableField[], fields: Partial<PluginFields>): unknown[] {
+  const values = EDITABLE_FIELDS.map((field) => {
+    const value = fields[field];
+    if (value === undefined) return null;
+    return field === 'screenshots' ? JSON.stringify(value) : value;
+  });
+  return [id, changed, ...values];
+}

@@ -1,0 +1,32 @@
+import { badRequest } from '../../core/errors.js';
+import { codePointLength } from './text-rules.js';
+
+// What the search query (sql/queries/store/search.sql) is given for a `q`.
+
+export const MAX_QUERY_LENGTH = 200;
+/** Words beyond these are dropped: each word is one more trigram test per candidate. */
+export const MAX_QUERY_WORDS = 8;
+
+export interface SearchTerms {
+  /** The query trimmed and lower-cased, for exact id comparison ("my_plugin"). */
+  lower: string;
+  /** Its words (letters and digits) joined by one space: "Mini-Map!" -> "mini map". */
+  phrase: string;
+  /** The words without spaces: "mini map" -> "minimap". */
+  compact: string;
+  words: string[];
+  /** The longest word: the most selective one to look up in the index. */
+  longest: string;
+}
+
+/** null when the query has no letters or digits at all (nothing can match it). */
+export function searchTerms(q: string): SearchTerms | null {
+  if (q.includes('\u0000') || codePointLength(q) > MAX_QUERY_LENGTH) {
+    throw badRequest(`q must be at most ${MAX_QUERY_LENGTH} characters`, 'q');
+  }
+  const lower = q.normalize('NFKC').trim().toLowerCase();
+  const words = lower.split(/[^\p{L}\p{N}]+/u).filter((word) => word !== '').slice(0, MAX_QUERY_WORDS);
+  if (words.length === 0) return null;
+  const longest = words.reduce((a, b) => (b.length > a.length ? b : a));
+  return { lower, phrase: words.join(' '), compact: words.join(''), words, longest };
+}
