@@ -21,7 +21,8 @@ export interface AppOptions<L extends object> {
   renderError: (ctx: Context<L>, error: HttpError) => void;
   createLocals: () => L;
   log: Logger;
-  trustProxy: boolean;
+  /** Proxies trusted to append to X-Forwarded-For (see client-ip.ts); 0 or false: none. */
+  trustProxy: number | boolean;
 }
 
 /** Longest request target accepted; longer ones get 414 before any routing. */

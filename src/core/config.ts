@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { MAX_TRUSTED_HOPS } from './client-ip.js';
 
 // Every environment variable of the contract is read and checked here, once, at
 // start-up. A bad value stops the process with one line naming the variable.
@@ -39,7 +40,8 @@ export interface Config {
   oauth: OAuthConfig | undefined;
   adminUsers: Set<string>;
   installScheme: string;
-  trustProxy: boolean;
+  /** Proxies in front of the service that append to X-Forwarded-For (TRUST_PROXY); 0 trusts none. */
+  trustProxy: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -109,7 +111,7 @@ export function loadConfig(env: Env = process.env): Config {
         .filter(Boolean),
     ),
     installScheme,
-    trustProxy: booleanFrom('TRUST_PROXY', read('TRUST_PROXY') ?? 'false'),
+    trustProxy: trustedHopsFrom(read('TRUST_PROXY') ?? 'false'),
   };
 }
 
@@ -150,6 +152,16 @@ function httpUrl(name: string, value: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(name, 'must be an http:// or https:// URL');
   if (url.username || url.password) throw new ConfigError(name, 'must not contain a user name or password');
   return url.href.replace(/\/+$/, '');
+}
+
+/** TRUST_PROXY: false (0), true (1: one proxy), or the number of proxies in the chain. */
+function trustedHopsFrom(value: string): number {
+  if (/^\d{1,2}$/.test(value) && Number(value) <= MAX_TRUSTED_HOPS) return Number(value);
+  try {
+    return booleanFrom('TRUST_PROXY', value) ? 1 : 0;
+  } catch {
+    throw new ConfigError('TRUST_PROXY', `must be true, false or the number of trusted proxies, 0 to ${MAX_TRUSTED_HOPS} (got "${value}")`);
+  }
 }
 
 function booleanFrom(name: string, value: string): boolean {

@@ -16,7 +16,7 @@ test('defaults follow the contract', () => {
   assert.is(config.imageHostPublicUrl, 'http://127.0.0.1:3001');
   assert.is(config.imghostMaxBytes, 8388608);
   assert.is(config.installScheme, 'bloret');
-  assert.is(config.trustProxy, false);
+  assert.is(config.trustProxy, 0);
   assert.is(config.secureCookies, false);
   assert.is(config.oauth, undefined);
   assert.ok(config.dataDir.endsWith('/data'));
@@ -49,6 +49,22 @@ test('OAuth settings come all together', () => {
   assert.throws(() => loadConfig({ OAUTH_AUTHORIZE_URL: 'https://idp.example/authorize' }), (e: unknown) => e instanceof ConfigError && e.variable === 'OAUTH_TOKEN_URL');
 });
 
+const trustProxyCases = [
+  { what: 'false', value: 'false', hops: 0 },
+  { what: 'no', value: 'no', hops: 0 },
+  { what: 'zero', value: '0', hops: 0 },
+  { what: 'true is one proxy', value: 'true', hops: 1 },
+  { what: 'TRUE', value: 'TRUE', hops: 1 },
+  { what: 'one', value: '1', hops: 1 },
+  { what: 'a chain of two', value: '2', hops: 2 },
+  { what: 'the most', value: '10', hops: 10 },
+];
+for (const c of trustProxyCases) {
+  test(`TRUST_PROXY=${c.value} (${c.what}) trusts ${c.hops} proxies`, () => {
+    assert.is(loadConfig({ TRUST_PROXY: c.value }).trustProxy, c.hops);
+  });
+}
+
 const bad = [
   { what: 'port not a number', env: { SITE_PORT: 'abc' }, variable: 'SITE_PORT' },
   { what: 'port too large', env: { IMGHOST_PORT: '70000' }, variable: 'IMGHOST_PORT' },
@@ -60,6 +76,8 @@ const bad = [
   { what: 'max bytes zero', env: { IMGHOST_MAX_BYTES: '0' }, variable: 'IMGHOST_MAX_BYTES' },
   { what: 'max bytes text', env: { IMGHOST_MAX_BYTES: '8MB' }, variable: 'IMGHOST_MAX_BYTES' },
   { what: 'trust proxy', env: { TRUST_PROXY: 'maybe' }, variable: 'TRUST_PROXY' },
+  { what: 'trust proxy hops beyond the bound', env: { TRUST_PROXY: '11' }, variable: 'TRUST_PROXY' },
+  { what: 'trust proxy negative', env: { TRUST_PROXY: '-1' }, variable: 'TRUST_PROXY' },
   { what: 'install scheme', env: { INSTALL_SCHEME: 'bad scheme' }, variable: 'INSTALL_SCHEME' },
   { what: 'host', env: { HOST: 'a b' }, variable: 'HOST' },
   { what: 'token with spaces', env: { IMGHOST_UPLOAD_TOKEN: 'a b' }, variable: 'IMGHOST_UPLOAD_TOKEN' },

@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { projectRoot } from '../../src/core/project-root.js';
 import { createLocalAccount, setLocalPassword } from '../../src/site/auth/local-accounts.js';
+import { MAX_FAILURES_PER_ADDRESS } from '../../src/site/auth/password-login.js';
 import { me, setCookie, setCookieLine, startAuthOnly, testSessionCookie } from '../helpers/fake-idp.js';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../helpers/servers.js';
 
@@ -274,6 +275,27 @@ test('regression: concurrent failures through two processes never exceed the add
     await Promise.all([one.close(), two.close()]);
   }
 });
+
+const spoofedAddressCases = [
+  { what: 'a client-written left-most X-Forwarded-For entry', forwardedFor: (i: number) => `10.1.${i}.7, 203.0.113.9` },
+  { what: 'a new IPv6 address of the same /64 each time', forwardedFor: (i: number) => `2001:db8:77:1::${(i + 1).toString(16)}` },
+];
+for (const c of spoofedAddressCases) {
+  test(`regression: TRUST_PROXY: 35 wrong logins with ${c.what} reach the 429`, async () => {
+    const proxied = await startTestSite({ TRUST_PROXY: 'true' });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 35; i++) {
+        const response = await passwordLogin(proxied.url, { username: `spoof-${i}`, password: 'wrong-password' }, { 'x-forwarded-for': c.forwardedFor(i) });
+        statuses.push(response.status);
+      }
+      assert.equal(statuses.slice(0, MAX_FAILURES_PER_ADDRESS), Array(MAX_FAILURES_PER_ADDRESS).fill(401));
+      assert.equal(statuses.slice(MAX_FAILURES_PER_ADDRESS), Array(35 - MAX_FAILURES_PER_ADDRESS).fill(429));
+    } finally {
+      await proxied.close();
+    }
+  });
+}
 
 test('ADMIN_USERS applies to local accounts at each login', async () => {
   await createLocalAccount(testSql(), { username: 'kate', password: 'kate-password-1' });
