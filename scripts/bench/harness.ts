@@ -1,0 +1,322 @@
+// The shared harness of the HTTP benchmarks: a service measured as operators run it,
+// against a bare node:http server answering the same bytes.
+//
+// - Ours is the built entrypoint (`node dist/site.js`, `node dist/imghost.js`), its
+//   stdout (the request log, one JSON line per request) redirected to a file, as
+//   under a process manager. The log is counted after each run: no line, no figure.
+// - The reference is scripts/bench/bare.ts: plain node:http writing the status,
+//   headers and body that ours sent, with a fresh request id per answer.
+// - Both servers are pinned to core 0 (`taskset -c 0`), the load generator
+//   (autocannon, 50 connections, its own process) to core 1, so neither steals the
+//   other's CPU. Each request is measured RUNS times for RUN_SECONDS, ours and bare
+//   alternating, and the median of each side is reported: requests/s, p50, p99,
+//   the ratio to bare, and the server's CPU time per request (from /proc), which
+//   stays meaningful when other work on a shared machine makes requests/s noisy.
+//
+// Load goes to 127.0.0.1 only and every run is bounded in time.
+
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { projectRoot } from '../../src/core/project-root.js';
+
+export const HOST = '127.0.0.1';
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+export const RUN_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+export const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const WARMUP_SECONDS = 2;
+const SERVER_CORE = process.env.BENCH_SERVER_CORE ?? '0';
+const LOAD_CORE = process.env.BENCH_LOAD_CORE ?? '1';
+const START_TIMEOUT_MS = 60_000;
+/** Linux reports process CPU time in clock ticks of 1/100 s (USER_HZ). */
+const MICROSECONDS_PER_TICK = 10_000;
+
+const root = projectRoot();
+const AUTOCANNON = join(root, 'node_modules', 'autocannon', 'autocannon.js');
+const BARE = join(root, '.test-build', 'scripts', 'bench', 'bare.js');
+
+export interface Server {
+  name: string;
+  origin: string;
+  pid: number;
+  /** Where its stdout goes (ours: the request log). */
+  logFile: string;
+  stop(): Promise<void>;
+}
+
+/** Builds dist/ so the entrypoints measured are those of this checkout. */
+export function buildDist(): void {
+  const built = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.json')], {
+    stdio: 'inherit',
+  });
+  if (built.status !== 0) throw new Error('npm run build failed');
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export function benchDir(prefix: string): Promise<string> {
+  return mkdtemp(join(tmpdir(), prefix));
+}
+
+/**
+ * Starts `node <args>` pinned to the server core, stdout to `logFile`, and waits
+ * until `origin + readyPath` answers. NODE_OPTIONS from BENCH_NODE_OPTIONS lets
+ * a profile be taken (`--cpu-prof --cpu-prof-dir=...`) without editing this file.
+ */
+export async function startPinned(options: {
+  name: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  port: number;
+  logFile: string;
+  readyPath?: string;
+}): Promise<Server> {
+  const out = openSync(options.logFile, 'a');
+  const nodeOptions = process.env.BENCH_NODE_OPTIONS;
+  const child = spawn('taskset', ['-c', SERVER_CORE, process.execPath, ...options.args], {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}), ...options.env },
+    stdio: ['ignore', out, 'inherit'],
+  });
+  closeSync(out);
+  const origin = `http://${HOST}:${options.port}`;
+  const server: Server = {
+    name: options.name,
+    origin,
+    pid: child.pid!,
+    logFile: options.logFile,
+    stop: () => stopChild(child),
+  };
+  const until = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${options.name} exited with ${child.exitCode} (log: ${options.logFile})`);
+    // Any answer means it listens (the bare reference may be set to answer 304).
+    const ok = await fetch(origin + (options.readyPath ?? '/healthz')).then(
+      async (res) => (await res.arrayBuffer(), res.status < 500),
+      () => false,
+    );
+    if (ok) return server;
+    if (Date.now() > until) {
+      await server.stop();
+      throw new Error(`${options.name} did not answer within ${START_TIMEOUT_MS / 1000} s (log: ${options.logFile})`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** An answer as the bare reference repeats it. */
+export interface Answer {
+  status: number;
+  headers: Array<[string, string]>;
+  body: Buffer;
+}
+
+/** Headers Node writes by itself, or that differ per answer: the bare server makes its own. */
+const NOT_REPEATED = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'x-request-id']);
+
+/** One GET of `origin + path`, as the bare reference will repeat it. */
+export async function captureAnswer(origin: string, path: string, headers: Record<string, string> = {}): Promise<Answer> {
+  const res = await fetch(origin + path, { headers });
+  const body = Buffer.from(await res.arrayBuffer());
+  if (res.status !== 200 && res.status !== 304) throw new Error(`${path} answered ${res.status}`);
+  const kept: Array<[string, string]> = [];
+  for (const [name, value] of res.headers) if (!NOT_REPEATED.has(name)) kept.push([name, value]);
+  return { status: res.status, headers: kept, body };
+}
+
+/** A bare node:http server answering `answer` to every request, pinned like ours. */
+export async function startBare(name: string, answer: Answer, dir: string): Promise<Server> {
+  const spec = join(dir, `${name}.answer.json`);
+  await writeFile(spec, JSON.stringify({ status: answer.status, headers: answer.headers, body: answer.body.toString('base64') }));
+  const port = await freePort();
+  return startPinned({
+    name,
+    args: [BARE, spec, String(port)],
+    env: {},
+    cwd: dir,
+    port,
+    logFile: join(dir, `${name}.out`),
+    readyPath: '/',
+  });
+}
+
+export interface RunFigures {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  /** Server CPU time (user + system) per request, µs. */
+  cpuUs: number;
+  /** Answers with another status than expected, plus errors and timeouts. */
+  wrong: number;
+}
+
+interface AutocannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  statusCodeStats?: Record<string, { count: number }>;
+}
+
+/** One autocannon run against `server`, in its own process pinned to the load core. */
+export async function runLoad(server: Server, path: string, seconds: number, headers: Record<string, string>, expectedStatus: number): Promise<RunFigures> {
+  const args = ['-c', LOAD_CORE, process.execPath, AUTOCANNON, '-c', String(CONNECTIONS), '-d', String(seconds), '-j'];
+  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}=${value}`);
+  args.push(server.origin + path);
+  const cpuBefore = cpuOf(server.pid);
+  const { stdout } = await run('taskset', args);
+  const cpuUsed = cpuOf(server.pid) - cpuBefore;
+  const result = JSON.parse(stdout) as AutocannonResult;
+  const expected = result.statusCodeStats?.[String(expectedStatus)]?.count ?? 0;
+  const answered = Object.values(result.statusCodeStats ?? {}).reduce((sum, stat) => sum + stat.count, 0);
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: answered,
+    cpuUs: answered > 0 ? cpuUsed / answered : NaN,
+    wrong: answered - expected + result.errors + result.timeouts,
+  };
+}
+
+function run(command: string, args: string[]): Promise<{ stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve({ stdout }) : reject(new Error(`${command} exited with ${code}: ${stderr}`))));
+  });
+}
+
+/** User + system CPU time of a process so far, in microseconds (Linux /proc). */
+function cpuOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * MICROSECONDS_PER_TICK;
+}
+
+function linesIn(file: string, from: number): number {
+  const text = readFileSync(file).subarray(from);
+  let lines = 0;
+  for (const byte of text) if (byte === 0x0a) lines++;
+  return lines;
+}
+
+export interface Comparison {
+  what: string;
+  ours: RunFigures;
+  bare: RunFigures;
+  /** Request log lines ours wrote per request answered over the measured runs. */
+  logLinesPerRequest: number;
+  target: number;
+}
+
+/**
+ * RUNS runs of RUN_SECONDS each for ours and bare, alternating so that load from
+ * elsewhere on the machine hits both alike, after a warm-up of each; the median of
+ * each figure per side.
+ */
+export async function compare(options: {
+  what: string;
+  ours: Server;
+  bare: Server;
+  path: string;
+  headers?: Record<string, string>;
+  status?: number;
+  target: number;
+}): Promise<Comparison> {
+  const headers = options.headers ?? {};
+  const status = options.status ?? 200;
+  for (const server of [options.ours, options.bare]) await runLoad(server, server === options.ours ? options.path : '/', WARMUP_SECONDS, headers, status);
+  const ours: RunFigures[] = [];
+  const bare: RunFigures[] = [];
+  const logStart = statSync(options.ours.logFile).size;
+  for (let i = 0; i < RUNS; i++) {
+    ours.push(await runLoad(options.ours, options.path, RUN_SECONDS, headers, status));
+    bare.push(await runLoad(options.bare, '/', RUN_SECONDS, headers, status));
+  }
+  // The log is batched for a few ms: let the last lines land before counting.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const answered = ours.reduce((sum, figures) => sum + figures.requests, 0);
+  const wrong = [...ours, ...bare].reduce((sum, figures) => sum + figures.wrong, 0);
+  if (wrong > 0) throw new Error(`${options.what}: ${wrong} answers were not ${status} (or failed)`);
+  return {
+    what: options.what,
+    ours: medianFigures(ours),
+    bare: medianFigures(bare),
+    logLinesPerRequest: linesIn(options.ours.logFile, logStart) / answered,
+    target: options.target,
+  };
+}
+
+function medianFigures(runs: RunFigures[]): RunFigures {
+  const median = (pick: (figures: RunFigures) => number) => {
+    const sorted = runs.map(pick).sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)]!;
+  };
+  return {
+    rps: median((f) => f.rps),
+    p50: median((f) => f.p50),
+    p99: median((f) => f.p99),
+    requests: median((f) => f.requests),
+    cpuUs: median((f) => f.cpuUs),
+    wrong: 0,
+  };
+}
+
+/** How busy the machine was, for the record: a benchmark on a busy machine says little. */
+export function machineLoad(): string {
+  const [one, five] = loadavg();
+  return `load average ${one!.toFixed(2)} (1 min), ${five!.toFixed(2)} (5 min) on ${spawnSync('nproc').stdout?.toString().trim() ?? '?'} cores`;
+}
+
+export function printComparisons(title: string, comparisons: Comparison[]): void {
+  const header = ['request', 'ours req/s', 'bare req/s', 'ours/bare', 'target', 'p50 ours/bare ms', 'p99 ours/bare ms', 'server CPU µs/req ours/bare', 'log lines/req'];
+  const rows = comparisons.map((c) => {
+    const ratio = c.ours.rps / c.bare.rps;
+    return [
+      c.what,
+      c.ours.rps.toFixed(0),
+      c.bare.rps.toFixed(0),
+      `${ratio.toFixed(2)}×`,
+      `${c.target}× ${ratio >= c.target ? 'met' : 'MISSED'}`,
+      `${c.ours.p50} / ${c.bare.p50}`,
+      `${c.ours.p99} / ${c.bare.p99}`,
+      `${c.ours.cpuUs.toFixed(1)} / ${c.bare.cpuUs.toFixed(1)}`,
+      c.logLinesPerRequest.toFixed(2),
+    ];
+  });
+  const line = (cells: string[]) => '| ' + cells.join(' | ') + ' |';
+  process.stdout.write(
+    `\n${title}\nserver on core ${SERVER_CORE}, autocannon on core ${LOAD_CORE}, ${CONNECTIONS} connections, ` +
+      `median of ${RUNS} runs of ${RUN_SECONDS} s after a ${WARMUP_SECONDS} s warm-up; ${machineLoad()} at the end\n\n` +
+      [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n') +
+      '\n',
+  );
+}
