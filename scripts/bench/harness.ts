@@ -69,8 +69,9 @@ export function benchDir(prefix: string): Promise<string> {
 
 /**
  * Starts `node <args>` pinned to the server core, stdout to `logFile`, and waits
- * until `origin + readyPath` answers. NODE_OPTIONS from BENCH_NODE_OPTIONS lets
- * a profile be taken (`--cpu-prof --cpu-prof-dir=...`) without editing this file.
+ * until `origin + readyPath` answers. BENCH_NODE_ARGS (space-separated) go before
+ * the script of our servers, not the bare ones: `--cpu-prof --cpu-prof-dir=DIR`
+ * profiles ours under load without editing this file.
  */
 export async function startPinned(options: {
   name: string;
@@ -80,12 +81,13 @@ export async function startPinned(options: {
   port: number;
   logFile: string;
   readyPath?: string;
+  nodeArgs?: string[];
 }): Promise<Server> {
   const out = openSync(options.logFile, 'a');
-  const nodeOptions = process.env.BENCH_NODE_OPTIONS;
-  const child = spawn('taskset', ['-c', SERVER_CORE, process.execPath, ...options.args], {
+  const nodeArgs = options.nodeArgs ?? (process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []);
+  const child = spawn('taskset', ['-c', SERVER_CORE, process.execPath, ...nodeArgs, ...options.args], {
     cwd: options.cwd,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}), ...options.env },
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', ...options.env },
     stdio: ['ignore', out, 'inherit'],
   });
   closeSync(out);
@@ -159,6 +161,7 @@ export async function startBare(name: string, answer: Answer, dir: string): Prom
     port,
     logFile: join(dir, `${name}.out`),
     readyPath: '/',
+    nodeArgs: [],
   });
 }
 
