@@ -196,7 +196,8 @@ export async function me(siteUrl: string, cookie?: string): Promise<{ loggedIn: 
  * as a `sid=...` cookie header (sites under an http PUBLIC_URL).
  */
 export async function testSessionCookie(sql: Sql, username: string, options: { admin?: boolean } = {}): Promise<string> {
-  const user = await upsertProviderUser(sql, { subject: `test:${username}`, username, avatar: '' }, () => options.admin === true);
+  const identity = { subject: `test:${username}`, username, usernameClaim: 'preferred_username' as const, avatar: '' };
+  const user = await upsertProviderUser(sql, identity, options.admin === true ? [username] : []);
   return `sid=${await createSession(sql, user.id)}`;
 }
 

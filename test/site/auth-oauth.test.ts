@@ -228,6 +228,54 @@ flow('ADMIN_USERS makes a provider user admin; removing the name makes a later l
   }
 });
 
+flow('regression: ADMIN_USERS pins administrator rights to the subject that first matched, never to another by name', async () => {
+  const adminSite = await startTestSite(idp.env({ ADMIN_USERS: 'Chief' }));
+  const loginAs = async (info: Record<string, unknown>) => {
+    idp.userinfo.body = info;
+    const { sessionCookie } = await loginThroughIdp(adminSite.url);
+    return (await me(adminSite.url, sessionCookie)).user;
+  };
+  try {
+    const steps = [
+      { what: 'the first subject under a listed name is pinned', info: { sub: 'pin-first', preferred_username: 'chief' }, user: { username: 'chief', admin: true } },
+      { what: 'it keeps the rights under another name', info: { sub: 'pin-first', preferred_username: 'first-renamed' }, user: { username: 'first-renamed', admin: true } },
+      { what: 'another subject taking the freed name gets none', info: { sub: 'pin-squatter', preferred_username: 'Chief' }, user: { username: 'Chief', admin: false } },
+      { what: 'still none at its next login', info: { sub: 'pin-squatter', login: 'chief' }, user: { username: 'chief', admin: false } },
+      { what: 'the pinned subject is still administrator', info: { sub: 'pin-first', preferred_username: 'first-again' }, user: { username: 'first-again', admin: true } },
+    ];
+    for (const step of steps) {
+      const user = await loginAs(step.info);
+      assert.equal({ username: user?.username, admin: user?.admin }, step.user, step.what);
+    }
+    const pins = await testSql()`select admin_name, provider_subject from admin_pins where admin_name = 'chief'`;
+    assert.equal([...pins], [{ admin_name: 'chief', provider_subject: 'pin-first' }]);
+  } finally {
+    await adminSite.close();
+  }
+  // Rights follow ADMIN_USERS: unlisted, the pinned subject is not an administrator.
+  const plainSite = await startTestSite(idp.env({ ADMIN_USERS: 'someone-else' }));
+  try {
+    idp.userinfo.body = { sub: 'pin-first', preferred_username: 'first-again' };
+    const { sessionCookie } = await loginThroughIdp(plainSite.url);
+    assert.is((await me(plainSite.url, sessionCookie)).user?.admin, false);
+  } finally {
+    await plainSite.close();
+  }
+});
+
+flow('regression: ADMIN_USERS never matches the free-text name claim', async () => {
+  const adminSite = await startTestSite(idp.env({ ADMIN_USERS: 'overseer' }));
+  try {
+    idp.userinfo.body = { sub: 'display-name-only', name: 'Overseer' };
+    const { sessionCookie } = await loginThroughIdp(adminSite.url);
+    assert.equal((await me(adminSite.url, sessionCookie)).user, { username: 'Overseer', avatar: '', admin: false });
+    const pins = await testSql()`select 1 from admin_pins where admin_name = 'overseer'`;
+    assert.is(pins.length, 0, 'no pin was claimed');
+  } finally {
+    await adminSite.close();
+  }
+});
+
 flow('the provider username and avatar are updated at each login, keyed by subject', async () => {
   idp.userinfo.body = { sub: 'subject-rename', preferred_username: 'before-name' };
   await loginThroughIdp(site.url);

@@ -23,7 +23,7 @@ test.after(async () => {
 });
 
 async function sessionFor(username: string, ttlSql = "interval '30 days'"): Promise<{ cookie: string; token: string }> {
-  const user = await upsertProviderUser(testSql(), { subject: `s:${username}`, username, avatar: '' }, () => false);
+  const user = await upsertProviderUser(testSql(), { subject: `s:${username}`, username, usernameClaim: 'preferred_username', avatar: '' }, []);
   const token = await createSession(testSql(), user.id);
   if (ttlSql !== "interval '30 days'") {
     await testSql().unsafe(`update sessions set expires_at = now() + ${ttlSql} where token_hash = $1`, [hashToken(token)]);

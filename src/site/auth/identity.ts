@@ -15,6 +15,11 @@ export const MAX_AVATAR_URL_LENGTH = 2048;
 export interface ProviderIdentity {
   subject: string;
   username: string;
+  /**
+   * The userinfo field the username came from. `name` is free text anyone can set
+   * to anything (a display name), so it never matches ADMIN_USERS.
+   */
+  usernameClaim: (typeof USERNAME_FIELDS)[number];
   /** An http(s) URL, or "" when the provider gave none we would show. */
   avatar: string;
 }
@@ -28,8 +33,10 @@ export function identityFrom(info: unknown): ProviderIdentity | null {
     if (subject !== null) break;
   }
   let username: string | null = null;
+  let usernameClaim: ProviderIdentity['usernameClaim'] = USERNAME_FIELDS[0];
   for (const field of USERNAME_FIELDS) {
     username = cleanProviderUsername(info[field]);
+    usernameClaim = field;
     if (username !== null) break;
   }
   if (subject === null || username === null) return null;
@@ -38,7 +45,7 @@ export function identityFrom(info: unknown): ProviderIdentity | null {
     avatar = avatarFrom(info[field]);
     if (avatar !== '') break;
   }
-  return { subject, username, avatar };
+  return { subject, username, usernameClaim, avatar };
 }
 
 function subjectFrom(value: unknown): string | null {

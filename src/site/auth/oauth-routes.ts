@@ -10,7 +10,6 @@ import { upstreamFailed } from './provider-client.js';
 import { safeReturnTo } from './return-to.js';
 import { beginSession } from './session-lifecycle.js';
 import { upsertProviderUser } from './users.js';
-import { adminMatcher } from './usernames.js';
 
 // Login through the identity provider: OAuth 2.0 authorization code with PKCE
 // (RFC 6749 4.1, RFC 7636), the flow of CONTRACT.md "Login through the identity
@@ -25,7 +24,7 @@ export function oauthRoutes(deps: SiteDeps, client: ProviderClient): SiteRoute[]
   const oauth = deps.config.oauth;
   const key = oauth ? loginStateKey(oauth.clientSecret) : undefined;
   const redirectUri = deps.config.publicUrl + CALLBACK_PATH;
-  const isAdminName = adminMatcher(deps.config);
+  const adminNames = [...deps.config.adminUsers];
 
   const configured = () => {
     if (!oauth || !key) throw new HttpError(404, 'NOT_FOUND', 'Login through an identity provider is not configured');
@@ -72,7 +71,7 @@ export function oauthRoutes(deps: SiteDeps, client: ProviderClient): SiteRoute[]
     const accessToken = await client.exchangeCode(oauth, code, redirectUri, pending.verifier);
     const identity = identityFrom(await client.fetchUserinfo(oauth, accessToken));
     if (!identity) throw upstreamFailed('userinfo endpoint gave no subject or no username');
-    const user = await upsertProviderUser(deps.sql, identity, isAdminName);
+    const user = await upsertProviderUser(deps.sql, identity, adminNames, deps.log);
     await beginSession(ctx, deps, user);
     redirect(ctx, pending.returnTo);
   };

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Logger } from '../../core/log.js';
 import type { Sql } from '../../db/pool.js';
 import { runQuery } from '../../db/queries.js';
 import type { SessionUser } from '../context.js';
@@ -25,25 +26,37 @@ const RANDOM_SUFFIX_BYTES = 3;
 /**
  * Creates or updates the user of a provider subject. The provider's username is
  * kept when free; when another user (a local account, or another provider user
- * who had the name first) holds it, the next free "name-N" is used. The admin flag
- * is decided on the name actually stored, so a provider user called like a listed
- * local administrator does not inherit that right.
+ * who had the name first) holds it, the next free "name-N" is used.
+ *
+ * Administrator rights come from `adminNames` (ADMIN_USERS) through pins
+ * (sql/003_admin_pins.sql): the first subject to log in under a listed name, as
+ * actually stored (so a provider user called like a listed local administrator
+ * gets "name-2" and nothing else), holds that name's rights from then on, under
+ * any later name; no other subject ever gets them by taking the name. A name from
+ * the free-text `name` claim never claims a pin.
  */
 export async function upsertProviderUser(
   sql: Sql,
   identity: ProviderIdentity,
-  isAdminName: (username: string) => boolean,
+  adminNames: readonly string[],
+  log?: Logger,
 ): Promise<SessionUser> {
+  const listed = adminNames.map((name) => name.toLowerCase());
   const randomSuffix = () => randomBytes(RANDOM_SUFFIX_BYTES).toString('hex');
   for (const username of usernameCandidates(identity.username, randomSuffix)) {
+    const name = username.toLowerCase();
+    const claim = identity.usernameClaim !== 'name' && listed.includes(name) ? name : null;
     try {
-      const rows = await runQuery<UserRow>(sql, 'auth/upsert-provider-user', [
+      const [row] = await runQuery<UserRow & { pinned_name: string | null }>(sql, 'auth/upsert-provider-user', [
         identity.subject,
         username,
         identity.avatar,
-        isAdminName(username),
+        listed,
+        claim,
       ]);
-      return toSessionUser(rows[0]!);
+      // Operators should see who got a listed name: the pin is for good.
+      if (row!.pinned_name) log?.warn('ADMIN_USERS name pinned to a provider subject', { name: row!.pinned_name, subject: identity.subject });
+      return toSessionUser(row!);
     } catch (error) {
       if (!isUniqueViolation(error, USERNAME_INDEX)) throw error;
     }
