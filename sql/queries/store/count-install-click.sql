@@ -1,11 +1,15 @@
 -- One install click of approved plugin $1 (case-insensitive id) from client address $2,
 -- in one statement. The click row of (plugin, address) is inserted, or moved to now
 -- when the last counted click is over an hour old; only then does the count go up.
--- Concurrent clicks from one address queue on that row: exactly one counts. The
--- plugin row's update takes its lock, so concurrent counts are never lost.
+-- Concurrent clicks from one address queue on that row: exactly one counts.
+-- The plugin row is locked first (FOR NO KEY UPDATE, which the click row's foreign
+-- key check does not conflict with), so clicks of one plugin take turns, none is
+-- lost, and a click that does not count still answers the count as committed by
+-- the click before it (a plain read would see the statement's older snapshot).
 -- No row comes back when the plugin is absent or not approved.
 with plugin as (
   select id, install_count from plugins where lower(id) = lower($1) and status = 'approved'
+     for no key update
 ),
 counted as (
   insert into plugin_install_clicks as click (plugin_id, client_address, counted_at)
