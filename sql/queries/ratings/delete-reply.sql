@@ -1,0 +1,4 @@
+-- Deletes reply $1 of plugin $2; no row when it is already gone.
+delete from plugin_rating_replies
+ where id = $1::bigint and plugin_id = $2
+returning id

@@ -1,0 +1,24 @@
+import { badRequest } from './errors.js';
+
+// Query parameters a client got wrong are a malformed query: 400 BAD_REQUEST
+// (CONTRACT.md), naming the parameter in `field`. VALIDATION_FAILED is kept for the
+// field rules of JSON bodies.
+
+/** The one value of `name`, or undefined; a repeated parameter is ambiguous, hence refused. */
+export function singleParam(query: URLSearchParams, name: string): string | undefined {
+  const values = query.getAll(name);
+  if (values.length > 1) throw badRequest(`${name} may be given once`, name);
+  return values[0];
+}
+
+/** A whole number from `min` to `max` (decimal digits only); absent or empty gives `fallback`. */
+export function integerParam(query: URLSearchParams, name: string, range: { fallback: number; min: number; max: number }): number {
+  const value = singleParam(query, name);
+  if (value === undefined || value === '') return range.fallback;
+  // At most 9 digits: anything longer is over every max we use, and stays a safe integer.
+  const number = /^\d{1,9}$/.test(value) ? Number(value) : NaN;
+  if (!(number >= range.min && number <= range.max)) {
+    throw badRequest(`${name} must be a whole number from ${range.min} to ${range.max}`, name);
+  }
+  return number;
+}

@@ -1,0 +1,49 @@
+import { HttpError } from '../../core/errors.js';
+import { sendJson } from '../../core/respond.js';
+import { inTransaction, runQuery } from '../../db/queries.js';
+import { requireUser } from '../auth/guards.js';
+import type { SiteContext, SiteDeps } from '../context.js';
+import { findVisiblePlugin, pluginNotFound } from '../plugins/visibility.js';
+import { readRatingsPage } from './ratings-reads.js';
+import { parseRatingInput } from './validation.js';
+
+/**
+ * PUT /apps/api/plugins/:id/ratings {stars, comment?}: adds or changes the caller's
+ * rating of an approved plugin; {success, rating, avg, count, distribution}.
+ * 404 for a plugin the caller cannot see, or one not approved; 403 for its own
+ * submitter (checked before the status, since the submitter sees it anyway).
+ */
+export function rateHandler(deps: SiteDeps) {
+  return async (ctx: SiteContext) => {
+    const user = requireUser(ctx);
+    const input = parseRatingInput(ctx.body);
+    const plugin = await findVisiblePlugin(deps.sql, ctx.params.id!, user);
+    if (plugin.submitterId === user.id) throw new HttpError(403, 'FORBIDDEN', 'You cannot rate your own plugin');
+    if (plugin.status !== 'approved') throw pluginNotFound();
+    // The upsert's trigger holds the plugin row's lock until commit, so the page read
+    // after it sees every rating committed before ours, and none can slip in between.
+    const page = await inTransaction(deps.sql, async (tx) => {
+      await runQuery(tx, 'ratings/upsert', [plugin.id, user.id, input.stars, input.comment]);
+      return readRatingsPage(tx, plugin.id, { limit: 0, offset: 0, viewerId: user.id });
+    });
+    sendJson(ctx, 200, { success: true, rating: page.mine, ...page.stats }, { 'Cache-Control': 'no-store' });
+  };
+}
+
+/**
+ * DELETE /apps/api/plugins/:id/ratings: deletes the caller's rating and its replies;
+ * {success, avg, count, distribution} after it. 404 when there is none.
+ */
+export function unrateHandler(deps: SiteDeps) {
+  return async (ctx: SiteContext) => {
+    const user = requireUser(ctx);
+    const plugin = await findVisiblePlugin(deps.sql, ctx.params.id!, user);
+    const page = await inTransaction(deps.sql, async (tx) => {
+      const deleted = await runQuery(tx, 'ratings/delete', [plugin.id, user.id]);
+      if (deleted.length === 0) return null;
+      return readRatingsPage(tx, plugin.id, { limit: 0, offset: 0, viewerId: null });
+    });
+    if (!page) throw new HttpError(404, 'NOT_FOUND', 'You have not rated this plugin');
+    sendJson(ctx, 200, { success: true, ...page.stats }, { 'Cache-Control': 'no-store' });
+  };
+}

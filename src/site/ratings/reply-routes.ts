@@ -1,0 +1,61 @@
+import { HttpError } from '../../core/errors.js';
+import { sendJson, sendOk } from '../../core/respond.js';
+import { runQuery } from '../../db/queries.js';
+import { requireUser } from '../auth/guards.js';
+import type { SiteContext, SiteDeps } from '../context.js';
+import { findVisiblePlugin } from '../plugins/visibility.js';
+import { replyRecord } from './records.js';
+import { isReplyId, parseReplyInput } from './validation.js';
+import { MAX_USERNAME_LENGTH } from '../auth/usernames.js';
+
+/** PostgreSQL's foreign_key_violation: the rating was deleted while the reply was written. */
+const FOREIGN_KEY_VIOLATION = '23503';
+
+const noRating = () => new HttpError(404, 'NOT_FOUND', 'That user has not rated this plugin');
+const noReply = () => new HttpError(404, 'NOT_FOUND', 'Reply not found');
+
+/**
+ * POST /apps/api/plugins/:id/ratings/:ratingUser/replies {body} (or {comment}):
+ * any logged-in user answers the rating that :ratingUser wrote on a plugin the
+ * caller can see; 201 {success, reply}. 404 when that user has no rating there.
+ */
+export function createReplyHandler(deps: SiteDeps) {
+  return async (ctx: SiteContext) => {
+    const user = requireUser(ctx);
+    const body = parseReplyInput(ctx.body);
+    const plugin = await findVisiblePlugin(deps.sql, ctx.params.id!, user);
+    const ratingUser = ctx.params.ratingUser!;
+    if (ratingUser.length > MAX_USERNAME_LENGTH * 2) throw noRating();
+    let created: Array<{ id: string; created_at: Date }>;
+    try {
+      created = await runQuery(deps.sql, 'ratings/create-reply', [plugin.id, ratingUser, user.id, body]);
+    } catch (error) {
+      if ((error as { code?: unknown }).code === FOREIGN_KEY_VIOLATION) throw noRating();
+      throw error;
+    }
+    const [reply] = created;
+    if (!reply) throw noRating();
+    const record = replyRecord({ id: Number(reply.id), user: user.username, avatar: user.avatar, body, createdAt: reply.created_at.toISOString() });
+    sendJson(ctx, 201, { success: true, reply: record }, { 'Cache-Control': 'no-store' });
+  };
+}
+
+/**
+ * DELETE /apps/api/plugins/:id/ratings/replies/:replyId: by the reply's author or
+ * an administrator (403 for anyone else); 404 when the reply does not exist, is not
+ * on this plugin, or the plugin is hidden from the caller.
+ */
+export function deleteReplyHandler(deps: SiteDeps) {
+  return async (ctx: SiteContext) => {
+    const user = requireUser(ctx);
+    const plugin = await findVisiblePlugin(deps.sql, ctx.params.id!, user);
+    const replyId = ctx.params.replyId!;
+    if (!isReplyId(replyId)) throw noReply();
+    const [reply] = await runQuery<{ id: string; user_id: string }>(deps.sql, 'ratings/find-reply', [replyId, plugin.id]);
+    if (!reply) throw noReply();
+    if (reply.user_id !== user.id && !user.admin) throw new HttpError(403, 'FORBIDDEN', 'Only its author or an administrator may delete a reply');
+    const deleted = await runQuery(deps.sql, 'ratings/delete-reply', [replyId, plugin.id]);
+    if (deleted.length === 0) throw noReply();
+    sendOk(ctx);
+  };
+}
