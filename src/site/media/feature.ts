@@ -1,0 +1,42 @@
+import type { Feature } from '../../core/feature.js';
+import { createSharedRateLimiter, type SharedRateLimiter } from '../../db/rate-limit.js';
+import { createGuards } from '../auth/guards.js';
+import type { SiteDeps, SiteLocals } from '../context.js';
+import { createImageHostClient } from './image-host-client.js';
+import { DEFAULT_IMAGE_HOST_LIMITS, UPLOAD_WINDOW_MS, UPLOADS_PER_WINDOW, type ImageHostLimits } from './limits.js';
+import { refuseBodyOnError, uploadHandler } from './upload-route.js';
+
+// Media upload: logged-in users' images, relayed to the image host (service B).
+
+export interface MediaOptions {
+  /** Timeouts and sizes for the image host; tests shorten them. */
+  imageHostLimits?: Partial<ImageHostLimits>;
+  /** Uploads per user per window; tests lower it. */
+  uploadsPerWindow?: number;
+}
+
+export function mediaFeature(deps: SiteDeps, options: MediaOptions = {}): Feature<SiteLocals> {
+  const guards = createGuards(deps);
+  const client = createImageHostClient(
+    { url: deps.config.imageHostUrl, publicUrl: deps.config.imageHostPublicUrl, token: deps.config.imghostUploadToken },
+    { ...DEFAULT_IMAGE_HOST_LIMITS, ...options.imageHostLimits },
+  );
+  const limiter: SharedRateLimiter = createSharedRateLimiter(deps.sql, {
+    name: 'media-upload',
+    limit: options.uploadsPerWindow ?? UPLOADS_PER_WINDOW,
+    windowMs: UPLOAD_WINDOW_MS,
+  });
+  return {
+    routes: [
+      {
+        method: 'POST',
+        path: '/apps/api/media/upload',
+        // The guard refuses before any body byte is read; refuseBodyOnError then
+        // lets the client finish sending so it reads the 401.
+        use: [refuseBodyOnError, guards.userRequired],
+        handler: uploadHandler(client, limiter),
+      },
+    ],
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,63 @@
+import type { MultipartLimits } from '../../core/multipart/index.js';
+
+// Every bound of the media upload, in one place. The image size is the SPEC's
+// (8 MiB per file); the rest keep a form small and a stalled image host from
+// holding a user's request for long.
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/** Largest image accepted, in file bytes (SPEC: 8 MiB per file). */
+export const MAX_IMAGE_BYTES = 8 * MiB;
+
+/**
+ * The form around the image: a few other fields or files are tolerated (drained
+ * and ignored, as the image host does), but nothing about them needs to be large.
+ */
+export const UPLOAD_FORM_LIMITS: Readonly<MultipartLimits> = Object.freeze({
+  fileBytes: MAX_IMAGE_BYTES,
+  files: 3,
+  fields: 16,
+  fieldBytes: 4 * KiB,
+  headerBytes: 4 * KiB,
+  parts: 19,
+});
+
+/** Longest delimiter line: CRLF "--" boundary (70 at most, RFC 2046) "--" CRLF. */
+const DELIMITER_BYTES = 2 + 2 + 70 + 2 + 2;
+
+/** The largest body a valid form can have: a larger declared Content-Length is refused unread. */
+export const MAX_FORM_BYTES =
+  UPLOAD_FORM_LIMITS.files * UPLOAD_FORM_LIMITS.fileBytes +
+  UPLOAD_FORM_LIMITS.fields * UPLOAD_FORM_LIMITS.fieldBytes +
+  UPLOAD_FORM_LIMITS.parts * (UPLOAD_FORM_LIMITS.headerBytes + DELIMITER_BYTES) +
+  DELIMITER_BYTES;
+
+/** Uploads per user per window, over every site process (kept in PostgreSQL). */
+export const UPLOADS_PER_WINDOW = 30;
+export const UPLOAD_WINDOW_MS = 60_000;
+
+export interface ImageHostLimits {
+  /** TCP connect to the image host. */
+  connectTimeoutMs: number;
+  /**
+   * From the end of our request to the image host's answer head, and while
+   * sending, the longest the image host may leave our writes waiting. The image
+   * host decodes every image before it answers, in a queue: leave it room.
+   */
+  headersTimeoutMs: number;
+  /** Longest pause between two chunks of the answer's body. */
+  bodyTimeoutMs: number;
+  /** The answer is a small JSON document; anything larger is a broken image host. */
+  maxAnswerBytes: number;
+  /** Connections kept to the image host: one per upload in flight, the rest wait. */
+  connections: number;
+}
+
+export const DEFAULT_IMAGE_HOST_LIMITS: Readonly<ImageHostLimits> = Object.freeze({
+  connectTimeoutMs: 5_000,
+  headersTimeoutMs: 15_000,
+  bodyTimeoutMs: 10_000,
+  maxAnswerBytes: 64 * KiB,
+  connections: 64,
+});
