@@ -209,11 +209,12 @@ export async function startAuthOnly(
   overrides: Record<string, string | undefined>,
   options: AuthOptions,
 ): Promise<{ url: string; close(): Promise<void> }> {
-  const feature = authFeature({ config: testConfig(overrides), sql: testSql(), log: testLogger() }, options);
+  const config = testConfig(overrides);
+  const feature = authFeature({ config, sql: testSql(), log: testLogger() }, options);
   const handler = createApp<SiteLocals>({
     name: 'site',
     log: testLogger(),
-    trustProxy: false,
+    trustProxy: config.trustProxy,
     createLocals: () => ({ user: null }),
     renderError: renderSiteError,
     middleware: feature.middleware ?? [],

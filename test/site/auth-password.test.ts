@@ -14,10 +14,23 @@ const CLI = fileURLToPath(new URL('../../src/user-cli.js', import.meta.url));
 const CLI_TIMEOUT_MS = 20_000;
 // Low limits for the limit tests: every attempt costs an argon2 verify, and the
 // mechanism is the same whatever the numbers.
-const FAILURES_PER_NAME = 3;
+const FAILURES_PER_NAME_AND_ADDRESS = 3;
 const FAILURES_PER_ADDRESS = 5;
+const FAILURES_PER_NAME = 8;
+// Behind a trusted proxy, so a test can come from several addresses; without the
+// header an attempt comes from 127.0.0.1.
 const startLimited = () =>
-  startAuthOnly({}, { loginLimits: { failuresPerName: FAILURES_PER_NAME, failuresPerAddress: FAILURES_PER_ADDRESS } });
+  startAuthOnly(
+    { TRUST_PROXY: 'true' },
+    {
+      loginLimits: {
+        failuresPerNameAndAddress: FAILURES_PER_NAME_AND_ADDRESS,
+        failuresPerAddress: FAILURES_PER_ADDRESS,
+        failuresPerName: FAILURES_PER_NAME,
+      },
+    },
+  );
+const from = (address: string) => ({ 'x-forwarded-for': address });
 let site: TestServer;
 
 test.before(async () => {
@@ -198,11 +211,11 @@ for (const c of badRequests) {
   });
 }
 
-test('failures per name are limited: 429 RATE_LIMITED with Retry-After, even for the right password', async () => {
+test('failures per name and address are limited: 429 RATE_LIMITED with Retry-After, even for the right password', async () => {
   const limited = await startLimited();
   try {
     await createLocalAccount(testSql(), { username: 'ivan', password: 'ivan-password-1' });
-    for (let i = 0; i < FAILURES_PER_NAME; i++) {
+    for (let i = 0; i < FAILURES_PER_NAME_AND_ADDRESS; i++) {
       assert.is((await passwordLogin(limited.url, { username: 'ivan', password: `wrong-${i}` })).status, 401);
     }
     const refused = await passwordLogin(limited.url, { username: 'IVAN', password: 'ivan-password-1' });
@@ -217,12 +230,12 @@ test('failures per name are limited: 429 RATE_LIMITED with Retry-After, even for
   }
 });
 
-test('a successful login resets the failures counted for the name', async () => {
+test('a successful login resets the failures counted for the name from that address', async () => {
   const limited = await startLimited();
   try {
     await createLocalAccount(testSql(), { username: 'judy', password: 'judy-password-1' });
     for (let round = 0; round < 2; round++) {
-      for (let i = 0; i < FAILURES_PER_NAME - 1; i++) {
+      for (let i = 0; i < FAILURES_PER_NAME_AND_ADDRESS - 1; i++) {
         assert.is((await passwordLogin(limited.url, { username: 'judy', password: 'wrong' })).status, 401);
       }
       assert.is((await passwordLogin(limited.url, { username: 'judy', password: 'judy-password-1' })).status, 200);
@@ -250,7 +263,7 @@ test('failures per client address are limited across names', async () => {
 test('regression: login limits are shared by two site processes on one database', async () => {
   const [one, two] = await Promise.all([startLimited(), startLimited()]);
   try {
-    for (let i = 0; i < FAILURES_PER_NAME; i++) {
+    for (let i = 0; i < FAILURES_PER_NAME_AND_ADDRESS; i++) {
       const through = i % 2 === 0 ? one : two;
       assert.is((await passwordLogin(through.url, { username: 'shared-name', password: `wrong-${i}` })).status, 401);
     }
@@ -273,6 +286,36 @@ test('regression: concurrent failures through two processes never exceed the add
     assert.is(statuses.filter((status) => status === 429).length, 3 * FAILURES_PER_ADDRESS);
   } finally {
     await Promise.all([one.close(), two.close()]);
+  }
+});
+
+test('regression: failures from one address do not lock the account for other addresses', async () => {
+  const limited = await startLimited();
+  try {
+    await createLocalAccount(testSql(), { username: 'lena', password: 'lena-password-1' });
+    for (let i = 0; i < FAILURES_PER_NAME_AND_ADDRESS; i++) {
+      assert.is((await passwordLogin(limited.url, { username: 'lena', password: 'wrong' }, from('203.0.113.66'))).status, 401);
+    }
+    assert.is((await passwordLogin(limited.url, { username: 'lena', password: 'lena-password-1' }, from('203.0.113.66'))).status, 429);
+    const owner = await passwordLogin(limited.url, { username: 'LENA', password: 'lena-password-1' }, from('198.51.100.20'));
+    assert.is(owner.status, 200, 'the owner, elsewhere, still logs in');
+  } finally {
+    await limited.close();
+  }
+});
+
+test('failures against one name from many addresses reach a much higher limit', async () => {
+  const limited = await startLimited();
+  try {
+    await createLocalAccount(testSql(), { username: 'mona', password: 'mona-password-1' });
+    for (let i = 0; i < FAILURES_PER_NAME; i++) {
+      assert.is((await passwordLogin(limited.url, { username: 'mona', password: 'wrong' }, from(`198.51.100.${i + 1}`))).status, 401);
+    }
+    const refused = await passwordLogin(limited.url, { username: 'mona', password: 'mona-password-1' }, from('198.51.100.200'));
+    assert.is(refused.status, 429);
+    assert.ok(Number(refused.headers.get('retry-after')) > 0);
+  } finally {
+    await limited.close();
   }
 });
 

@@ -12,26 +12,42 @@ import { adminMatcher, isValidLocalUsername, MAX_USERNAME_LENGTH } from './usern
 
 // POST /apps/auth/password {username, password}: login with a local account.
 
+// Three limits on failed attempts, each per 15-minute window:
+// - per username and address, the tight one: one guesser at one account;
+// - per address, any name: one guesser trying many accounts;
+// - per username, any address, much higher: many addresses at one account. It is
+//   not the tight one because anyone can spend it: at 10 per name, anyone could
+//   lock any account (the administrator's included) from anywhere.
+
 export const LOGIN_WINDOW_MS = 15 * 60 * 1000;
-/** Failed attempts per username (any address) per window: slows guessing one account. */
-export const MAX_FAILURES_PER_NAME = 10;
-/** Failed attempts per client address (any name) per window: slows trying many accounts. */
+/** Failed attempts per username from one client address per window. */
+export const MAX_FAILURES_PER_NAME_AND_ADDRESS = 10;
+/** Failed attempts per client address (any name) per window. */
 export const MAX_FAILURES_PER_ADDRESS = 30;
+/** Failed attempts per username (any address) per window. */
+export const MAX_FAILURES_PER_NAME = 200;
 
 const INVALID = 'Wrong username or password';
 
 export interface LoginLimits {
-  failuresPerName: number;
+  failuresPerNameAndAddress: number;
   failuresPerAddress: number;
+  failuresPerName: number;
 }
 
 export const DEFAULT_LOGIN_LIMITS: LoginLimits = {
-  failuresPerName: MAX_FAILURES_PER_NAME,
+  failuresPerNameAndAddress: MAX_FAILURES_PER_NAME_AND_ADDRESS,
   failuresPerAddress: MAX_FAILURES_PER_ADDRESS,
+  failuresPerName: MAX_FAILURES_PER_NAME,
 };
 
 export function passwordLoginRoutes(deps: SiteDeps, limits: LoginLimits = DEFAULT_LOGIN_LIMITS): SiteRoute[] {
   // In PostgreSQL, so every site process counts against the same limits.
+  const byNameAndAddress = createSharedRateLimiter(deps.sql, {
+    name: 'login:name-address',
+    limit: limits.failuresPerNameAndAddress,
+    windowMs: LOGIN_WINDOW_MS,
+  });
   const byName = createSharedRateLimiter(deps.sql, { name: 'login:name', limit: limits.failuresPerName, windowMs: LOGIN_WINDOW_MS });
   const byAddress = createSharedRateLimiter(deps.sql, { name: 'login:address', limit: limits.failuresPerAddress, windowMs: LOGIN_WINDOW_MS });
   const gate = createHashGate();
@@ -44,19 +60,22 @@ export function passwordLoginRoutes(deps: SiteDeps, limits: LoginLimits = DEFAUL
     const { username, password } = credentialsFrom(ctx.body);
     const nameKey = username.toLowerCase();
     const addressKey = ctx.ip;
+    const pairKey = `${addressKey} ${nameKey}`;
 
     // Counted before the hash is checked, so a burst of parallel guesses cannot
     // all pass the limit while the first ones are still being verified.
     await countAttempt([
-      [byName, nameKey],
+      [byNameAndAddress, pairKey],
       [byAddress, addressKey],
+      [byName, nameKey],
     ]);
 
     const account = isValidLocalUsername(username) ? await findLocalUser(deps.sql, username) : null;
     const valid = await gate.run(async () => verifyPassword(account?.password_hash ?? (await dummyHash), password));
     if (!account || !valid) throw new HttpError(401, 'INVALID_CREDENTIALS', INVALID);
 
-    await Promise.all([byName.reset(nameKey), byAddress.refund(addressKey)]);
+    // The user's own failures are forgiven; others' failures against the name stay.
+    await Promise.all([byNameAndAddress.reset(pairKey), byAddress.refund(addressKey), byName.refund(nameKey)]);
     const user = await refreshLocalAdmin(deps.sql, String(account.id), isAdminName(account.username));
     await beginSession(ctx, deps, user);
     sendOk(ctx, { user: publicUser(user) });
