@@ -3,13 +3,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseLauncherDocument } from '../../src/site/launcher/document.js';
 
+/** What a file without any info key serves: null everywhere but BLTips, which is [] (CONTRACT). */
 const NULL_INFO = {
   latestVersion: null,
   description: null,
   newVersionDescription: null,
   beta: null,
   downloads: null,
-  BLTips: null,
+  BLTips: [],
   activity: null,
 };
 const DISABLED = { enabled: false, versions: [] };
@@ -64,11 +65,16 @@ const cases: Case[] = [
     info: { ...NULL_INFO, latestVersion: '1.9' },
   },
   {
-    what: 'missing keys are served as null, and fastdownload as disabled',
+    what: 'missing keys are served as null (BLTips as []), and fastdownload as disabled',
     file: '{}',
     info: NULL_INFO,
     fastdownload: DISABLED,
     warnings: 0,
+  },
+  {
+    what: 'regression: a null BLTips is served as [] like a missing one (launchers iterate it)',
+    file: JSON.stringify({ BLTips: null }),
+    info: NULL_INFO,
   },
   {
     what: 'keys outside the seven are never served (no leak of notes or secrets)',

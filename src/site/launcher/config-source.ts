@@ -71,6 +71,9 @@ export function createLauncherConfigSource(options: LauncherConfigSourceOptions)
       return;
     }
     for (const warning of parsed.document.warnings) log.warn('launcher config: ' + warning);
+    for (const problem of parsed.document.clientProblems) {
+      log.warn('launcher config: a key the launchers read is missing or of the wrong type (the file is served anyway)', { ...problem });
+    }
     answers = {
       info: prepareJson({ success: true, ...parsed.document.info }),
       fastdownload: prepareJson({ success: true, ...parsed.document.fastdownload }),

@@ -10,20 +10,26 @@
 // - Legacy names (BLLatest, Description, BLNewVersionDescription, Beta) are read
 //   when the new name is absent or null: the new name wins when both hold a value.
 // - A key with no value under either name is served as null, so a launcher always
-//   finds every field.
+//   finds every field; except BLTips, served as [] (as the original server did:
+//   launchers iterate it).
+// - What the real launchers need inside these values (client-shape.ts) is checked
+//   and reported key by key for the log; the file is served all the same.
 // - `fastdownload` is well-formed when it is an object with a boolean `enabled` and
 //   `versions` that is an array (or absent: []). Anything else (not an object,
 //   `enabled` missing or not a boolean, `versions` not an array) counts as absent,
 //   i.e. {enabled: false, versions: []}, with a warning for the operator. Only
 //   `enabled` and `versions` are served.
 
-export const INFO_FIELDS: ReadonlyArray<{ name: string; legacy?: string }> = [
+import { checkClientShape, type ShapeProblem } from './client-shape.js';
+
+export const INFO_FIELDS: ReadonlyArray<{ name: string; legacy?: string; absent?: () => unknown }> = [
   { name: 'latestVersion', legacy: 'BLLatest' },
   { name: 'description', legacy: 'Description' },
   { name: 'newVersionDescription', legacy: 'BLNewVersionDescription' },
   { name: 'beta', legacy: 'Beta' },
   { name: 'downloads' },
-  { name: 'BLTips' },
+  // CONTRACT: a missing BLTips is served as [].
+  { name: 'BLTips', absent: () => [] },
   { name: 'activity' },
 ];
 
@@ -40,6 +46,8 @@ export interface LauncherDocument {
   fastdownload: FastDownload;
   /** Parts of the file that were ignored, for the log. */
   warnings: string[];
+  /** Keys the launchers read that are missing or of the wrong type (served anyway), for the log. */
+  clientProblems: ShapeProblem[];
 }
 
 export type ParseResult = { ok: true; document: LauncherDocument } | { ok: false; reason: string };
@@ -65,11 +73,11 @@ export function parseLauncherDocument(bytes: Uint8Array): ParseResult {
 
   const info: Record<string, unknown> = {};
   for (const field of INFO_FIELDS) {
-    info[field.name] = own(value, field.name) ?? (field.legacy ? own(value, field.legacy) : undefined) ?? null;
+    info[field.name] = own(value, field.name) ?? (field.legacy ? own(value, field.legacy) : undefined) ?? field.absent?.() ?? null;
   }
   const warnings: string[] = [];
   const fastdownload = readFastdownload(own(value, 'fastdownload'), warnings);
-  return { ok: true, document: { info, fastdownload, warnings } };
+  return { ok: true, document: { info, fastdownload, warnings, clientProblems: checkClientShape(info, fastdownload) } };
 }
 
 function readFastdownload(value: unknown, warnings: string[]): FastDownload {
