@@ -3,18 +3,25 @@ import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { IconCatalog } from './icon-catalog.js';
 import { iconNotFound, iconProcessingFailed } from './icon-errors.js';
-import { MAX_ICON_FILE_BYTES, SOURCE_CACHE_MAX_BYTES, SOURCE_CACHE_MAX_ENTRIES } from './limits.js';
+import type { HeaderList } from '../../core/answer-head.js';
+import { ICON_CACHE_CONTROL, MAX_ICON_FILE_BYTES, SOURCE_CACHE_MAX_BYTES, SOURCE_CACHE_MAX_ENTRIES, SVG_CSP } from './limits.js';
 import { createLru } from '../../core/lru.js';
 import { createSingleFlight } from '../../core/single-flight.js';
 import { compileSvgTemplate, type SvgTemplate } from './svg-template.js';
 
 // Icon files are read on first use, compiled into recolouring templates and kept
-// (bounded); a rescan of the folder drops them all, since any file may have changed.
+// (bounded) together with their bytes, which /SFs serves unchanged; a rescan of the
+// folder drops them all, since any file may have changed.
 
 export interface IconFile {
   template: SvgTemplate;
   /** Hash of the file's bytes: part of every ETag made from it. */
   version: string;
+  /** The file as it is on disk, for /SFs/{file}.svg. */
+  raw: Buffer;
+  rawEtag: string;
+  /** ETag, Cache-Control and CSP of the raw answer, built once. */
+  rawHeaders: HeaderList;
 }
 
 export function createIconFiles(catalog: IconCatalog) {
@@ -38,9 +45,13 @@ export function createIconFiles(catalog: IconCatalog) {
     } catch (error) {
       throw iconProcessingFailed(error);
     }
-    const file = { template, version: createHash('sha256').update(bytes).digest('base64url').slice(0, 16) };
+    const version = createHash('sha256').update(bytes).digest('base64url').slice(0, 16);
+    const rawEtag = `"raw-${version}"`;
+    const rawHeaders = Object.freeze(['ETag', rawEtag, 'Cache-Control', ICON_CACHE_CONTROL, 'Content-Security-Policy', SVG_CSP]);
+    const file: IconFile = { template, version, raw: bytes, rawEtag, rawHeaders };
     // A rescan while we were reading means the bytes may be stale: use, do not keep.
-    if (catalog.generation === generation) cache.set(fileName, file, bytes.length * 2 + fileName.length);
+    // Counted three times: the bytes, and the template's text (UTF-16).
+    if (catalog.generation === generation) cache.set(fileName, file, bytes.length * 3 + fileName.length);
     return file;
   };
 

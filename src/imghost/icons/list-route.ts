@@ -1,5 +1,6 @@
 import { etagMatches, sendBody, sendNoContent } from '../../core/respond.js';
 import type { ImghostRoute } from '../context.js';
+import type { IconAliases } from './icon-aliases.js';
 import type { IconCatalog } from './icon-catalog.js';
 import { listUnavailable } from './icon-errors.js';
 import { LIST_CACHE_CONTROL } from './limits.js';
@@ -32,4 +33,22 @@ export function acceptsGzip(header: string | undefined): boolean {
     const q = params.find((param) => param.startsWith('q='));
     return q === undefined || Number(q.slice(2)) > 0;
   });
+}
+
+/**
+ * GET /api/svg_aliases: `{alias: file}` for every alias in use (icon-aliases.ts),
+ * which the /SF page shows beside each icon. /api/svg_files stays a list of real files.
+ */
+export function aliasListRoute(aliases: IconAliases): ImghostRoute {
+  return {
+    method: 'GET',
+    path: '/api/svg_aliases',
+    handler: (ctx) => {
+      const listing = aliases.listing();
+      if (!listing) throw listUnavailable();
+      const headers = { ETag: listing.etag, 'Cache-Control': LIST_CACHE_CONTROL };
+      if (etagMatches(ctx.req.headers['if-none-match'], listing.etag)) return sendNoContent(ctx, 304, headers);
+      sendBody(ctx, 200, listing.json, 'application/json; charset=utf-8', headers);
+    },
+  };
 }
