@@ -70,7 +70,13 @@ test('browser: typing filters the results quickly, without long tasks', async ()
     () => {
       const status = document.getElementById('status');
       const tiles = [...document.querySelectorAll<HTMLElement>('.tile')];
-      return status?.textContent?.includes('arrow left') && tiles.length > 0 && tiles.every((t) => /arrow.*left|left.*arrow/.test(t.dataset.name ?? ''));
+      // A tile matches by its name or by one of the SF Symbols names it also answers to.
+      const names = (t: HTMLElement) => [t.dataset.name ?? '', ...(t.querySelector('.aliases')?.textContent ?? '').split(' · ')];
+      return (
+        status?.textContent?.includes('arrow left') &&
+        tiles.length > 0 &&
+        tiles.every((t) => names(t).some((name) => /arrow.*left|left.*arrow/.test(name)))
+      );
     },
     undefined,
     { timeout: 5000 },
@@ -116,6 +122,20 @@ test('browser: a new search stays responsive over thousands of names', async () 
   assert.ok(names.includes('brand-github'), names.join());
   assert.is(names.at(-1), 'brand-dolby-digital', 'a match inside a word ranks last');
   assert.ok(names.every((name) => name!.includes('brand') && name!.includes('git')), names.join());
+});
+
+test('browser: an SF Symbols name finds its icon, which shows its aliases', async () => {
+  const search = page.locator('#search');
+  await search.fill('');
+  await search.pressSequentially('xmark');
+  await page.waitForFunction(() => document.getElementById('status')?.textContent?.includes('xmark'));
+  const first = page.locator('.tile').first();
+  assert.is(await first.getAttribute('data-name'), 'x', 'the icon xmark stands for comes first');
+  assert.match(String(await first.locator('.aliases').textContent()), /(^|·\s)xmark(\s·|$)/);
+  assert.match(String(await first.getAttribute('title')), /Also: .*xmark/);
+  await search.fill('');
+  await search.pressSequentially('building.2');
+  await page.waitForFunction(() => document.querySelector<HTMLElement>('.tile')?.dataset.name === 'building');
 });
 
 test('browser: changing the colour recolours the thumbnails', async () => {

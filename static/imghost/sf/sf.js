@@ -1,5 +1,6 @@
 // The /SF search page. Thousands of names are filtered in memory as you type (one
-// fetch of /api/svg_files), and only a page of matches is put into the DOM at a time,
+// fetch of /api/svg_files, one of /api/svg_aliases for the SF Symbols names each
+// icon also answers to), and only a page of matches is put into the DOM at a time,
 // with lazy images, so typing never waits on rendering. Every name reaches the DOM
 // through textContent or setAttribute: never as markup.
 
@@ -26,7 +27,7 @@ const els = {
 };
 
 const state = {
-  /** [{ name, lower }] sorted by name. */
+  /** [{ name, lower, aliases }] sorted by name; aliases are the other names that serve the icon. */
   icons: [],
   matches: [],
   shown: 0,
@@ -100,21 +101,24 @@ function iconUrl(name) {
 // ---- search and results --------------------------------------------------------
 
 /**
- * All terms must occur in the name. Ranked: the exact name, then names where every
- * term starts a word (`git` finds brand-git before brand-dolby-digital), then the
- * rest; alphabetical within each group.
+ * All terms must occur in the name or in one of its aliases (`xmark` finds `x`).
+ * Ranked: the exact name or alias, then names where every term starts a word (`git`
+ * finds brand-git before brand-dolby-digital), then the rest; alphabetical within
+ * each group.
  */
 function search(text) {
   const terms = text.toLowerCase().split(/[\s,]+/).filter(Boolean);
   if (terms.length === 0) return state.icons;
   const exactName = terms.join('-');
+  const exactAlias = terms.join('.');
   const exact = [];
   const wordStarts = [];
   const contains = [];
+  const matches = (name) => terms.every((term) => name.includes(term));
   for (const icon of state.icons) {
     const name = icon.lower;
-    if (!terms.every((term) => name.includes(term))) continue;
-    if (name === exactName) exact.push(icon);
+    if (!matches(name) && !icon.aliases.some(matches)) continue;
+    if (name === exactName || icon.aliases.includes(exactAlias)) exact.push(icon);
     else if (terms.every((term) => name.startsWith(term) || name.includes('-' + term))) wordStarts.push(icon);
     else contains.push(icon);
   }
@@ -133,20 +137,20 @@ function showMatches() {
 function appendPage() {
   const fragment = document.createDocumentFragment();
   const end = Math.min(state.matches.length, state.shown + PAGE_SIZE);
-  for (let i = state.shown; i < end; i++) fragment.append(tile(state.matches[i].name));
+  for (let i = state.shown; i < end; i++) fragment.append(tile(state.matches[i]));
   els.results.append(fragment);
   state.shown = end;
   els.more.hidden = state.shown >= state.matches.length;
   if (!els.more.hidden) els.more.textContent = `Show more (${state.matches.length - state.shown} left)`;
 }
 
-function tile(name) {
+function tile({ name, aliases }) {
   const item = document.createElement('li');
   const button = document.createElement('button');
   button.type = 'button';
   button.className = 'tile';
   button.dataset.name = name;
-  button.title = name;
+  button.title = aliases.length > 0 ? `${name}\nAlso: ${aliases.join(', ')}` : name;
   const image = document.createElement('img');
   image.loading = 'lazy';
   image.decoding = 'async';
@@ -158,6 +162,12 @@ function tile(name) {
   label.className = 'label';
   label.textContent = name;
   button.append(image, label);
+  if (aliases.length > 0) {
+    const also = document.createElement('span');
+    also.className = 'aliases';
+    also.textContent = aliases.join(' · ');
+    button.append(also);
+  }
   item.append(button);
   return item;
 }
@@ -280,17 +290,37 @@ if ('IntersectionObserver' in window) {
   }, { rootMargin: '400px' }).observe(els.more);
 }
 
+/** file name → [aliases]; the page works without them if the list cannot be had. */
+async function loadAliases() {
+  const byFile = new Map();
+  try {
+    const response = await fetch('/api/svg_aliases');
+    if (!response.ok) return byFile;
+    const aliases = await response.json();
+    for (const [alias, file] of Object.entries(aliases)) {
+      if (typeof file !== 'string') continue;
+      if (!byFile.has(file)) byFile.set(file, []);
+      byFile.get(file).push(alias);
+    }
+  } catch {
+    // No aliases shown: searching by icon name still works.
+  }
+  return byFile;
+}
+
 async function start() {
+  const aliasesLoaded = loadAliases();
   try {
     const response = await fetch('/api/svg_files');
     if (!response.ok) throw new Error('HTTP ' + response.status);
     const files = await response.json();
     if (!Array.isArray(files)) throw new Error('not a list');
+    const aliasesOf = await aliasesLoaded;
     state.icons = files
       .filter((file) => typeof file === 'string' && file.endsWith('.svg'))
       .map((file) => {
         const name = file.slice(0, -'.svg'.length);
-        return { name, lower: name.toLowerCase() };
+        return { name, lower: name.toLowerCase(), aliases: aliasesOf.get(file) ?? [] };
       })
       // By name, not file name: `a-b` before `a-b-2` (the `.svg` sorted them the other way).
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
