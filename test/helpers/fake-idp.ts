@@ -146,7 +146,7 @@ export interface LoginStart {
   response: Response;
   /** Where the site sent the browser: the provider's authorize URL. */
   authorize: URL;
-  /** `lw_login=...`, to send back to the callback. */
+  /** `lw_login=...` (`__Host-lw_login=...` under https), to send back to the callback. */
   loginCookie: string;
   state: string;
 }
@@ -155,7 +155,7 @@ export async function startLogin(siteUrl: string, returnTo?: string): Promise<Lo
   const query = returnTo === undefined ? '' : `?return_to=${encodeURIComponent(returnTo)}`;
   const response = await fetch(`${siteUrl}/apps/auth/login${query}`, { redirect: 'manual' });
   const location = response.headers.get('location');
-  const loginCookie = setCookie(response, 'lw_login');
+  const loginCookie = setCookie(response, 'lw_login') ?? setCookie(response, '__Host-lw_login');
   if (response.status !== 302 || !location || !loginCookie) {
     throw new Error(`login did not start: ${response.status} ${await response.text()}`);
   }

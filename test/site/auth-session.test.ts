@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import type { Sql } from '../../src/db/pool.js';
 import { createSession, hashToken, purgeExpiredSessions } from '../../src/site/auth/sessions.js';
 import { upsertProviderUser } from '../../src/site/auth/users.js';
-import { loginThroughIdp, me, setCookie, setCookieLine, startFakeIdp, startLogin, type FakeIdp } from '../helpers/fake-idp.js';
+import { callback, loginThroughIdp, me, setCookie, setCookieLine, startFakeIdp, startLogin, type FakeIdp } from '../helpers/fake-idp.js';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../helpers/servers.js';
 
 const OWN_ORIGIN = 'http://site.test';
@@ -172,7 +172,7 @@ test('under an https PUBLIC_URL the cookies are Secure and the session cookie is
   const secureSite = await startTestSite(idp.env({ PUBLIC_URL: 'https://site.test' }));
   try {
     const start = await startLogin(secureSite.url);
-    assert.match(setCookieLine(start.response, 'lw_login') ?? '', /; Secure/);
+    assert.match(setCookieLine(start.response, '__Host-lw_login') ?? '', /; Secure/);
     assert.is(start.authorize.searchParams.get('redirect_uri'), 'https://site.test/apps/auth/callback');
     const { sessionCookie, response } = await loginThroughIdp(secureSite.url, '/apps/x', '__Host-sid');
     const line = setCookieLine(response, '__Host-sid') ?? '';
@@ -184,6 +184,32 @@ test('under an https PUBLIC_URL the cookies are Secure and the session cookie is
       headers: { cookie: sessionCookie, origin: 'http://site.test' },
     });
     assert.is(refused.status, 403, 'http origin is not the https site');
+  } finally {
+    await secureSite.close();
+  }
+});
+
+test('regression: the lw_login login-state cookie cannot be planted from a sibling subdomain (__Host- under https)', async () => {
+  const secureSite = await startTestSite(idp.env({ PUBLIC_URL: 'https://site.test' }));
+  try {
+    // What an attacker holds: a valid login state of their own, started on the site.
+    const attacker = await startLogin(secureSite.url);
+    const line = setCookieLine(attacker.response, '__Host-lw_login') ?? '';
+    assert.match(line, /^__Host-lw_login=[A-Za-z0-9_.-]+; Max-Age=600; Expires=[^;]+; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
+    assert.not.match(line, /Domain=/i);
+    assert.is(setCookieLine(attacker.response, 'lw_login'), undefined, 'no unprefixed login cookie');
+    const sealed = attacker.loginCookie.slice('__Host-lw_login='.length);
+
+    // A sibling subdomain can set `lw_login` (with Domain=) but never `__Host-lw_login`:
+    // the callback only reads the prefixed one.
+    const planted = await callback(secureSite.url, `code=c&state=${attacker.state}`, `lw_login=${sealed}`);
+    assert.is(planted.status, 400);
+    assert.is(((await planted.json()) as { code: string }).code, 'BAD_REQUEST');
+    assert.is(setCookie(planted, '__Host-sid'), undefined, 'no session from a planted cookie');
+
+    const own = await callback(secureSite.url, `code=c&state=${attacker.state}`, attacker.loginCookie);
+    assert.is(own.status, 302);
+    assert.match(setCookieLine(own, '__Host-lw_login') ?? '', /^__Host-lw_login=; Max-Age=0; [^]*Path=\/; HttpOnly; Secure; SameSite=Lax$/);
   } finally {
     await secureSite.close();
   }

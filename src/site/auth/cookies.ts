@@ -19,9 +19,20 @@ export function sessionCookieName(config: Config): string {
   return config.secureCookies ? '__Host-sid' : 'sid';
 }
 
-/** Only sent back to the callback (and the login route that sets it). */
-export const LOGIN_COOKIE = 'lw_login';
-export const LOGIN_COOKIE_PATH = '/apps/auth';
+/**
+ * The login in progress (state, PKCE verifier, return_to). Under https it takes
+ * the `__Host-` prefix too: otherwise a sibling subdomain could plant its own
+ * login cookie (one it got by starting a login itself) and have the victim finish
+ * that login, as the attacker (login CSRF). The prefix needs Path=/; over plain
+ * http (development) the cookie keeps a path that only the login routes see.
+ */
+export function loginCookieName(config: Config): string {
+  return config.secureCookies ? '__Host-lw_login' : 'lw_login';
+}
+
+function loginCookiePath(config: Config): string {
+  return config.secureCookies ? '/' : '/apps/auth';
+}
 
 /**
  * Sets a cookie on the answer, replacing an earlier Set-Cookie of the same name on
@@ -61,10 +72,10 @@ export function clearSessionCookie(res: ServerResponse, config: Config): void {
 export function setLoginCookie(res: ServerResponse, config: Config, value: string): void {
   putCookie(
     res,
-    LOGIN_COOKIE,
-    serializeCookie(LOGIN_COOKIE, value, {
+    loginCookieName(config),
+    serializeCookie(loginCookieName(config), value, {
       maxAgeSeconds: LOGIN_TTL_SECONDS,
-      path: LOGIN_COOKIE_PATH,
+      path: loginCookiePath(config),
       httpOnly: true,
       secure: config.secureCookies,
       sameSite: 'Lax',
@@ -75,7 +86,12 @@ export function setLoginCookie(res: ServerResponse, config: Config, value: strin
 export function clearLoginCookie(res: ServerResponse, config: Config): void {
   putCookie(
     res,
-    LOGIN_COOKIE,
-    serializeCookie(LOGIN_COOKIE, '', { maxAgeSeconds: 0, path: LOGIN_COOKIE_PATH, secure: config.secureCookies, sameSite: 'Lax' }),
+    loginCookieName(config),
+    serializeCookie(loginCookieName(config), '', {
+      maxAgeSeconds: 0,
+      path: loginCookiePath(config),
+      secure: config.secureCookies,
+      sameSite: 'Lax',
+    }),
   );
 }

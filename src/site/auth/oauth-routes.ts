@@ -2,7 +2,7 @@ import { HttpError } from '../../core/errors.js';
 import { getCookie } from '../../core/middleware/cookies.js';
 import { redirect } from '../../core/respond.js';
 import type { SiteContext, SiteDeps, SiteRoute } from '../context.js';
-import { clearLoginCookie, LOGIN_COOKIE, LOGIN_TTL_SECONDS, setLoginCookie } from './cookies.js';
+import { clearLoginCookie, loginCookieName, LOGIN_TTL_SECONDS, setLoginCookie } from './cookies.js';
 import { identityFrom } from './identity.js';
 import { loginStateKey, openLoginState, pkceChallenge, randomToken, sealLoginState, stateMatches } from './login-state.js';
 import type { ProviderClient } from './provider-client.js';
@@ -52,7 +52,7 @@ export function oauthRoutes(deps: SiteDeps, client: ProviderClient): SiteRoute[]
 
   const callback = async (ctx: SiteContext) => {
     const { oauth, key } = configured();
-    const pending = openLoginState(key, getCookie(ctx.req, LOGIN_COOKIE));
+    const pending = openLoginState(key, getCookie(ctx.req, loginCookieName(deps.config)));
     // One use per login, whatever the outcome.
     clearLoginCookie(ctx.res, deps.config);
     if (ctx.query.has('error')) {
