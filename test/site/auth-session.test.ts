@@ -215,6 +215,14 @@ test('regression: the lw_login login-state cookie cannot be planted from a sibli
   }
 });
 
+test('regression: a Cookie header over 8 KiB keeps the session (no silent logout)', async () => {
+  const { cookie } = await sessionFor('big-cookie-jar');
+  const analytics = Array.from({ length: 3 }, (_, i) => `_tracker${i}=${'t'.repeat(3900)}`).join('; ');
+  const header = `${analytics}; ${cookie}`;
+  assert.ok(header.length > 8 * 1024);
+  assert.is((await me(site.url, header)).loggedIn, true);
+});
+
 test('a cookie set on a login answer replaces the stale-cookie clearing on the same answer', async () => {
   const start = await startLogin(site.url);
   const response = await fetch(`${site.url}/apps/auth/callback?code=c&state=${start.state}`, {

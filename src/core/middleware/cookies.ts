@@ -4,12 +4,29 @@ import type { IncomingMessage } from 'node:http';
 // skipped, not fatal. Serializing is strict (section 4.1): we never emit a cookie a
 // browser might read differently from what we meant.
 
-export const MAX_COOKIE_HEADER = 8 * 1024;
+// Bounds. Node already refuses request heads over 16 KiB (431), so these only
+// bite when that limit is raised; then what fits is parsed and the rest is not,
+// rather than dropping every cookie (a big analytics cookie once meant a silent
+// logout).
+
+/** Characters of a Cookie header looked at; a pair that crosses the bound is dropped. */
+export const MAX_COOKIE_HEADER = 64 * 1024;
+/** Pairs looked at (browsers keep about 180 cookies per site). */
+export const MAX_COOKIE_PAIRS = 300;
+/** A longer pair is skipped: browsers store no cookie over 4096 bytes (room left for spaces). */
+export const MAX_COOKIE_PAIR_LENGTH = 4096 + 8;
 
 export function parseCookies(header: string | undefined): Map<string, string> {
   const cookies = new Map<string, string>();
-  if (!header || header.length > MAX_COOKIE_HEADER) return cookies;
-  for (const pair of header.split(';')) {
+  if (!header) return cookies;
+  const bound = Math.min(header.length, MAX_COOKIE_HEADER);
+  for (let start = 0, pairs = 0; start < bound && pairs < MAX_COOKIE_PAIRS; pairs++) {
+    let stop = header.indexOf(';', start);
+    if (stop === -1) stop = header.length;
+    if (stop > bound) break;
+    const pair = header.slice(start, stop);
+    start = stop + 1;
+    if (pair.length > MAX_COOKIE_PAIR_LENGTH) continue;
     const eq = pair.indexOf('=');
     if (eq === -1) continue;
     const name = pair.slice(0, eq).trim();
