@@ -1,29 +1,56 @@
--- A page of plugins by rating (ties by id), and the total, in one round trip. The
--- count reads the index alone; the page walks plugins_status_rating in order and stops at
--- offset + limit. An offset past the end still answers one row: the total, with a
--- null id.
--- Parameters: $1 viewer (users.id, null for visitors and public=1), $2 true when the
--- viewer sees everything (administrators), $3 status or null, $4 submitter (scope=mine)
--- or null, $5 tag (lower case) or null, $6 featured only, $7 limit, $8 offset.
+-- A page of plugins, best Bayesian rating first (ties by id), and the total, in one round
+-- trip. Parameters: $1 viewer (users.id, null for visitors and public=1), $2 true
+-- when the viewer sees everything (administrators), $3 status or null, $4 submitter
+-- (scope=mine) or null, $5 tag (lower case) or null, $6 featured only, $7 limit,
+-- $8 offset.
+--
+-- Visibility (src/site/plugins/visibility.ts) is two arms: approved plugins (all
+-- plugins for administrators), and the viewer's own unapproved ones. Each arm
+-- walks an index in order (plugins_status_rating, plugins_submitter_updated) and stops
+-- at offset + limit; an OR of the two could use neither index for the order.
+-- The store front's total (no submitter, tag or featured filter) comes from
+-- plugin_status_counts, kept by a trigger, plus the viewer's own unapproved
+-- plugins; any other total counts through an index. An offset past the end still
+-- answers one row: the total, with a null id.
 select total.count::integer as total, r.*
-  from (select count(*) from plugins p
-         where
-       -- Visibility (src/site/plugins/visibility.ts): approved, own, or everything for administrators.
-       (p.status = 'approved' or p.submitter_id = $1::bigint or $2::boolean)
-   and ($3::text is null or p.status = $3::text)
-   and ($4::bigint is null or p.submitter_id = $4::bigint)
-   and ($5::text is null or store_lower_tags(p.tags) @> array[$5::text])
-   and (not $6::boolean or p.featured)) as total
+  from (select case
+                 when $4::bigint is null and $5::text is null and not $6::boolean then
+                   (select coalesce(sum(c.plugins), 0) from plugin_status_counts c
+                     where (c.status = 'approved' or $2::boolean) and ($3::text is null or c.status = $3::text))
+                   + (select count(*) from plugins p
+                       where p.submitter_id = $1::bigint and p.status <> 'approved' and not $2::boolean
+                         and ($3::text is null or p.status = $3::text))
+                 else (select count(*) from plugins p
+                        where
+                            (p.status = 'approved' or p.submitter_id = $1::bigint or $2::boolean)
+                        and ($3::text is null or p.status = $3::text)
+                        and ($4::bigint is null or p.submitter_id = $4::bigint)
+                        and ($5::text is null or store_lower_tags(p.tags) @> array[$5::text])
+                        and (not $6::boolean or p.featured))
+               end as count) as total
   left join lateral (
-    select p.id from plugins p
-     where
-       -- Visibility (src/site/plugins/visibility.ts): approved, own, or everything for administrators.
-       (p.status = 'approved' or p.submitter_id = $1::bigint or $2::boolean)
-   and ($3::text is null or p.status = $3::text)
-   and ($4::bigint is null or p.submitter_id = $4::bigint)
-   and ($5::text is null or store_lower_tags(p.tags) @> array[$5::text])
-   and (not $6::boolean or p.featured)
-     order by p.rating_score desc, p.id
-     limit $7 offset $8) as page on true
+    select u.id from (
+      (select p.id, p.rating_score from plugins p
+        where
+            (p.status = 'approved' or $2::boolean)
+        and ($3::text is null or p.status = $3::text)
+        and ($4::bigint is null or p.submitter_id = $4::bigint)
+        and ($5::text is null or store_lower_tags(p.tags) @> array[$5::text])
+        and (not $6::boolean or p.featured)
+        order by p.rating_score desc, p.id
+        limit $7::bigint + $8::bigint)
+      union all
+      (select p.id, p.rating_score from plugins p
+        where
+            p.submitter_id = $1::bigint and p.status <> 'approved' and not $2::boolean
+        and ($3::text is null or p.status = $3::text)
+        and ($4::bigint is null or p.submitter_id = $4::bigint)
+        and ($5::text is null or store_lower_tags(p.tags) @> array[$5::text])
+        and (not $6::boolean or p.featured)
+        order by p.rating_score desc, p.id
+        limit $7::bigint + $8::bigint)
+    ) as u
+    order by u.rating_score desc, u.id
+    limit $7 offset $8) as page on true
   left join plugin_summaries r on r.id = page.id
  order by r.rating_score desc, r.id

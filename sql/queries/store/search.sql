@@ -2,34 +2,39 @@
 -- list filters, a page and the total in one round trip.
 -- Parameters: $1 viewer (users.id, null for visitors and public=1), $2 true when the
 -- viewer sees everything (administrators), $3 status or null, $4 submitter (scope=mine)
--- or null, $5 tag (lower case) or null, $6 featured only, $7 limit, $8 offset.
--- $9 the query in lower case, $10 its words joined by one space, $11 the words without
--- spaces, $12 the words (text[]), $13 its longest word, $14 the order: 'relevance',
--- 'updated', 'rating' or 'installs'.
+-- or null, $5 tag (lower case) or null, $6 featured only, $7 limit, $8 offset,
+-- $9 the query in lower case, $10 its words joined by one space, $11 the words
+-- without spaces, $12 the words but the longest (text[]), $13 the longest word,
+-- $14 the order: 'relevance', 'updated', 'rating' or 'installs'.
 --
--- A plugin matches when its compact id or name contains the compact query ("mini map"
--- finds "minimap"), or when every word is in its text or within trigram word
--- similarity of it (pg_trgm.word_similarity_threshold, 0.6: "minimp" finds
--- "minimap"). Both are answered from the trigram indexes on search_key and
--- search_text. Rank: exact id or name, then compact equality, then prefixes, then an
--- exact tag or author, then a name word starting with the query; within a tier,
--- similarity to the name and id, then tags, author and description, in that weight.
+-- A plugin matches when its compact id or name contains the compact query ("mini
+-- map" finds "minimap"), or when every word is found: within trigram word
+-- similarity of its id, name, author and tags (search_text; the threshold is
+-- pg_trgm.word_similarity_threshold, 0.6: "minimp" finds "minimap"), inside its
+-- compact id or name, or as a word or word prefix of its description. Each test is
+-- answered by an index (trigrams on search_key and search_text, full text on
+-- description_words), the longest word's first.
+-- Rank: exact id or name, then compact equality, then prefixes, then an exact tag,
+-- then the author, then a name word starting with the query; within a tier,
+-- similarity to the name and id, then tags, then author, then description words.
 with candidates as materialized (
   select p.id, p.install_count, p.rating_score, p.updated_at,
          (case
             when lower(p.id) = $9 or lower(p.name) = $9 or lower(p.name) = $10 then 10000
-            when store_compact(p.id) = $11 or store_compact(p.name) = $11 then 9000
+            -- search_key is "<compact id> <compact name>", and compact text has no spaces.
+            when starts_with(p.search_key, $11 || ' ') or p.search_key like '% ' || $11 then 9000
             when starts_with(lower(p.name), $10) or starts_with(lower(p.id), $9) then 8000
-            when starts_with(store_compact(p.name), $11) or starts_with(store_compact(p.id), $11) then 7000
-            when store_lower_tags(p.tags) @> array[$10] then 6000
+            when starts_with(p.search_key, $11) or position(' ' || $11 in p.search_key) > 0 then 7000
+            -- Tags hold no spaces: a space on each side finds one whole tag.
+            when position(' ' || $10 || ' ' in ' ' || lower(array_to_string(p.tags::text[], ' ')) || ' ') > 0 then 6000
             when lower(p.author) = $10 then 5000
             when position(' ' || $10 in ' ' || regexp_replace(lower(p.name), '[^[:alnum:]]+', ' ', 'g')) > 0 then 4000
             else 0
           end)
          + 300 * greatest(word_similarity($10, lower(p.name)), word_similarity($10, lower(p.id)))
-         + 250 * word_similarity($10, store_join_words(store_lower_tags(p.tags)))
+         + 250 * word_similarity($10, lower(array_to_string(p.tags::text[], ' ')))
          + 150 * word_similarity($10, lower(p.author))
-         + 100 * word_similarity($10, lower(p.description)) as score
+         + 100 * (p.description_words @@ plainto_tsquery('simple', $10))::integer as score
     from plugins p
    where
        -- Visibility (src/site/plugins/visibility.ts): approved, own, or everything for administrators.
@@ -39,10 +44,12 @@ with candidates as materialized (
    and ($5::text is null or store_lower_tags(p.tags) @> array[$5::text])
    and (not $6::boolean or p.featured)
      and (p.search_key like '%' || $11 || '%'
-          or (($13 <% p.search_text or p.search_key like '%' || $13 || '%')
+          or (($13 <% p.search_text or p.search_key like '%' || $13 || '%'
+               or p.description_words @@ to_tsquery('simple', $13 || ':*'))
               and not exists (
                 select 1 from unnest($12::text[]) as word
-                 where not (word <% p.search_text or p.search_key like '%' || word || '%'))))
+                 where not (word <% p.search_text or p.search_key like '%' || word || '%'
+                            or p.description_words @@ to_tsquery('simple', word || ':*')))))
 )
 select total.count::integer as total, r.*
   from (select count(*) from candidates) as total

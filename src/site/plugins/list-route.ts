@@ -46,7 +46,7 @@ export function listHandler(deps: SiteDeps) {
       // Only punctuation: nothing can match it (an empty list, not everything).
       if (!terms) return answer(ctx, [], 0, limit, offset);
       rows = await runQuery(deps.sql, 'store/search', [
-        ...filters, terms.lower, terms.phrase, terms.compact, terms.words, terms.longest, sort ?? 'relevance',
+        ...filters, terms.lower, terms.phrase, terms.compact, terms.others, terms.longest, sort ?? 'relevance',
       ]);
     } else {
       rows = await runQuery(deps.sql, `store/list-${sort ?? 'updated'}`, filters);

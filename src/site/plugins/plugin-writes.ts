@@ -1,6 +1,6 @@
 import { HttpError } from '../../core/errors.js';
 import type { Sql } from '../../db/pool.js';
-import { runQuery } from '../../db/queries.js';
+import { inTransaction, runQuery } from '../../db/queries.js';
 import type { SessionUser } from '../context.js';
 import { EDITABLE_FIELDS, type EditableField } from './records.js';
 import type { PluginFields, ValidEdit } from './validation.js';
@@ -43,8 +43,7 @@ export type EditOutcome = 'applied' | 'pending-update' | 'unchanged';
  * approved one goes into the pending update. Returns the plugin's canonical id.
  */
 export async function editPlugin(sql: Sql, id: string, editor: SessionUser, edit: ValidEdit): Promise<string> {
-  return sql.begin(async (tx) => {
-    const t = tx as unknown as Sql;
+  return inTransaction(sql, async (t) => {
     const [locked] = await runQuery<{ id: string; status: PluginStatus; submitter_id: string }>(t, 'store/lock-plugin', [id]);
     if (!locked) throw pluginNotFound();
     const plugin = { id: locked.id, status: locked.status, submitterId: String(locked.submitter_id) };
@@ -62,7 +61,7 @@ export async function editPlugin(sql: Sql, id: string, editor: SessionUser, edit
       await runQuery(t, 'store/apply-plugin-edit', [...params, null, plugin.status === 'rejected']);
     }
     return plugin.id;
-  }) as Promise<string>;
+  });
 }
 
 /**
@@ -71,8 +70,7 @@ export async function editPlugin(sql: Sql, id: string, editor: SessionUser, edit
  * review (409). Returns the canonical id.
  */
 export async function reviewPlugin(sql: Sql, id: string, reviewer: SessionUser, action: ReviewAction, reason: string | null): Promise<string> {
-  return sql.begin(async (tx) => {
-    const t = tx as unknown as Sql;
+  return inTransaction(sql, async (t) => {
     const [locked] = await runQuery<{ id: string; status: PluginStatus; has_pending_update: boolean }>(t, 'store/lock-plugin', [id]);
     if (!locked) throw pluginNotFound();
     const params = [locked.id, action, reason, reviewer.id];
@@ -84,7 +82,7 @@ export async function reviewPlugin(sql: Sql, id: string, reviewer: SessionUser, 
       throw new HttpError(409, 'CONFLICT', `Nothing to review: the plugin is ${locked.status} and has no pending update`);
     }
     return locked.id;
-  }) as Promise<string>;
+  });
 }
 
 /** $1 id, $2 changed field names, $3..$14 the values in EDITABLE_FIELDS order (null when unchanged). */

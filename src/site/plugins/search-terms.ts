@@ -14,9 +14,10 @@ export interface SearchTerms {
   phrase: string;
   /** The words without spaces: "mini map" -> "minimap". */
   compact: string;
-  words: string[];
   /** The longest word: the most selective one to look up in the index. */
   longest: string;
+  /** The other words, each of which must match too. */
+  others: string[];
 }
 
 /** null when the query has no letters or digits at all (nothing can match it). */
@@ -28,5 +29,6 @@ export function searchTerms(q: string): SearchTerms | null {
   const words = lower.split(/[^\p{L}\p{N}]+/u).filter((word) => word !== '').slice(0, MAX_QUERY_WORDS);
   if (words.length === 0) return null;
   const longest = words.reduce((a, b) => (b.length > a.length ? b : a));
-  return { lower, phrase: words.join(' '), compact: words.join(''), words, longest };
+  const others = words.filter((_, i) => i !== words.indexOf(longest));
+  return { lower, phrase: words.join(' '), compact: words.join(''), longest, others };
 }

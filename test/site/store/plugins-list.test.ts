@@ -53,8 +53,19 @@ test('GET /apps/api/plugins: {success, plugins, total}; a visitor sees approved 
 });
 
 test('without public=1 a user also sees own plugins in any status; an administrator sees all', async () => {
-  assert.equal(ids(await client.get('/apps/api/plugins', { cookie: users.alice })).sort(), ['l-alpha', 'l-beta', 'l-gamma', 'l-pending-alice', 'l-rejected-alice']);
-  assert.equal(ids(await client.get('/apps/api/plugins', { cookie: users.admin })).length, 6);
+  const own = await client.get('/apps/api/plugins', { cookie: users.alice });
+  assert.equal(ids(own).sort(), ['l-alpha', 'l-beta', 'l-gamma', 'l-pending-alice', 'l-rejected-alice']);
+  assert.is(own.body.total, 5);
+  const all = await client.get('/apps/api/plugins', { cookie: users.admin });
+  assert.is(ids(all).length, 6);
+  assert.is(all.body.total, 6);
+  // Totals and pages agree for every viewer and status filter.
+  for (const cookie of [undefined, users.alice, users.bob, users.admin]) {
+    for (const status of ['', 'pending', 'approved', 'rejected']) {
+      const answer = await client.get(`/apps/api/plugins?status=${status}&limit=500`, { cookie });
+      assert.is(answer.body.total, answer.body.plugins.length, `${cookie ?? 'visitor'} ${status}`);
+    }
+  }
 });
 
 test('public=1: approved plugins only, whoever asks', async () => {

@@ -142,4 +142,17 @@ test('deleting a rating deletes its replies', async () => {
   assert.is(count, 0);
 });
 
+test('plugin_status_counts follows inserts, status changes and deletes', async () => {
+  const counts = async () => Object.fromEntries((await sql`select status, plugins::int from plugin_status_counts`).map((row) => [row.status, row.plugins]));
+  const actual = async () => Object.fromEntries((await sql`select s.status, (select count(*)::int from plugins p where p.status = s.status) as plugins from plugin_status_counts s`).map((row) => [row.status, row.plugins]));
+  await insertPlugin({ id: 'count-a' });
+  await insertPlugin({ id: 'count-b' });
+  await sql`update plugins set status = 'approved' where id = 'count-a'`;
+  await sql`update plugins set status = 'rejected', name = 'Renamed' where id = 'count-b'`;
+  await sql`update plugins set name = 'Again' where id = 'count-b'`;
+  assert.equal(await counts(), await actual());
+  await sql`delete from plugins where id in ('count-a', 'count-b')`;
+  assert.equal(await counts(), await actual());
+});
+
 test.run();
