@@ -2,7 +2,7 @@ import type { PluginStatus, Viewer } from './visibility.js';
 import { isOwnerOrAdmin } from './visibility.js';
 
 /*
- * The store's tables (sql/010_plugins.sql, sql/011_plugin_ratings.sql), for whoever
+ * The store's tables (sql/010_plugins.sql to sql/014_plugin_search_fields.sql), for whoever
  * builds on them:
  *
  *   plugins                 the live record. id (unique case-insensitively through
@@ -14,8 +14,10 @@ import { isOwnerOrAdmin } from './visibility.js';
  *                           them, rating_count, rating_sum, rating_score (Bayesian,
  *                           for sort=rating); the last review (review_action,
  *                           review_reason, reviewed_at, reviewed_by); created_at,
- *                           updated_at (content changes and reviews only); search_text
- *                           and search_key (generated, trigram-indexed, for q).
+ *                           updated_at (content changes and reviews only); search_key
+ *                           (compacted id and name) and search_text (id, name, author,
+ *                           tags), generated and trigram-indexed, and description_words
+ *                           (tsvector), for q (sql/014).
  *   plugin_pending_updates  one per approved plugin an author edited: `changed` lists
  *                           the API field names it changes, the same typed columns
  *                           hold their new values, submitted_at when.
@@ -29,7 +31,9 @@ import { isOwnerOrAdmin } from './visibility.js';
  *   plugin_rating_replies   id, (plugin_id, rating_user_id) -> the rating answered
  *                           (deleting the rating deletes its replies), user_id, body
  *                           1-500 characters, created_at.
- *   plugin_records          view: plugins + submitter username + pending update.
+ *   plugin_status_counts    plugins per status, kept by a trigger (the store front's total).
+ *   plugin_records          view: plugins + submitter username + pending update;
+ *   plugin_summaries        the same without long_description, for lists.
  *
  * The domains plugin_* carry each field rule; the checks count characters (code
  * points), as the API does.
