@@ -62,9 +62,19 @@ function abandon<T>(query: PendingQuery<T>): void {
 
 /**
  * Runs `work` in a transaction (sql.begin) bounded as a whole by `ms`; past it the
- * request gets 503 while PostgreSQL rolls back on its own (statement_timeout,
+ * request gets 503 at once. Work that finishes after that is rolled back rather
+ * than committed, so the answer does not lie about it; a transaction stuck on a
+ * hung server is ended by PostgreSQL (statement_timeout,
  * idle_in_transaction_session_timeout). Each query inside should use runQuery(tx, ...).
  */
 export function inTransaction<T>(sql: Sql, work: (tx: Sql) => Promise<T>, ms = 2 * QUERY_TIMEOUT_MS): Promise<T> {
-  return withDeadline(sql.begin((tx) => work(tx as unknown as Sql)) as Promise<T>, ms);
+  let abandoned = false;
+  const transaction = sql.begin(async (tx) => {
+    const result = await work(tx as unknown as Sql);
+    if (abandoned) throw new Error('transaction outlived its deadline; rolled back');
+    return result;
+  }) as Promise<T>;
+  return withDeadline(transaction, ms, () => {
+    abandoned = true;
+  });
 }

@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import { HttpError } from '../../src/core/errors.js';
 import { QUERY_TIMEOUT_MS, UNAVAILABLE_RETRY_AFTER_SECONDS, withDeadline } from '../../src/db/deadline.js';
 import { createPool, POOL_SIZE } from '../../src/db/pool.js';
+import { inTransaction } from '../../src/db/queries.js';
 import { testSessionCookie } from '../helpers/fake-idp.js';
 import { startPgProxy } from '../helpers/pg-proxy.js';
 import { closeTestSql, startTestSite, tempDir, testSql } from '../helpers/servers.js';
@@ -92,6 +93,36 @@ test('regression: a slow statement is cancelled by statement_timeout and becomes
     assert.is(row!.one, 1);
   } finally {
     await sql.end({ timeout: 1 });
+  }
+});
+
+test('inTransaction: commits in time; past its deadline it is 503 at once and its late work is rolled back', async () => {
+  const sql = testSql();
+  await sql`create table if not exists deadline_probe (id int)`;
+  try {
+    assert.is(await inTransaction(sql, async (tx) => (await tx`insert into deadline_probe values (1) returning id`)[0]!.id), 1);
+    const started = performance.now();
+    try {
+      await inTransaction(
+        sql,
+        async (tx) => {
+          await tx`insert into deadline_probe values (2)`;
+          await tx`select pg_sleep(1)`;
+        },
+        200,
+      );
+      assert.unreachable('should have timed out');
+    } catch (error) {
+      assert.is((error as HttpError).code, 'UNAVAILABLE');
+    }
+    assert.ok(performance.now() - started < 1000, 'answered at the deadline, not when the work ended');
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    const rows = await sql`select id from deadline_probe order by id`;
+    assert.equal(rows.map((row) => row.id), [1], 'the late insert was rolled back');
+    const open = await sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'`;
+    assert.is(open[0]!.n, 0, 'no connection left inside a transaction');
+  } finally {
+    await sql`drop table if exists deadline_probe`;
   }
 });
 
