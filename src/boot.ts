@@ -93,6 +93,6 @@ export async function startImghostService(config: Config, log: Logger): Promise<
   };
 }
 
-export function createRootLogger(): Logger {
-  return createLogger({ pid: process.pid });
+export function createRootLogger(config: Config): Logger {
+  return createLogger({ pid: process.pid }, { level: config.logLevel });
 }

@@ -10,7 +10,7 @@ if (!process.env.LAUNCHER_CONFIG && !existsSync(join(process.cwd(), 'config', 'l
   process.env.LAUNCHER_CONFIG = join(projectRoot(), 'config', 'launcher.example.json');
 }
 const config = readConfigOrExit();
-const log = createRootLogger();
+const log = createRootLogger(config);
 const database = await openDatabase(config, log).catch((error) => fatal(log, 'database unavailable', error));
 const stopDatabase = () => database.close().catch(() => {});
 const imghost = await startImghostService(config, log).catch(async (error) => {

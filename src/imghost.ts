@@ -3,7 +3,7 @@ import { createRootLogger, fatal, readConfigOrExit, startImghostService } from '
 import { onShutdownSignal } from './core/server.js';
 
 const config = readConfigOrExit();
-const log = createRootLogger();
+const log = createRootLogger(config);
 const imghost = await startImghostService(config, log).catch((error) => fatal(log, 'image host could not start', error));
 log.info('image host listening', { url: imghost.server.url, images: config.imagesDir });
 onShutdownSignal(log, () => imghost.close());

@@ -3,7 +3,7 @@ import { createRootLogger, fatal, openDatabase, readConfigOrExit, startSiteServi
 import { onShutdownSignal } from './core/server.js';
 
 const config = readConfigOrExit();
-const log = createRootLogger();
+const log = createRootLogger(config);
 const database = await openDatabase(config, log).catch((error) => fatal(log, 'database unavailable', error));
 const site = await startSiteService(config, log, database.sql).catch((error) => fatal(log, 'site could not start', error));
 log.info('site listening', { url: site.server.url, public: config.publicUrl });

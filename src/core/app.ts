@@ -1,24 +1,34 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { prependAnswerHeaders, type HeaderList } from './answer-head.js';
+import type { Duplex } from 'node:stream';
+import { answerHeaders, startAnswer, type HeaderList } from './answer-head.js';
 import { clientIp } from './client-ip.js';
+import { createClientErrorHandler, type RenderedError } from './client-error.js';
 import { compose } from './compose.js';
 import type { Context, Middleware, Route } from './context.js';
 import { HttpError } from './errors.js';
 import type { Logger } from './log.js';
 import { CLIENT_REQUEST_ID, nextRequestId } from './request-id.js';
+import { logWhenDone } from './request-log.js';
+import { sendBody } from './respond.js';
 import { compileRoutes, NO_PARAMS } from './router.js';
+import { SECURITY_HEADERS } from './security-headers.js';
+
+// What every request gets from the core, whatever its route: an id, a head that
+// carries the id and the service's answer headers (answer-head.ts), one log line
+// (request-log.ts), and an answer in the service's error format for anything
+// thrown. Requests Node refuses before they reach us get the same
+// (client-error.ts, through the `clientError` of the handler).
 
 export interface AppOptions<L extends object> {
   /** Service name, written into every log line. */
   name: string;
   routes: Route<L>[];
-  /**
-   * Run for every request, routed or not, before the route's own middleware and
-   * handler (request log, security headers...).
-   */
+  /** Run for every request, routed or not, before the route's own middleware and handler. */
   middleware?: Middleware<L>[];
-  /** How this service writes an HttpError (the site and the image host differ). */
-  renderError: (ctx: Context<L>, error: HttpError) => void;
+  /** Headers every answer carries besides X-Request-Id; SECURITY_HEADERS by default. */
+  answerHeaders?: HeaderList;
+  /** How this service writes an HttpError as a body (the site and the image host differ). */
+  renderError: (error: HttpError) => RenderedError;
   createLocals: () => L;
   log: Logger;
   /** Proxies trusted to append to X-Forwarded-For (see client-ip.ts); 0 or false: none. */
@@ -30,14 +40,17 @@ export const MAX_URL_LENGTH = 8 * 1024;
 
 type Chain<L extends object> = (ctx: Context<L>) => Promise<void>;
 
-const NO_HEADERS: HeaderList = Object.freeze([]);
-
+/** A service's `(req, res)` function, and its server's 'clientError' listener. */
+export interface AppHandler {
+  (req: IncomingMessage, res: ServerResponse): Promise<void>;
+  clientError(error: Error & { code?: string }, socket: Duplex): void;
+}
 
 /**
  * Builds the `(req, res)` function of a service. It is separate from `listen` so
- * tests and benchmarks can mount it on any server.
+ * tests and benchmarks can mount it on any server (with its `clientError`).
  */
-export function createApp<L extends object>(options: AppOptions<L>) {
+export function createApp<L extends object>(options: AppOptions<L>): AppHandler {
   const middleware = options.middleware ?? [];
   // Each route's whole chain (the service's middleware, then the route's own, then
   // its handler) is composed once, here. A request finds its route first and runs
@@ -52,15 +65,17 @@ export function createApp<L extends object>(options: AppOptions<L>) {
   );
   // A request no route takes (a malformed target, an unknown path, a wrong method,
   // a bad escape in a parameter) still passes the service's middleware, in the
-  // same order as any other, so it is logged and carries the security headers.
+  // same order as any other.
   const refuse: Chain<L> = compose(middleware, (ctx) => {
     throw (ctx as RequestContext<L>).refusal;
   });
   const log = options.log.child({ service: options.name });
+  const ours = answerHeaders(options.answerHeaders ?? SECURITY_HEADERS);
+  const renderError = options.renderError;
 
   /** The chain this request runs; a refused request carries its error on ctx. */
   const chainFor = (ctx: RequestContext<L>, target: string): Chain<L> => {
-    const problem = targetProblem(target, ctx.path);
+    const problem = targetProblem(ctx.req, target, ctx.path);
     if (problem) {
       ctx.refusal = problem;
       return refuse;
@@ -85,17 +100,20 @@ export function createApp<L extends object>(options: AppOptions<L>) {
 
   // Not an async function: the chain already returns a promise, and awaiting it
   // here would cost one more promise and one more microtask on every request.
-  return function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const handle = function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const target = req.url ?? '/';
     const queryAt = target.indexOf('?');
     const rawPath = queryAt === -1 ? target : target.slice(0, queryAt);
     const incomingId = req.headers['x-request-id'];
     const id = typeof incomingId === 'string' && CLIENT_REQUEST_ID.test(incomingId) ? incomingId : nextRequestId();
     const ctx = new RequestContext<L>(req, res, id, rawPath, queryAt === -1 ? '' : target.slice(queryAt + 1), log, options);
-    prependAnswerHeaders(res, ctx);
+    startAnswer(res, ctx, ours);
+    logWhenDone(ctx, log);
     // A chain never throws: compose turns a throw into a rejected promise.
-    return chainFor(ctx, target)(ctx).then(undefined, (error: unknown) => answerError(ctx, error, options.renderError));
-  };
+    return chainFor(ctx, target)(ctx).then(undefined, (error: unknown) => answerError(ctx, error, renderError));
+  } as AppHandler;
+  handle.clientError = createClientErrorHandler({ log, answerHeaders: ours, renderError });
+  return handle;
 }
 
 /**
@@ -107,8 +125,8 @@ class RequestContext<L extends object> implements Context<L> {
   params: Readonly<Record<string, string>> = NO_PARAMS;
   body: unknown = undefined;
   locals: L;
-  answerHeaders: HeaderList = NO_HEADERS;
   contentLength: number | undefined = undefined;
+  clientErrorStatus: number | undefined = undefined;
   /** Why no route takes this request; thrown at the end of the service's middleware. */
   refusal: HttpError | undefined = undefined;
   #query: URLSearchParams | undefined;
@@ -141,9 +159,14 @@ class RequestContext<L extends object> implements Context<L> {
   }
 }
 
-function targetProblem(target: string, rawPath: string): HttpError | undefined {
+function targetProblem(req: IncomingMessage, target: string, rawPath: string): HttpError | undefined {
   if (target.length > MAX_URL_LENGTH) return new HttpError(414, 'BAD_REQUEST', 'Request target is too long');
   if (!rawPath.startsWith('/')) return new HttpError(400, 'BAD_REQUEST', 'Malformed request target');
+  // RFC 9112 3.2: an HTTP/1.1 request without Host is answered 400. Node would
+  // answer it itself, without our headers or a log line (server.ts turns that off).
+  if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
+    return new HttpError(400, 'BAD_REQUEST', 'Missing Host header');
+  }
   // Without a `%` there is no escape to get wrong, and nothing to decode.
   if (!rawPath.includes('%')) return undefined;
   try {
@@ -172,11 +195,7 @@ function decodeParams(params: Record<string, string>): boolean {
   return true;
 }
 
-function answerError<L extends object>(
-  ctx: Context<L>,
-  error: unknown,
-  renderError: (ctx: Context<L>, error: HttpError) => void,
-): void {
+function answerError<L extends object>(ctx: Context<L>, error: unknown, renderError: (error: HttpError) => RenderedError): void {
   let httpError: HttpError;
   if (error instanceof HttpError) {
     httpError = error;
@@ -200,7 +219,8 @@ function answerError<L extends object>(
   // A writeHead that threw (a header value a handler should have checked) has
   // already set its reason phrase, which Node would keep: "500 Found".
   ctx.res.statusMessage = '';
-  renderError(ctx, httpError);
+  const { contentType, body } = renderError(httpError);
+  sendBody(ctx, httpError.status, body, contentType, { 'Cache-Control': 'no-store', ...httpError.headers });
 }
 
 const KEEP_ON_ERROR = new Set(['set-cookie', 'connection']);

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { LOG_LEVELS, type LogLevel } from './log.js';
 import { MAX_TRUSTED_HOPS } from './client-ip.js';
 
 // Every environment variable of the contract is read and checked here, once, at
@@ -42,6 +43,7 @@ export interface Config {
   installScheme: string;
   /** Proxies in front of the service that append to X-Forwarded-For (TRUST_PROXY); 0 trusts none. */
   trustProxy: number;
+  logLevel: LogLevel;
 }
 
 type Env = Record<string, string | undefined>;
@@ -112,6 +114,7 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     installScheme,
     trustProxy: trustedHopsFrom(read('TRUST_PROXY') ?? 'false'),
+    logLevel: logLevelFrom(read('LOG_LEVEL') ?? 'info'),
   };
 }
 
@@ -152,6 +155,12 @@ function httpUrl(name: string, value: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(name, 'must be an http:// or https:// URL');
   if (url.username || url.password) throw new ConfigError(name, 'must not contain a user name or password');
   return url.href.replace(/\/+$/, '');
+}
+
+function logLevelFrom(value: string): LogLevel {
+  const level = LOG_LEVELS.find((known) => known === value.toLowerCase());
+  if (level === undefined) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')} (got "${value}")`);
+  return level;
 }
 
 /** TRUST_PROXY: false (0), true (1: one proxy), or the number of proxies in the chain. */

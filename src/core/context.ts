@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { HeaderList } from './answer-head.js';
 import type { Logger } from './log.js';
 
 /**
@@ -24,13 +23,6 @@ export interface Context<L extends object = Record<string, unknown>> {
   /** Parsed JSON body, set by the jsonBody middleware. */
   body: unknown;
   locals: L;
-  /**
-   * Headers the service's middleware want on every answer (the security headers),
-   * as `[name, value, ...]`. Written in front of the answer's own headers when its
-   * head is (see answer-head.ts), not set one by one; a middleware adding some
-   * appends to what is there. Empty by default.
-   */
-  answerHeaders: HeaderList;
   /** The Content-Length the answer's head declared, once it is written (for the request log). */
   readonly contentLength: number | undefined;
 }

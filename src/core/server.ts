@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Logger } from './log.js';
 
 // Timeouts are deliberate: slow-loris clients must not hold sockets forever, and a
@@ -19,15 +20,24 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
-export function listen(
-  handler: (req: IncomingMessage, res: ServerResponse) => unknown,
-  host: string,
-  port: number,
-): Promise<RunningServer> {
+export interface RequestHandler {
+  (req: IncomingMessage, res: ServerResponse): unknown;
+  /** Answers what Node's parser refuses, in place of Node's bare answers (client-error.ts). */
+  clientError?: (error: Error & { code?: string }, socket: Duplex) => void;
+}
+
+export function listen(handler: RequestHandler, host: string, port: number): Promise<RunningServer> {
   const server = createServer(
-    { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS },
+    {
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      // Node would answer a request without Host itself, bare; app.ts answers it.
+      requireHostHeader: !handler.clientError,
+    },
     (req, res) => void handler(req, res),
   );
+  if (handler.clientError) server.on('clientError', handler.clientError);
   server.maxHeadersCount = 100;
   return new Promise((resolve, reject) => {
     server.once('error', reject);

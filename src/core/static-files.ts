@@ -4,7 +4,7 @@ import { join, relative, sep } from 'node:path';
 import type { Handler } from './context.js';
 import { HttpError } from './errors.js';
 import { contentTypeFor } from './mime.js';
-import { HTML_CSP } from './middleware/security-headers.js';
+import { HTML_CSP } from './security-headers.js';
 import { etagMatches, sendBody, sendNoContent } from './respond.js';
 
 // The static folder is small and ships with the release: it is read into memory

@@ -2,8 +2,6 @@ import { access, constants, mkdir } from 'node:fs/promises';
 import { createApp } from '../core/app.js';
 import type { Feature } from '../core/feature.js';
 import { healthRoutes } from '../core/health.js';
-import { requestLog } from '../core/middleware/request-log.js';
-import { securityHeaders } from '../core/middleware/security-headers.js';
 import type { ImghostDeps, ImghostLocals } from './context.js';
 import { renderImghostError } from './errors.js';
 import { iconsFeature } from './icons/feature.js';
@@ -19,7 +17,7 @@ export async function createImghost(deps: ImghostDeps) {
     trustProxy: deps.config.trustProxy,
     createLocals: () => ({}),
     renderError: renderImghostError,
-    middleware: [requestLog(), securityHeaders(), ...features.flatMap((feature) => feature.middleware ?? [])],
+    middleware: features.flatMap((feature) => feature.middleware ?? []),
     routes: [...healthRoutes(() => imagesDirWorks(deps.config.imagesDir)), ...features.flatMap((feature) => feature.routes)],
   });
   return {

@@ -2,8 +2,6 @@ import { join } from 'node:path';
 import { createApp } from '../core/app.js';
 import type { Feature } from '../core/feature.js';
 import { healthRoutes } from '../core/health.js';
-import { requestLog } from '../core/middleware/request-log.js';
-import { securityHeaders } from '../core/middleware/security-headers.js';
 import { projectRoot } from '../core/project-root.js';
 import { loadStaticFolder, staticHandler } from '../core/static-files.js';
 import { databaseIsReady } from '../db/pool.js';
@@ -25,7 +23,7 @@ export function createSite(deps: SiteDeps) {
     trustProxy: deps.config.trustProxy,
     createLocals: () => ({ user: null }),
     renderError: renderSiteError,
-    middleware: [requestLog(), securityHeaders(), ...features.flatMap((feature) => feature.middleware ?? [])],
+    middleware: features.flatMap((feature) => feature.middleware ?? []),
     routes: [
       ...healthRoutes(() => databaseIsReady(deps.sql)),
       ...features.flatMap((feature) => feature.routes),

@@ -7,8 +7,6 @@ import { createApp } from '../../src/core/app.js';
 import { HttpError } from '../../src/core/errors.js';
 import { silentLogger } from '../../src/core/log.js';
 import { jsonBody } from '../../src/core/middleware/json-body.js';
-import { requestLog } from '../../src/core/middleware/request-log.js';
-import { securityHeaders } from '../../src/core/middleware/security-headers.js';
 import { redirect, sendOk } from '../../src/core/respond.js';
 import { listen, type RunningServer } from '../../src/core/server.js';
 import { renderSiteError } from '../../src/site/errors.js';
@@ -27,7 +25,6 @@ test.before(async () => {
     trustProxy: false,
     createLocals: () => ({}),
     renderError: renderSiteError,
-    middleware: [requestLog(), securityHeaders()],
     routes: [
       { method: 'GET', path: '/things/:id', handler: (ctx) => sendOk(ctx, { id: ctx.params.id }) },
       { method: 'POST', path: '/things', use: [jsonBody()], handler: (ctx) => sendOk(ctx, { body: ctx.body }, 201) },

@@ -7,7 +7,6 @@ import * as assert from 'uvu/assert';
 import { createApp } from '../../src/core/app.js';
 import { addressKey, clientIp, forwardedClient } from '../../src/core/client-ip.js';
 import { createLogger } from '../../src/core/log.js';
-import { requestLog } from '../../src/core/middleware/request-log.js';
 import { sendOk } from '../../src/core/respond.js';
 import { listen } from '../../src/core/server.js';
 import { renderSiteError } from '../../src/site/errors.js';
@@ -74,7 +73,6 @@ test('regression: the request log logs the right-most X-Forwarded-For address un
     trustProxy: 1,
     createLocals: () => ({}),
     renderError: renderSiteError,
-    middleware: [requestLog()],
     routes: [{ method: 'GET', path: '/ip', handler: (ctx) => sendOk(ctx, { ip: ctx.ip }) }],
   });
   const server = await listen(handler, '127.0.0.1', 0);

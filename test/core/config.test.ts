@@ -81,10 +81,24 @@ const bad = [
   { what: 'install scheme', env: { INSTALL_SCHEME: 'bad scheme' }, variable: 'INSTALL_SCHEME' },
   { what: 'host', env: { HOST: 'a b' }, variable: 'HOST' },
   { what: 'token with spaces', env: { IMGHOST_UPLOAD_TOKEN: 'a b' }, variable: 'IMGHOST_UPLOAD_TOKEN' },
+  { what: 'LOG_LEVEL=bogus is not silently info', env: { LOG_LEVEL: 'bogus' }, variable: 'LOG_LEVEL' },
+  { what: 'log level with a typo', env: { LOG_LEVEL: 'warning' }, variable: 'LOG_LEVEL' },
 ];
 for (const c of bad) {
   test(`invalid: ${c.what} names ${c.variable}`, () => {
     assert.throws(() => loadConfig(c.env), (e: unknown) => e instanceof ConfigError && e.variable === c.variable);
+  });
+}
+
+const logLevels = [
+  { what: 'unset', value: undefined, level: 'info' },
+  { what: 'debug', value: 'debug', level: 'debug' },
+  { what: 'any case', value: 'WARN', level: 'warn' },
+  { what: 'error', value: 'error', level: 'error' },
+];
+for (const c of logLevels) {
+  test(`LOG_LEVEL ${c.what} gives ${c.level}`, () => {
+    assert.is(loadConfig({ LOG_LEVEL: c.value }).logLevel, c.level);
   });
 }
 
@@ -93,14 +107,21 @@ test('dotenv: comments, quotes, export, inline comments', () => {
   assert.equal(Object.fromEntries(values), { A: '1', B: 'two words', C: 'x#y', D: '3' });
 });
 
-test('entrypoint: a bad variable stops start-up with one line naming it, no stack trace', () => {
-  const script = fileURLToPath(new URL('../../src/site.js', import.meta.url));
-  const result = spawnSync(process.execPath, [script], { env: { ...process.env, SITE_PORT: 'nope' }, encoding: 'utf8', timeout: 20_000 });
-  assert.is.not(result.status, 0);
-  const lines = result.stderr.trim().split('\n');
-  assert.is(lines.length, 1, result.stderr);
-  assert.match(lines[0]!, /SITE_PORT/);
-  assert.not.match(result.stderr, /at .*\.js:\d+/);
-});
+const entrypointCases = [
+  { what: 'site, bad port', entrypoint: 'site.js', env: { SITE_PORT: 'nope' }, variable: 'SITE_PORT' },
+  { what: 'image host, LOG_LEVEL=bogus', entrypoint: 'imghost.js', env: { LOG_LEVEL: 'bogus' }, variable: 'LOG_LEVEL' },
+];
+for (const c of entrypointCases) {
+  test(`entrypoint: a bad variable stops start-up with one line naming it, no stack trace (${c.what})`, () => {
+    const script = fileURLToPath(new URL(`../../src/${c.entrypoint}`, import.meta.url));
+    const result = spawnSync(process.execPath, [script], { env: { ...process.env, ...c.env }, encoding: 'utf8', timeout: 20_000 });
+    assert.is(result.status, 1);
+    const lines = result.stderr.trim().split('\n');
+    assert.is(lines.length, 1, result.stderr);
+    assert.match(lines[0]!, new RegExp(`^configuration error: ${c.variable}: `));
+    assert.not.match(result.stderr, /at .*\.js:\d+/);
+    assert.is(result.stdout, '', 'nothing started, nothing logged');
+  });
+}
 
 test.run();

@@ -4,7 +4,6 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createApp } from '../../src/core/app.js';
 import { silentLogger } from '../../src/core/log.js';
-import { securityHeaders } from '../../src/core/middleware/security-headers.js';
 import { listen, type RunningServer } from '../../src/core/server.js';
 import { loadStaticFolder, staticHandler } from '../../src/core/static-files.js';
 import { renderSiteError } from '../../src/site/errors.js';
@@ -29,7 +28,6 @@ test.before(async () => {
     trustProxy: false,
     createLocals: () => ({}),
     renderError: renderSiteError,
-    middleware: [securityHeaders()],
     routes: [{ method: 'GET', path: '/static/*', handler: staticHandler(files) }],
   });
   server = await listen(handler, '127.0.0.1', 0);

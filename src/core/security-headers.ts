@@ -1,7 +1,9 @@
-import type { HeaderList } from '../answer-head.js';
-import type { Middleware } from '../context.js';
+import type { HeaderList } from './answer-head.js';
 
-/** Baseline headers for every answer of both services. */
+/**
+ * Baseline headers for every answer of both services, the request's own and those
+ * of client-error.ts; written with each head by answer-head.ts.
+ */
 export const SECURITY_HEADERS: HeaderList = Object.freeze([
   'X-Content-Type-Options',
   'nosniff',
@@ -10,17 +12,6 @@ export const SECURITY_HEADERS: HeaderList = Object.freeze([
   'X-Frame-Options',
   'DENY',
 ]);
-
-/**
- * Puts SECURITY_HEADERS on every answer. They are written with the answer's head
- * (answer-head.ts), so this only names the list: no header is set here.
- */
-export function securityHeaders(): Middleware<any> {
-  return (ctx, next) => {
-    ctx.answerHeaders = ctx.answerHeaders.length === 0 ? SECURITY_HEADERS : [...ctx.answerHeaders, ...SECURITY_HEADERS];
-    return next();
-  };
-}
 
 /**
  * Our pages load only their own scripts and styles; images may come from the image
