@@ -1,4 +1,4 @@
-import type { OutgoingHttpHeader, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { OutgoingHttpHeader, OutgoingHttpHeaders } from 'node:http';
 import { isHeaderList, type HeaderList } from './answer-head.js';
 import type { Context } from './context.js';
 
@@ -47,16 +47,6 @@ export function sendNoContent(ctx: Context<any>, status = 204, headers?: ExtraHe
 }
 
 const NO_HEADERS: OutgoingHttpHeader[] = [];
-
-/**
- * Appends Set-Cookie rather than replacing it, so several middlewares can each set
- * their own cookie on one answer.
- */
-export function appendHeader(res: ServerResponse, name: string, value: string): void {
-  const current = res.getHeader(name);
-  if (current === undefined) res.setHeader(name, [value]);
-  else res.setHeader(name, [...(Array.isArray(current) ? current : [String(current)]), value]);
-}
 
 /** A fresh list holding `headers`, for the caller to add its own to. */
 function headerList(headers: ExtraHeaders | undefined): OutgoingHttpHeader[] {

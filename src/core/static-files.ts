@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import type { Handler } from './context.js';
@@ -6,6 +5,7 @@ import { HttpError } from './errors.js';
 import { contentTypeFor } from './mime.js';
 import { HTML_CSP } from './security-headers.js';
 import { etagMatches, sendBody, sendNoContent } from './respond.js';
+import { strongEtag } from './etag.js';
 
 // The static folder is small and ships with the release: it is read into memory
 // once at start-up. A request can then only ever name a file that is in the map,
@@ -29,7 +29,7 @@ export function loadStaticFolder(root: string): Map<string, StaticFile> {
       else if (entry.isFile() && statSync(full).size <= MAX_STATIC_FILE_BYTES) {
         const body = readFileSync(full);
         const key = relative(root, full).split(sep).join('/');
-        const etag = '"' + createHash('sha256').update(body).digest('base64url').slice(0, 27) + '"';
+        const etag = strongEtag(body);
         files.set(key, { body, contentType: contentTypeFor(full), etag });
       }
     }

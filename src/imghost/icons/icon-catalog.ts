@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import type { Logger } from '../../core/log.js';
 import type { IconSource } from './icon-source.js';
 import { POLL_INTERVAL_MS, RESCAN_DEBOUNCE_MS } from './limits.js';
+import { strongEtag } from '../../core/etag.js';
 
 // The live list of icons. It is read once (readdir), then again whenever a folder
 // changes: fs.watch gives the change at once, and a stat of each folder every few
@@ -159,6 +159,6 @@ function serialize(files: Map<string, string>): IconListing {
   // Names are ASCII (icon-name.ts), so code-unit order is byte order.
   const json = Buffer.from(JSON.stringify([...files.keys()].sort()));
   const gzip = gzipSync(json);
-  const hash = createHash('sha256').update(json).digest('base64url').slice(0, 27);
-  return { json, gzip, etag: `"${hash}"`, gzipEtag: `"${hash}-gz"`, count: files.size };
+  // The two encodings are two representations: each its own ETag (RFC 9110 8.8.3).
+  return { json, gzip, etag: strongEtag(json), gzipEtag: strongEtag(json, 'gzip'), count: files.size };
 }

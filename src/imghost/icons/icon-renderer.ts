@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { HeaderList } from '../../core/answer-head.js';
 import type { IconCatalog } from './icon-catalog.js';
 import { iconProcessingFailed, rendererBusy } from './icon-errors.js';
@@ -17,6 +16,7 @@ import { svgToPng } from './png.js';
 import { createSingleFlight } from '../../core/single-flight.js';
 import { renderSvg } from './svg-template.js';
 import { QueueFullError, createTaskQueue } from '../../core/task-queue.js';
+import { strongEtag } from '../../core/etag.js';
 
 // Finished answers, ready to write: a repeated request is one Map lookup away from
 // its bytes. PNGs are made by sharp behind a small queue (a burst of distinct sizes
@@ -58,7 +58,7 @@ export function createIconRenderer(catalog: IconCatalog, files: IconFiles) {
         throw error instanceof QueueFullError ? rendererBusy() : iconProcessingFailed(error);
       }
     }
-    const etag = '"' + createHash('sha256').update(key).update('\u0000').update(file.version).digest('base64url').slice(0, 27) + '"';
+    const etag = strongEtag(key, file.version);
     const contentType = query.format === 'svg' ? 'image/svg+xml' : 'image/png';
     const rendered: RenderedIcon = {
       body,

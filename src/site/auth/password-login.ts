@@ -5,7 +5,7 @@ import { sendOk } from '../../core/respond.js';
 import { createSharedRateLimiter, type SharedRateLimiter } from '../../db/rate-limit.js';
 import type { SiteContext, SiteDeps, SiteRoute } from '../context.js';
 import { createDummyHash, createHashGate, MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
-import { isObject } from './json-shape.js';
+import { isObject } from '../../core/json-object.js';
 import { beginSession, publicUser } from './session-lifecycle.js';
 import { findLocalUser, refreshLocalAdmin } from './users.js';
 import { adminMatcher, isValidLocalUsername, MAX_USERNAME_LENGTH } from './usernames.js';

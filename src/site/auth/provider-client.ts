@@ -1,7 +1,7 @@
 import { Agent, request } from 'undici';
 import type { OAuthConfig } from '../../core/config.js';
 import { HttpError } from '../../core/errors.js';
-import { isObject } from './json-shape.js';
+import { isObject } from '../../core/json-object.js';
 
 // The two calls the site makes to the identity provider, over one pooled undici
 // Agent. Every limit is explicit: undici's own timeouts are 300 s and its bodies

@@ -20,6 +20,7 @@
 //   i.e. {enabled: false, versions: []}, with a warning for the operator. Only
 //   `enabled` and `versions` are served.
 
+import { isObject } from '../../core/json-object.js';
 import { checkClientShape, type ShapeProblem } from './client-shape.js';
 
 export const INFO_FIELDS: ReadonlyArray<{ name: string; legacy?: string; absent?: () => unknown }> = [
@@ -97,10 +98,6 @@ function readFastdownload(value: unknown, warnings: string[]): FastDownload {
     return FASTDOWNLOAD_ABSENT;
   }
   return { enabled, versions };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** An own property only: a key like "constructor" must not come from the prototype. */

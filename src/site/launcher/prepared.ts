@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { Context } from '../../core/context.js';
 import type { HeaderList } from '../../core/answer-head.js';
 import { etagMatches, sendBody, sendNoContent } from '../../core/respond.js';
+import { strongEtag } from '../../core/etag.js';
 
 // Every launcher polls /api/info and /api/fastdownload, so these answers are built
 // once per version of the file and a request only writes a ready Buffer and a ready
@@ -21,7 +21,7 @@ export interface PreparedAnswer {
 
 export function prepareJson(value: unknown): PreparedAnswer {
   const body = Buffer.from(JSON.stringify(value));
-  const etag = '"' + createHash('sha256').update(body).digest('base64url').slice(0, 27) + '"';
+  const etag = strongEtag(body);
   return { body, etag, headers: Object.freeze(['ETag', etag, 'Cache-Control', LAUNCHER_CACHE_CONTROL]) };
 }
 
