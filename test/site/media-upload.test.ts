@@ -8,7 +8,6 @@ import sharp from 'sharp';
 import { healthRoutes } from '../../src/core/health.js';
 import { createApp } from '../../src/core/app.js';
 import { createLogger, type Logger } from '../../src/core/log.js';
-import { requestLog } from '../../src/core/middleware/request-log.js';
 import { listen, type RunningServer } from '../../src/core/server.js';
 import { databaseIsReady } from '../../src/db/pool.js';
 import { createImghost } from '../../src/imghost/app.js';
@@ -92,7 +91,7 @@ function startMediaOnly(overrides: Record<string, string | undefined>, options: 
     trustProxy: false,
     createLocals: () => ({ user: null, sessionId: null }),
     renderError: renderSiteError,
-    middleware: [requestLog(), ...(auth.middleware ?? [])],
+    middleware: auth.middleware ?? [],
     routes: [...healthRoutes(() => databaseIsReady(deps.sql)), ...media.routes],
   });
   return serve({

@@ -20,6 +20,8 @@
 //   calls `entry.get("version")` / `entry.get("url")` on each element and clones the
 //   URL with git; BloraLauncher lib/pages/download_page.dart reads `v['version']`.
 
+import { isObject, own } from '../../core/json-object.js';
+
 const BLORA = 'BloraLauncher lib/tools/server_info.dart';
 const UPDATER = 'Bloret-Launcher modules/update.py';
 const ORIGINAL_BETA = 'the beta shape of the original server (Bloret-Launcher-New-Website server.js)';
@@ -197,12 +199,4 @@ function valueAt(root: Record<string, unknown>, key: string): unknown {
     value = own(value, part);
   }
   return value;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function own(object: Record<string, unknown>, key: string): unknown {
-  return Object.hasOwn(object, key) ? object[key] : undefined;
 }

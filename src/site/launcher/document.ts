@@ -20,7 +20,7 @@
 //   i.e. {enabled: false, versions: []}, with a warning for the operator. Only
 //   `enabled` and `versions` are served.
 
-import { isObject } from '../../core/json-object.js';
+import { isObject, own } from '../../core/json-object.js';
 import { checkClientShape, type ShapeProblem } from './client-shape.js';
 
 export const INFO_FIELDS: ReadonlyArray<{ name: string; legacy?: string; absent?: () => unknown }> = [
@@ -98,9 +98,4 @@ function readFastdownload(value: unknown, warnings: string[]): FastDownload {
     return FASTDOWNLOAD_ABSENT;
   }
   return { enabled, versions };
-}
-
-/** An own property only: a key like "constructor" must not come from the prototype. */
-function own(object: Record<string, unknown>, key: string): unknown {
-  return Object.hasOwn(object, key) ? object[key] : undefined;
 }
