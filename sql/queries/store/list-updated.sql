@@ -25,7 +25,7 @@ select total.count::integer as total, r.*
                             (p.status = 'approved' or p.submitter_id = $1::bigint or $2::boolean)
                         and ($3::text is null or p.status = $3::text)
                         and ($4::bigint is null or p.submitter_id = $4::bigint)
-                        and ($5::text is null or store_lower_tags(p.tags) @> array[$5::text])
+                        and ($5::text is null or p.tags_lower @> array[$5::text])
                         and (not $6::boolean or p.featured))
                end as count) as total
   left join lateral (
@@ -35,7 +35,7 @@ select total.count::integer as total, r.*
             (p.status = 'approved' or $2::boolean)
         and ($3::text is null or p.status = $3::text)
         and ($4::bigint is null or p.submitter_id = $4::bigint)
-        and ($5::text is null or store_lower_tags(p.tags) @> array[$5::text])
+        and ($5::text is null or p.tags_lower @> array[$5::text])
         and (not $6::boolean or p.featured)
         order by p.updated_at desc, p.id
         limit $7::bigint + $8::bigint)
@@ -45,7 +45,7 @@ select total.count::integer as total, r.*
             p.submitter_id = $1::bigint and p.status <> 'approved' and not $2::boolean
         and ($3::text is null or p.status = $3::text)
         and ($4::bigint is null or p.submitter_id = $4::bigint)
-        and ($5::text is null or store_lower_tags(p.tags) @> array[$5::text])
+        and ($5::text is null or p.tags_lower @> array[$5::text])
         and (not $6::boolean or p.featured)
         order by p.updated_at desc, p.id
         limit $7::bigint + $8::bigint)

@@ -41,7 +41,7 @@ with candidates as materialized (
        (p.status = 'approved' or p.submitter_id = $1::bigint or $2::boolean)
    and ($3::text is null or p.status = $3::text)
    and ($4::bigint is null or p.submitter_id = $4::bigint)
-   and ($5::text is null or store_lower_tags(p.tags) @> array[$5::text])
+   and ($5::text is null or p.tags_lower @> array[$5::text])
    and (not $6::boolean or p.featured)
      and (p.search_key like '%' || $11 || '%'
           or (($13 <% p.search_text or p.search_key like '%' || $13 || '%'

@@ -2,7 +2,7 @@ import type { PluginStatus, Viewer } from './visibility.js';
 import { isOwnerOrAdmin } from './visibility.js';
 
 /*
- * The store's tables (sql/010_plugins.sql to sql/014_plugin_search_fields.sql), for whoever
+ * The store's tables (sql/010_plugins.sql to sql/015_plugin_tags_lower.sql), for whoever
  * builds on them:
  *
  *   plugins                 the live record. id (unique case-insensitively through
@@ -17,7 +17,8 @@ import { isOwnerOrAdmin } from './visibility.js';
  *                           updated_at (content changes and reviews only); search_key
  *                           (compacted id and name) and search_text (id, name, author,
  *                           tags), generated and trigram-indexed, and description_words
- *                           (tsvector), for q (sql/014).
+ *                           (tsvector), for q (sql/014); tags_lower (generated,
+ *                           GIN-indexed) for the tag filter and related plugins (sql/015).
  *   plugin_pending_updates  one per approved plugin an author edited: `changed` lists
  *                           the API field names it changes, the same typed columns
  *                           hold their new values, submitted_at when.
