@@ -1,5 +1,6 @@
 import type { Middleware } from '../context.js';
 import { HttpError } from '../errors.js';
+import { readLimited } from '../read-limited.js';
 import { refuseRestOfBody } from '../refuse-body.js';
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
@@ -40,8 +41,13 @@ async function readJson(ctx: Parameters<Middleware<any>>[0], limit: number): Pro
     refuseRestOfBody(ctx);
     throw tooLarge(limit);
   }
-  const { chunks, size } = await readLimited(ctx, limit);
-  const text = Buffer.concat(chunks, size).toString('utf8');
+  const read = await readLimited(req, limit);
+  if (!read.ok) {
+    if (read.reason === 'cut') throw new HttpError(400, 'BAD_REQUEST', 'The request body could not be read');
+    refuseRestOfBody(ctx);
+    throw tooLarge(limit);
+  }
+  const text = read.bytes.toString('utf8');
   if (text.trim() === '') throw new HttpError(400, 'BAD_REQUEST', 'Request body is empty; expected JSON');
   try {
     return JSON.parse(text);
@@ -52,46 +58,4 @@ async function readJson(ctx: Parameters<Middleware<any>>[0], limit: number): Pro
 
 function tooLarge(limit: number): HttpError {
   return new HttpError(413, 'PAYLOAD_TOO_LARGE', `Request body is larger than ${limit} bytes`);
-}
-
-/**
- * Collects the body up to `limit` bytes. Not `for await`: leaving that loop early
- * destroys the request, and with it the socket our 413 is about to be written to.
- */
-function readLimited(ctx: Parameters<Middleware<any>>[0], limit: number): Promise<{ chunks: Buffer[]; size: number }> {
-  const req = ctx.req;
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const cleanup = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        cleanup();
-        refuseRestOfBody(ctx);
-        reject(tooLarge(limit));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve({ chunks, size });
-    };
-    const onError = () => {
-      cleanup();
-      reject(new HttpError(400, 'BAD_REQUEST', 'The request body could not be read'));
-    };
-    // 'close' before 'end' means the client went away mid-body.
-    const onClose = onError;
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onClose);
-  });
 }

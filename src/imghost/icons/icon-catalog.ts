@@ -1,7 +1,7 @@
-import { watch, type FSWatcher } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import type { Logger } from '../../core/log.js';
+import { watchFolders } from '../../core/watch-folders.js';
 import type { IconSource } from './icon-source.js';
 import { POLL_INTERVAL_MS, RESCAN_DEBOUNCE_MS } from './limits.js';
 import { strongEtag } from '../../core/etag.js';
@@ -40,17 +40,14 @@ export async function openIconCatalog(source: IconSource, log: Logger): Promise<
   let generation = 0;
   let lastStamp = '';
   let closed = false;
-  let watchers: FSWatcher[] = [];
-  let debounce: NodeJS.Timeout | undefined;
   let scanning: Promise<void> | undefined;
   let scanAgain = false;
-  let polling = false;
   const listeners: Array<() => void> = [];
 
   const scanOnce = async () => {
     // Watchers first and the stamp before readdir: a change that lands during the
     // scan is then seen by one or the other, never by neither.
-    rewatch();
+    watcher.rewatch();
     const stamp = await folderStamp(source.folders);
     try {
       files = await source.scan();
@@ -84,44 +81,25 @@ export async function openIconCatalog(source: IconSource, log: Logger): Promise<
     return scanning;
   };
 
-  const scheduleRescan = () => {
-    if (closed || debounce) return;
-    debounce = setTimeout(() => {
-      debounce = undefined;
-      void rescan();
-    }, RESCAN_DEBOUNCE_MS);
-    debounce.unref();
-  };
-
-  function rewatch() {
-    for (const watcher of watchers) watcher.close();
-    watchers = [];
-    if (closed) return;
-    for (const folder of source.folders) {
-      try {
-        const watcher = watch(folder, { persistent: false }, scheduleRescan);
-        // The folder vanishing ends the watch; the poll notices and watches again.
-        watcher.on('error', () => {
-          watcher.close();
-          scheduleRescan();
+  // fs.watch and a stat of each folder every few seconds (watch-folders.ts).
+  let polling = false;
+  const watcher = watchFolders({
+    folders: source.folders,
+    what: 'icon folder',
+    log,
+    pollMs: POLL_INTERVAL_MS,
+    debounceMs: RESCAN_DEBOUNCE_MS,
+    onChange: () => void rescan(),
+    onPoll: () => {
+      if (polling || scanning || closed) return;
+      polling = true;
+      folderStamp(source.folders)
+        .then((stamp) => (stamp !== lastStamp ? rescan() : undefined))
+        .finally(() => {
+          polling = false;
         });
-        watchers.push(watcher);
-      } catch {
-        // Missing folder: the poll covers it until it exists.
-      }
-    }
-  }
-
-  const poll = setInterval(async () => {
-    if (polling || scanning || closed) return;
-    polling = true;
-    try {
-      if ((await folderStamp(source.folders)) !== lastStamp) await rescan();
-    } finally {
-      polling = false;
-    }
-  }, POLL_INTERVAL_MS);
-  poll.unref();
+    },
+  });
 
   await rescan();
 
@@ -135,9 +113,7 @@ export async function openIconCatalog(source: IconSource, log: Logger): Promise<
     rescan,
     close() {
       closed = true;
-      clearInterval(poll);
-      clearTimeout(debounce);
-      rewatch();
+      watcher.close();
     },
   };
 }

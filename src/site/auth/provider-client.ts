@@ -1,7 +1,9 @@
+import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import type { OAuthConfig } from '../../core/config.js';
 import { HttpError } from '../../core/errors.js';
 import { isObject } from '../../core/json-object.js';
+import { readLimited } from '../../core/read-limited.js';
 
 // The two calls the site makes to the identity provider, over one pooled undici
 // Agent. Every limit is explicit: undici's own timeouts are 300 s and its bodies
@@ -68,7 +70,7 @@ export function createProviderClient(limits: ProviderLimits = DEFAULT_PROVIDER_L
         await response.body.dump().catch(() => {});
         throw new Error(`answered ${response.statusCode}`);
       }
-      const text = await readLimited(response.body, limits.maxBodyBytes, response.headers['content-length']);
+      const text = await readText(response.body, limits.maxBodyBytes, response.headers['content-length']);
       try {
         return JSON.parse(text);
       } catch {
@@ -115,22 +117,17 @@ export function upstreamFailed(reason: string): HttpError {
   });
 }
 
-async function readLimited(body: AsyncIterable<Buffer> & { destroy(): unknown }, max: number, declared: unknown): Promise<string> {
+/** The body as text, at most `max` bytes of it (a declared larger one is refused unread). */
+async function readText(body: Readable, max: number, declared: unknown): Promise<string> {
   if (typeof declared === 'string' && Number(declared) > max) {
     body.destroy();
     throw new Error(`declared a body over ${max} bytes`);
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > max) {
-      body.destroy();
-      throw new Error(`sent a body over ${max} bytes`);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
+  const read = await readLimited(body, max);
+  if (read.ok) return read.bytes.toString('utf8');
+  body.destroy();
+  if (read.reason === 'too-large') throw new Error(`sent a body over ${max} bytes`);
+  throw read.error ?? new Error('closed the connection before the end of its body');
 }
 
 function describe(error: unknown): string {

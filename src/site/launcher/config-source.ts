@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import type { Logger } from '../../core/log.js';
+import { watchFolders } from '../../core/watch-folders.js';
 import { FASTDOWNLOAD_ABSENT, parseLauncherDocument } from './document.js';
 import { prepareJson, type PreparedAnswer } from './prepared.js';
 import { readFileBounded } from './read-bounded.js';
-import { watchFile } from './watch-file.js';
 
 // Holds the answers built from the last good version of LAUNCHER_CONFIG and swaps
 // them when the file changes. A version that cannot be used (too large, unreadable,
@@ -83,12 +84,15 @@ export function createLauncherConfigSource(options: LauncherConfigSourceOptions)
   };
 
   reload();
-  const watcher = watchFile({
-    path,
+  // Its folder is watched, not the file: see watch-folders.ts.
+  const watcher = watchFolders({
+    folders: [dirname(path)],
+    only: basename(path),
+    what: 'launcher config',
     log,
     pollMs: options.pollMs ?? POLL_INTERVAL_MS,
     debounceMs: options.debounceMs ?? DEBOUNCE_MS,
-    onEvent: reload,
+    onChange: reload,
     onPoll: () => {
       if (signature(path) !== seen) reload();
     },
