@@ -26,9 +26,15 @@ export const UPLOAD_FORM_LIMITS: Readonly<MultipartLimits> = Object.freeze({
 /** Longest delimiter line: CRLF "--" boundary (70 at most, RFC 2046) "--" CRLF. */
 const DELIMITER_BYTES = 2 + 2 + 70 + 2 + 2;
 
-/** The largest body a valid form can have: a larger declared Content-Length is refused unread. */
+/**
+ * The largest declared Content-Length accepted: the SPEC's form is one file part,
+ * so one full-size image and the small parts a form may carry besides. A larger
+ * declaration (a 9 MiB image, say) is refused before a byte is read, and nothing
+ * at all reaches the image host. A chunked body has no declaration: each file is
+ * counted as it streams, and the relay is abandoned past 8 MiB.
+ */
 export const MAX_FORM_BYTES =
-  UPLOAD_FORM_LIMITS.files * UPLOAD_FORM_LIMITS.fileBytes +
+  MAX_IMAGE_BYTES +
   UPLOAD_FORM_LIMITS.fields * UPLOAD_FORM_LIMITS.fieldBytes +
   UPLOAD_FORM_LIMITS.parts * (UPLOAD_FORM_LIMITS.headerBytes + DELIMITER_BYTES) +
   DELIMITER_BYTES;
