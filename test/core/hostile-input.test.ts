@@ -33,7 +33,7 @@ const sitePaths = [
   '/api/info', '/api/fastdownload', '/apps/api/me', '/apps/auth/login', '/apps/auth/callback',
   '/apps/auth/logout', '/apps/auth/password', '/healthz', '/readyz', '/static/x',
 ];
-const imghostPaths = ['/api/upload', '/api/svg_files', '/SF', '/SF/star', '/img/1/0123456789abcdef0123456789abcdef', '/healthz'];
+const imghostPaths = ['/api/upload', '/api/svg_files', '/api/svg_aliases', '/SF', '/SF/star', '/SF/building.2', '/SFs/star.svg', '/SFs/house.svg', '/img/1/0123456789abcdef0123456789abcdef', '/healthz'];
 
 const queries = ['', '?', '?%', '?a=%E0%A4%A', '?return_to=%00', '?code=&state=', '?color=%ZZ&png=%', '?size=1e400', '?error=%FF', '?x=' + 'y'.repeat(4000)];
 const headerSets: Array<{ what: string; headers: Record<string, string> }> = [
