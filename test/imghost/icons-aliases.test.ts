@@ -176,6 +176,7 @@ test('ICONS_DIR: the exact file wins over an alias; aliases whose target is abse
   const dir = tempDir('lw-alias-icons-');
   writeFileSync(join(dir, 'house.svg'), SVG('my own house'));
   writeFileSync(join(dir, 'x.svg'), SVG('an x'));
+  writeFileSync(join(dir, 'notes.svg'), 'not markup at all');
   const lines: Array<Record<string, any>> = [];
   const log = createLogger({}, { level: 'debug', write: (line) => lines.push(JSON.parse(line)) });
   const config = testConfig({ ICONS_DIR: dir });
@@ -191,6 +192,12 @@ test('ICONS_DIR: the exact file wins over an alias; aliases whose target is abse
     const missing = await get(running.url, '/SF/puzzlepiece');
     assert.is(missing.status, 404, 'puzzle.svg is not in the folder');
     assert.is(missing.body, 'Icon not found');
+
+    const raw = await get(running.url, '/SFs/house.svg');
+    assert.ok(raw.bytes.equals(Buffer.from(SVG('my own house'))), '/SFs serves the folder\'s file unchanged');
+    const notSvg = await get(running.url, '/SFs/notes.svg');
+    assert.is(notSvg.status, 500, 'a listed file that is no SVG is refused as on /SF');
+    assert.is(notSvg.body, 'Error processing icon');
 
     const aliases = JSON.parse((await get(running.url, '/api/svg_aliases')).body);
     assert.equal(aliases, { multiply: 'x.svg', xmark: 'x.svg' }, 'only the aliases in use: house is a file, the rest have no target');
