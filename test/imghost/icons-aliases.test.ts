@@ -176,7 +176,7 @@ test('ICONS_DIR: the exact file wins over an alias; aliases whose target is abse
   const dir = tempDir('lw-alias-icons-');
   writeFileSync(join(dir, 'house.svg'), SVG('my own house'));
   writeFileSync(join(dir, 'x.svg'), SVG('an x'));
-  writeFileSync(join(dir, 'notes.svg'), 'not markup at all');
+  writeFileSync(join(dir, 'garbage.svg'), 'not markup at all');
   const lines: Array<Record<string, any>> = [];
   const log = createLogger({}, { level: 'debug', write: (line) => lines.push(JSON.parse(line)) });
   const config = testConfig({ ICONS_DIR: dir });
@@ -195,7 +195,7 @@ test('ICONS_DIR: the exact file wins over an alias; aliases whose target is abse
 
     const raw = await get(running.url, '/SFs/house.svg');
     assert.ok(raw.bytes.equals(Buffer.from(SVG('my own house'))), '/SFs serves the folder\'s file unchanged');
-    const notSvg = await get(running.url, '/SFs/notes.svg');
+    const notSvg = await get(running.url, '/SFs/garbage.svg');
     assert.is(notSvg.status, 500, 'a listed file that is no SVG is refused as on /SF');
     assert.is(notSvg.body, 'Error processing icon');
 
