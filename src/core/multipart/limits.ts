@@ -29,6 +29,28 @@ export const DEFAULT_MULTIPART_LIMITS: Readonly<MultipartLimits> = Object.freeze
   parts: 25,
 });
 
+/**
+ * The form of an image upload (the image host's /api/upload, the site's media
+ * route), besides its file size: one image, a few other fields or files tolerated
+ * (drained and ignored), nothing about them large.
+ */
+export const IMAGE_FORM_LIMITS: Readonly<Omit<MultipartLimits, 'fileBytes'>> = Object.freeze({
+  files: 3,
+  fields: 16,
+  fieldBytes: 4 * KiB,
+  headerBytes: 4 * KiB,
+  parts: 19,
+});
+
+/** Longest delimiter line: CRLF "--" boundary (70 at most, RFC 2046) "--" CRLF. */
+const DELIMITER_BYTES = 2 + 2 + 70 + 2 + 2;
+
+/** The largest body a valid form under `limits` can have: a larger declared Content-Length is refused unread. */
+export function maxFormBytes(limits: MultipartLimits): number {
+  const l = limits;
+  return l.files * l.fileBytes + l.fields * l.fieldBytes + l.parts * (l.headerBytes + DELIMITER_BYTES) + DELIMITER_BYTES;
+}
+
 const LIMIT_NAMES = Object.keys(DEFAULT_MULTIPART_LIMITS) as (keyof MultipartLimits)[];
 
 /**

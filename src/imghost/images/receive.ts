@@ -3,7 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import { parseMultipart, type FilePart, type MultipartLimits } from '../../core/multipart/index.js';
+import { IMAGE_FORM_LIMITS, maxFormBytes, parseMultipart, type FilePart } from '../../core/multipart/index.js';
 import type { ImageFormat } from './formats.js';
 import { invalidImage } from './imaging.js';
 import { InspectStream } from './inspect-stream.js';
@@ -12,29 +12,15 @@ import type { ImageStore } from './store.js';
 /** The form field that carries the image (the old multer `upload.single('image')`). */
 export const UPLOAD_FIELD = 'image';
 
-const KiB = 1024;
-/**
- * Limits besides the file size. A form may carry a few other fields or files
- * (drained and ignored), but nothing about it needs to be large.
- */
-export const UPLOAD_FORM_LIMITS: Readonly<Omit<MultipartLimits, 'fileBytes'>> = Object.freeze({
-  files: 3,
-  fields: 16,
-  fieldBytes: 4 * KiB,
-  headerBytes: 4 * KiB,
-  parts: 19,
-});
-
-/** Longest delimiter line: CRLF "--" boundary (70 at most, RFC 2046) "--" CRLF. */
-const DELIMITER_BYTES = 2 + 2 + 70 + 2 + 2;
+/** The form around the image: see IMAGE_FORM_LIMITS. */
+export const UPLOAD_FORM_LIMITS = IMAGE_FORM_LIMITS;
 
 /**
  * The largest body a valid upload form can have: that much declared in
  * Content-Length is refused before reading a byte.
  */
 export function maxUploadBody(maxFileBytes: number): number {
-  const l = UPLOAD_FORM_LIMITS;
-  return l.files * maxFileBytes + l.fields * l.fieldBytes + l.parts * (l.headerBytes + DELIMITER_BYTES) + DELIMITER_BYTES;
+  return maxFormBytes({ ...IMAGE_FORM_LIMITS, fileBytes: maxFileBytes });
 }
 
 export interface ReceivedImage {

@@ -1,4 +1,4 @@
-import type { MultipartLimits } from '../../core/multipart/index.js';
+import { IMAGE_FORM_LIMITS, maxFormBytes, type MultipartLimits } from '../../core/multipart/index.js';
 
 // Every bound of the media upload, in one place. The image size is the SPEC's
 // (8 MiB per file); the rest keep a form small and a stalled image host from
@@ -10,21 +10,8 @@ const MiB = 1024 * KiB;
 /** Largest image accepted, in file bytes (SPEC: 8 MiB per file). */
 export const MAX_IMAGE_BYTES = 8 * MiB;
 
-/**
- * The form around the image: a few other fields or files are tolerated (drained
- * and ignored, as the image host does), but nothing about them needs to be large.
- */
-export const UPLOAD_FORM_LIMITS: Readonly<MultipartLimits> = Object.freeze({
-  fileBytes: MAX_IMAGE_BYTES,
-  files: 3,
-  fields: 16,
-  fieldBytes: 4 * KiB,
-  headerBytes: 4 * KiB,
-  parts: 19,
-});
-
-/** Longest delimiter line: CRLF "--" boundary (70 at most, RFC 2046) "--" CRLF. */
-const DELIMITER_BYTES = 2 + 2 + 70 + 2 + 2;
+/** The form around the image: see IMAGE_FORM_LIMITS. */
+export const UPLOAD_FORM_LIMITS: Readonly<MultipartLimits> = Object.freeze({ ...IMAGE_FORM_LIMITS, fileBytes: MAX_IMAGE_BYTES });
 
 /**
  * The largest declared Content-Length accepted: the SPEC's form is one file part,
@@ -33,11 +20,7 @@ const DELIMITER_BYTES = 2 + 2 + 70 + 2 + 2;
  * at all reaches the image host. A chunked body has no declaration: each file is
  * counted as it streams, and the relay is abandoned past 8 MiB.
  */
-export const MAX_FORM_BYTES =
-  MAX_IMAGE_BYTES +
-  UPLOAD_FORM_LIMITS.fields * UPLOAD_FORM_LIMITS.fieldBytes +
-  UPLOAD_FORM_LIMITS.parts * (UPLOAD_FORM_LIMITS.headerBytes + DELIMITER_BYTES) +
-  DELIMITER_BYTES;
+export const MAX_FORM_BYTES = maxFormBytes({ ...UPLOAD_FORM_LIMITS, files: 1 });
 
 /** Uploads per user per window, over every site process (kept in PostgreSQL). */
 export const UPLOADS_PER_WINDOW = 30;
