@@ -36,6 +36,8 @@ export interface Config {
   imageHostPublicUrl: string;
   imghostUploadToken: string | undefined;
   imghostMaxBytes: number;
+  /** /readyz of the image host answers 503 when its disk has less free space. */
+  imghostMinFreeBytes: number;
   iconsDir: string | undefined;
   launcherConfig: string;
   oauth: OAuthConfig | undefined;
@@ -47,6 +49,13 @@ export interface Config {
 }
 
 type Env = Record<string, string | undefined>;
+
+/**
+ * Free space below which the image host reports itself not ready: room for a few
+ * dozen uploads at the default 8 MiB plus their previews, so a load balancer moves
+ * traffic away before uploads start failing with 507.
+ */
+export const DEFAULT_IMGHOST_MIN_FREE_BYTES = 256 * 1024 * 1024;
 
 export function loadConfig(env: Env = process.env): Config {
   const read = (name: string) => {
@@ -83,6 +92,11 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('IMGHOST_MAX_BYTES', `must be a positive whole number of bytes (got "${maxBytesText}")`);
   }
 
+  const minFreeText = read('IMGHOST_MIN_FREE_BYTES') ?? String(DEFAULT_IMGHOST_MIN_FREE_BYTES);
+  if (!/^\d{1,15}$/.test(minFreeText)) {
+    throw new ConfigError('IMGHOST_MIN_FREE_BYTES', `must be a whole number of bytes (got "${minFreeText}")`);
+  }
+
   const installScheme = read('INSTALL_SCHEME') ?? 'bloret';
   if (!/^[A-Za-z][A-Za-z0-9+.-]{0,31}$/.test(installScheme)) {
     throw new ConfigError('INSTALL_SCHEME', `must be a URL scheme such as "bloret" (got "${installScheme}")`);
@@ -103,6 +117,7 @@ export function loadConfig(env: Env = process.env): Config {
     imageHostPublicUrl,
     imghostUploadToken: token,
     imghostMaxBytes: Number(maxBytesText),
+    imghostMinFreeBytes: Number(minFreeText),
     iconsDir: read('ICONS_DIR') === undefined ? undefined : resolve(read('ICONS_DIR')!),
     launcherConfig: resolve(read('LAUNCHER_CONFIG') ?? './config/launcher.json'),
     oauth: oauthFrom(read),

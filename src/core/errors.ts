@@ -18,7 +18,8 @@ export type ErrorCode =
   | 'RATE_LIMITED'
   | 'INTERNAL'
   | 'UPSTREAM_FAILED'
-  | 'UNAVAILABLE';
+  | 'UNAVAILABLE'
+  | 'INSUFFICIENT_STORAGE';
 
 export interface HttpErrorOptions {
   field?: string;

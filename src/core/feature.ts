@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Middleware, Route } from './context.js';
 
 /**
@@ -8,4 +9,9 @@ export interface Feature<L extends object> {
   routes: Route<L>[];
   middleware?: Middleware<L>[];
   close?(): void | Promise<void>;
+  /**
+   * `Expect: 100-continue` (server.ts): false when this feature would refuse the
+   * request before reading its body, so no 100 invites the client to send it.
+   */
+  checkContinue?(req: IncomingMessage): boolean;
 }

@@ -12,7 +12,10 @@ export const DISCARD_GRACE_MS = 2000;
  */
 export function refuseRestOfBody(ctx: Context<any>): void {
   const { req } = ctx;
-  if (req.complete) return;
+  // Not `req.complete`: that says every byte has arrived, not that it was read. A
+  // parser that stopped at the end of its form leaves the rest buffered and the
+  // request paused, and a paused request holds up the next one on the connection.
+  if (req.readableEnded) return;
   const socket = req.socket;
   req.resume();
   const cutOff = setTimeout(() => socket?.destroy(), DISCARD_GRACE_MS);

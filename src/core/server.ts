@@ -24,6 +24,13 @@ export interface RequestHandler {
   (req: IncomingMessage, res: ServerResponse): unknown;
   /** Answers what Node's parser refuses, in place of Node's bare answers (client-error.ts). */
   clientError?: (error: Error & { code?: string }, socket: Duplex) => void;
+  /**
+   * For a request with `Expect: 100-continue`: whether it would be accepted. Node
+   * answers 100 to every such request by itself, before any check; with this, 100
+   * is sent only when it says yes, and otherwise the handler answers at once (its
+   * own checks refuse the request) and the body is never invited.
+   */
+  checkContinue?: (req: IncomingMessage) => boolean;
 }
 
 export function listen(handler: RequestHandler, host: string, port: number): Promise<RunningServer> {
@@ -38,6 +45,15 @@ export function listen(handler: RequestHandler, host: string, port: number): Pro
     (req, res) => void handler(req, res),
   );
   if (handler.clientError) server.on('clientError', handler.clientError);
+  const accepts = handler.checkContinue;
+  if (accepts) {
+    server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+      // Refused: no 100; Node then closes the connection after the final answer,
+      // since a body the client sends anyway cannot be told from a next request.
+      if (accepts(req)) res.writeContinue();
+      void handler(req, res);
+    });
+  }
   server.maxHeadersCount = 100;
   return new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -1,4 +1,5 @@
-import { access, constants, mkdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import { createApp } from '../core/app.js';
 import type { Feature } from '../core/feature.js';
 import { healthRoutes } from '../core/health.js';
@@ -6,19 +7,25 @@ import type { ImghostDeps, ImghostLocals } from './context.js';
 import { renderImghostError } from './errors.js';
 import { iconsFeature } from './icons/feature.js';
 import { imagesFeature } from './images/feature.js';
+import { imagesDirReady } from './readiness.js';
 
 /** Service B: uploads, originals and WebP previews, icons. */
 export async function createImghost(deps: ImghostDeps) {
   await mkdir(deps.config.imagesDir, { recursive: true });
   const features: Feature<ImghostLocals>[] = [await imagesFeature(deps), await iconsFeature(deps)];
-  const handler = createApp<ImghostLocals>({
+  const continueChecks = features.flatMap((feature) => (feature.checkContinue ? [feature.checkContinue] : []));
+  const app = createApp<ImghostLocals>({
     name: 'imghost',
     log: deps.log,
     trustProxy: deps.config.trustProxy,
     createLocals: () => ({}),
     renderError: renderImghostError,
     middleware: features.flatMap((feature) => feature.middleware ?? []),
-    routes: [...healthRoutes(() => imagesDirWorks(deps.config.imagesDir)), ...features.flatMap((feature) => feature.routes)],
+    routes: [...healthRoutes(imagesDirReady(deps.config.imagesDir, deps.config.imghostMinFreeBytes)), ...features.flatMap((feature) => feature.routes)],
+  });
+  // Read by listen() (server.ts), like the handler's clientError.
+  const handler = Object.assign(app, {
+    checkContinue: (req: IncomingMessage) => continueChecks.every((accepts) => accepts(req)),
   });
   return {
     handler,
@@ -26,13 +33,4 @@ export async function createImghost(deps: ImghostDeps) {
       for (const feature of features) await feature.close?.();
     },
   };
-}
-
-async function imagesDirWorks(dir: string): Promise<boolean> {
-  try {
-    await access(dir, constants.R_OK | constants.W_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }

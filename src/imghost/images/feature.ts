@@ -1,33 +1,39 @@
 import type { Feature } from '../../core/feature.js';
-import type { ImghostDeps, ImghostLocals } from '../context.js';
-import { configureSharp, DECODE_CONCURRENCY, MAX_WAITING_DECODES } from './imaging.js';
 import { createTaskQueue } from '../../core/task-queue.js';
+import type { ImghostDeps, ImghostLocals } from '../context.js';
+import { threadBudget } from '../thread-budget.js';
+import { configureSharp, MAX_WAITING_DECODES } from './imaging.js';
 import { createPreviews } from './previews.js';
 import { imageNotFound, serveImage } from './serve.js';
 import { openImageStore } from './store.js';
-import { uploadImage } from './upload.js';
+import { UPLOAD_PATH, uploadImage, uploadWouldAccept } from './upload.js';
 
 /** Upload, originals and on-demand WebP previews (storage layout: store.ts). */
 export async function imagesFeature(deps: ImghostDeps): Promise<Feature<ImghostLocals>> {
   configureSharp();
   const log = deps.log.child({ feature: 'images' });
+  const budget = threadBudget();
+  if (budget.decodeConcurrency < budget.wantedDecodes) {
+    log.warn('libuv thread pool too small for one decode per core: decodes capped', {
+      UV_THREADPOOL_SIZE: budget.poolSize,
+      decodes: budget.decodeConcurrency,
+      recommended: budget.recommendedPoolSize,
+    });
+  }
   const store = await openImageStore(deps.config.imagesDir, log);
   // One line for uploads' checks and previews' conversions: both decode images.
-  const limiter = createTaskQueue({ concurrency: DECODE_CONCURRENCY, maxWaiting: MAX_WAITING_DECODES });
+  const limiter = createTaskQueue({ concurrency: budget.decodeConcurrency, maxWaiting: MAX_WAITING_DECODES });
   const previews = createPreviews(store, limiter, log);
+  const upload = {
+    store,
+    limiter,
+    maxFileBytes: deps.config.imghostMaxBytes,
+    token: deps.config.imghostUploadToken,
+  };
 
   return {
     routes: [
-      {
-        method: 'POST',
-        path: '/api/upload',
-        handler: uploadImage({
-          store,
-          limiter,
-          maxFileBytes: deps.config.imghostMaxBytes,
-          token: deps.config.imghostUploadToken,
-        }),
-      },
+      { method: 'POST', path: UPLOAD_PATH, handler: uploadImage(upload) },
       { method: 'GET', path: '/img/:timestamp/:file', handler: serveImage(store, previews) },
       // Any other shape under /img (a missing segment, one too many, or a path that
       // a client normalised "../" out of) gets the same text answer as a missing image.
@@ -39,6 +45,10 @@ export async function imagesFeature(deps: ImghostDeps): Promise<Feature<ImghostL
         },
       },
     ],
-    close: () => previews.settle(),
+    checkContinue: uploadWouldAccept(upload),
+    close: async () => {
+      await previews.settle();
+      await store.close();
+    },
   };
 }

@@ -1,4 +1,6 @@
-import { availableParallelism } from 'node:os';
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
 import sharp, { type Metadata } from 'sharp';
 import { HttpError } from '../../core/errors.js';
 import { formatFromSharp, type ImageFormat } from './formats.js';
@@ -14,9 +16,7 @@ import { formatFromSharp, type ImageFormat } from './formats.js';
 export const MAX_TOTAL_PIXELS = 100_000_000;
 /** A 1×1 GIF with a million frames is small in pixels but not in work. */
 export const MAX_FRAMES = 1_000;
-/** Decodes run at once; more wait in line (see limiter.ts). One per core. */
-export const DECODE_CONCURRENCY = Math.max(1, availableParallelism());
-/** Decodes waiting for a slot before new ones are refused with 503. */
+/** Decodes waiting for a slot (how many run at once: thread-budget.ts) before new ones are refused with 503. */
 export const MAX_WAITING_DECODES = 256;
 /** A conversion that takes longer is stuck on a hostile file: give up. */
 export const CONVERT_TIMEOUT_S = 60;
@@ -48,8 +48,8 @@ const INPUT_OPTIONS = Object.freeze({
 let configured = false;
 /**
  * Process-wide sharp settings, applied once. Concurrency is bounded by our own
- * queue (one decode per core), so each image gets one libvips thread instead of one
- * per core each; the operation cache would only hold decoded pixels of files we
+ * queue (thread-budget.ts: one decode per core when the libuv pool has room), so
+ * each image gets one libvips thread instead of one per core each; the operation cache would only hold decoded pixels of files we
  * never read twice (previews are kept on disk).
  */
 export function configureSharp(): void {
@@ -100,10 +100,20 @@ export async function checkImage(path: string, expected: ImageFormat): Promise<v
  * MAX_PREVIEW_SIDE on a side.
  */
 export async function convertToWebp(source: string, target: string): Promise<void> {
-  await sharp(source, INPUT_OPTIONS)
+  const converter = sharp(source, INPUT_OPTIONS)
     .rotate()
     .resize(MAX_PREVIEW_SIDE, MAX_PREVIEW_SIDE, { fit: 'inside', withoutEnlargement: true })
     .webp(WEBP_OPTIONS)
-    .timeout({ seconds: CONVERT_TIMEOUT_S })
-    .toFile(target);
+    .timeout({ seconds: CONVERT_TIMEOUT_S });
+  // Written by Node rather than by libvips (toFile): a full disk then fails with
+  // its errno (ENOSPC, EDQUOT) instead of a libvips message, and can be told apart.
+  // 'wx': a name we did not just make ourselves is never opened, let alone truncated.
+  const out = createWriteStream(target, { flags: 'wx' });
+  try {
+    await pipeline(converter, out);
+  } catch (error) {
+    // Still opening, it would create the file after the caller removed it.
+    if (!out.closed) await once(out, 'close').catch(() => {});
+    throw error;
+  }
 }

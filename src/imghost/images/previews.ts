@@ -1,9 +1,10 @@
+import { stat } from 'node:fs/promises';
 import { createSingleFlight } from '../../core/single-flight.js';
-import { rm } from 'node:fs/promises';
 import { HttpError } from '../../core/errors.js';
 import type { Logger } from '../../core/log.js';
-import { convertToWebp } from './imaging.js';
 import type { TaskQueue as Limiter } from '../../core/task-queue.js';
+import { insufficientStorage, isDiskFull } from './disk-errors.js';
+import { convertToWebp } from './imaging.js';
 import type { ImageStore, StoredFile } from './store.js';
 
 /**
@@ -18,6 +19,8 @@ const conversionFailed = (cause: unknown) =>
 const busy = () =>
   new HttpError(503, 'UNAVAILABLE', 'Server busy, try again shortly', { plain: true, headers: { 'Retry-After': '5' } });
 
+const exists = (path: string) => stat(path).then(() => true, () => false);
+
 /**
  * WebP previews, made on first request and kept on disk. Concurrent first requests
  * for one image share one conversion (single flight); conversions of different
@@ -25,30 +28,34 @@ const busy = () =>
  * memory, so the next request tries again.
  */
 export function createPreviews(store: ImageStore, limiter: Limiter, log: Logger) {
-  const singleFlight = createSingleFlight<StoredFile>();
+  const singleFlight = createSingleFlight<StoredFile | null>();
 
-  async function convert(md5: string, original: StoredFile): Promise<StoredFile> {
+  async function convert(md5: string, original: StoredFile): Promise<StoredFile | null> {
     // A request that missed the cache just before another's conversion finished
     // must not convert a second time: look on disk again inside the flight.
     const done = await store.findPreview(md5);
     if (done) return done;
     return limiter.run(async () => {
-      const temp = store.tempPath('webp');
+      const temp = store.temps.create('webp');
       conversionStats.started++;
       try {
         await convertToWebp(original.path, temp);
         return await store.commitPreview(temp, md5);
       } catch (error) {
         conversionStats.failed++;
-        await rm(temp, { force: true }).catch((rmError: unknown) => log.warn('temp file left behind', { err: rmError }));
+        await store.temps.discard(temp).catch((rmError: unknown) => log.warn('temp file left behind', { err: rmError }));
+        if (isDiskFull(error)) throw insufficientStorage(true, error);
+        // The original was deleted by hand while its lookup was remembered: the
+        // image is gone, which is not a conversion failure.
+        if (!(await exists(original.path))) return null;
         throw conversionFailed(error);
       }
     }, busy);
   }
 
   return {
-    /** The preview of `original`, converting it if this is the first request. */
-    async get(md5: string, original: StoredFile): Promise<StoredFile> {
+    /** The preview of `original`, converting it on first request; null when the original is gone. */
+    async get(md5: string, original: StoredFile): Promise<StoredFile | null> {
       const ready = await store.findPreview(md5);
       if (ready) return ready;
       return singleFlight(md5, () => convert(md5, original));

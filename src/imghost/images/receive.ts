@@ -1,6 +1,5 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { IMAGE_FORM_LIMITS, maxFormBytes, parseMultipart, type FilePart } from '../../core/multipart/index.js';
@@ -50,24 +49,24 @@ export async function receiveImage(req: IncomingMessage, store: ImageStore, maxF
     }
     return received;
   } catch (error) {
-    if (received !== null) await rm(received.temp, { force: true });
+    if (received !== null) await store.temps.discard(received.temp);
     throw error;
   }
 }
 
 async function writeTemp(part: FilePart, store: ImageStore): Promise<ReceivedImage | null> {
-  const temp = store.tempPath('part');
+  const temp = store.temps.create('part');
   const inspect = new InspectStream();
   // 'wx': a name we did not just make ourselves is never opened, let alone truncated.
   const out = createWriteStream(temp, { flags: 'wx' });
   try {
     await pipeline(part.stream, inspect, out);
   } catch (error) {
-    await removeAfterClose(out, temp);
+    await removeAfterClose(out, temp, store);
     throw error;
   }
   if (inspect.format === null) {
-    await rm(temp, { force: true });
+    await store.temps.discard(temp);
     // A form's empty file input sends filename="" and no bytes: that is "no file".
     if (part.filename === '') return null;
     throw invalidImage('File is empty');
@@ -79,7 +78,7 @@ async function writeTemp(part: FilePart, store: ImageStore): Promise<ReceivedIma
  * The write stream may still be opening its file when the pipeline fails; removing
  * the name before its close would let the open re-create it afterwards.
  */
-async function removeAfterClose(out: ReturnType<typeof createWriteStream>, temp: string): Promise<void> {
+async function removeAfterClose(out: ReturnType<typeof createWriteStream>, temp: string, store: ImageStore): Promise<void> {
   if (!out.closed) await once(out, 'close').catch(() => {});
-  await rm(temp, { force: true });
+  await store.temps.discard(temp);
 }

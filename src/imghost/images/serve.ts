@@ -27,6 +27,10 @@ export function serveImage(store: ImageStore, previews: Previews) {
     const original = await store.findOriginal(md5);
     if (!original) throw imageNotFound();
     const file = name[2] ? await previews.get(md5, original) : original;
+    if (!file) {
+      store.forget(original);
+      throw imageNotFound();
+    }
     await sendStoredFile(ctx, store, file);
   };
 }

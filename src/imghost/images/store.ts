@@ -1,22 +1,29 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { HttpError } from '../../core/errors.js';
 import type { Logger } from '../../core/log.js';
-import { FORMAT_LIST, FORMATS, type ImageFormat } from './formats.js';
 import { createLru } from '../../core/lru.js';
+import { syncDirectory, syncFile } from './durable.js';
+import { FORMAT_LIST, FORMATS, type ImageFormat } from './formats.js';
+import { sameContent } from './same-content.js';
+import { createTempArea } from './temp-files.js';
 
 // Storage layout under IMAGES_DIR ($DATA_DIR/images), content-addressed:
 //
 //   <md5[0:2]>/<md5>.<ext>          the original, ext from its content: jpg png gif webp
 //   <md5[0:2]>/<md5>.preview.webp   its WebP preview, made on first request
-//   .tmp/<random>.<ext>             uploads and conversions being written
+//   .tmp/<writer>_<random>.<ext>    uploads and conversions being written (temp-files.ts)
 //
 // The md5 alone names an image: the timestamp of a URL is not part of the name, so
-// the same bytes are stored once and every URL ever handed out for them works. The
-// two-character shard keeps folders small (256 of them) without a database. A file
-// appears under its final name only by rename(2) from .tmp (same file system, so
-// atomic): a reader never sees half a file. `.preview.webp` cannot collide with an
-// original, whose name has exactly one dot.
+// the same bytes are stored once and every URL ever handed out for them works. One
+// md5 is one original: the same bytes always sniff as the same format, so a second
+// file under another extension could only be different bytes with the same md5 (a
+// collision), and is refused rather than stored beside the first. The two-character
+// shard keeps folders small (256 of them) without a database. A file appears under
+// its final name only by rename(2) from .tmp (same file system, so atomic), after
+// an fsync, and the folder is fsync'd after the rename (durable.ts): neither a
+// reader nor a power cut ever sees half a file. `.preview.webp` cannot collide with
+// an original, whose name has exactly one dot.
 //
 // A request finds a file by stat(2) of its few possible names, never by listing a
 // folder, and remembers the answer in a bounded in-memory map. Files are immutable
@@ -25,8 +32,6 @@ import { createLru } from '../../core/lru.js';
 
 /** Remembered lookups (originals and previews), ~200 bytes each. */
 export const LOOKUP_CACHE_ENTRIES = 10_000;
-/** Temp files older than this at start-up were left by a crash, not a live upload. */
-export const STALE_TEMP_MS = 60 * 60 * 1000;
 
 const TEMP_DIR = '.tmp';
 
@@ -40,12 +45,16 @@ export interface StoredFile {
   etag: string;
 }
 
+export const md5Taken = () =>
+  new HttpError(409, 'CONFLICT', 'A different image with the same md5 is already stored', { field: 'image' });
+
 export type ImageStore = Awaited<ReturnType<typeof openImageStore>>;
 
 export async function openImageStore(imagesDir: string, log: Logger) {
   const tempDir = join(imagesDir, TEMP_DIR);
   await mkdir(tempDir, { recursive: true });
-  await sweepStaleTemps(tempDir, log);
+  const temps = createTempArea(tempDir, log);
+  await temps.sweepOrphans();
   const cache = createLru<StoredFile>({ maxEntries: LOOKUP_CACHE_ENTRIES, maxBytes: Infinity });
   const shards = new Set<string>();
 
@@ -65,29 +74,39 @@ export async function openImageStore(imagesDir: string, log: Logger) {
     }
   }
 
+  /** The original on disk, whatever the cache says; formats in a fixed order, so every process agrees. */
+  async function originalOnDisk(md5: string): Promise<StoredFile | null> {
+    const etag = `"${md5}"`;
+    const found = await Promise.all(
+      FORMAT_LIST.map((format) => fileAt(md5, originalPath(md5, format), FORMATS[format].mime, etag)),
+    );
+    return found.find((candidate) => candidate !== null) ?? null;
+  }
+
   async function ensureShard(md5: string): Promise<void> {
     const dir = shardDir(md5);
     if (shards.has(dir)) return;
-    await mkdir(dir, { recursive: true });
+    // A new shard is an entry in the images folder: it must survive a power cut too.
+    if (await mkdir(dir, { recursive: true })) await syncDirectory(imagesDir);
     shards.add(dir);
   }
 
-  return {
-    tempDir,
+  /** fsync, rename into place, fsync the folder: durable before anyone hears of it. */
+  async function moveIntoPlace(temp: string, md5: string, path: string): Promise<void> {
+    await ensureShard(md5);
+    await syncFile(temp);
+    await rename(temp, path);
+    temps.committed(temp);
+    await syncDirectory(shardDir(md5));
+  }
 
-    /** A fresh name in the temp folder; callers create it with flag 'wx'. */
-    tempPath(ext: string): string {
-      return join(tempDir, `${randomBytes(16).toString('hex')}.${ext}`);
-    },
+  return {
+    temps,
 
     async findOriginal(md5: string): Promise<StoredFile | null> {
       const known = cache.get(md5);
       if (known) return known;
-      const etag = `"${md5}"`;
-      const found = await Promise.all(
-        FORMAT_LIST.map((format) => fileAt(md5, originalPath(md5, format), FORMATS[format].mime, etag)),
-      );
-      const file = found.find((candidate) => candidate !== null) ?? null;
+      const file = await originalOnDisk(md5);
       if (file) cache.set(md5, file);
       return file;
     },
@@ -103,17 +122,21 @@ export async function openImageStore(imagesDir: string, log: Logger) {
 
     /**
      * Moves a complete upload into place. The same bytes already stored: the temp
-     * file is dropped and the stored one kept (same name means same bytes).
+     * file is dropped and the stored one kept. Other bytes under the same md5 (in
+     * any format): 409, and the stored one stays the only one.
      */
     async commitOriginal(temp: string, md5: string, format: ImageFormat, size: number): Promise<StoredFile> {
-      const path = originalPath(md5, format);
-      const file: StoredFile = { key: md5, path, mime: FORMATS[format].mime, size, etag: `"${md5}"` };
-      if (await fileAt(md5, path, file.mime, file.etag)) {
-        await rm(temp, { force: true });
-      } else {
-        await ensureShard(md5);
-        await rename(temp, path);
+      const stored = await originalOnDisk(md5);
+      if (stored) {
+        const same = stored.path === originalPath(md5, format) && stored.size === size && (await sameContent(stored.path, temp));
+        await temps.discard(temp);
+        if (!same) throw md5Taken();
+        cache.set(md5, stored);
+        return stored;
       }
+      const path = originalPath(md5, format);
+      await moveIntoPlace(temp, md5, path);
+      const file: StoredFile = { key: md5, path, mime: FORMATS[format].mime, size, etag: `"${md5}"` };
       cache.set(md5, file);
       return file;
     },
@@ -121,8 +144,7 @@ export async function openImageStore(imagesDir: string, log: Logger) {
     /** Moves a finished conversion into place beside its original. */
     async commitPreview(temp: string, md5: string): Promise<StoredFile> {
       const path = previewPath(md5);
-      await ensureShard(md5);
-      await rename(temp, path);
+      await moveIntoPlace(temp, md5, path);
       const file = await fileAt(previewKey(md5), path, FORMATS.webp.mime, previewEtag(md5));
       if (!file) throw new Error('preview vanished right after its rename');
       cache.set(file.key, file);
@@ -133,20 +155,8 @@ export async function openImageStore(imagesDir: string, log: Logger) {
     forget(file: StoredFile): void {
       cache.delete(file.key);
     },
-  };
-}
 
-/** Start-up only (never per request): temp files a crash left behind. */
-async function sweepStaleTemps(tempDir: string, log: Logger): Promise<void> {
-  const cutoff = Date.now() - STALE_TEMP_MS;
-  let removed = 0;
-  for (const name of await readdir(tempDir)) {
-    const path = join(tempDir, name);
-    const info = await stat(path).catch(() => null);
-    if (info && info.mtimeMs < cutoff) {
-      await rm(path, { force: true, recursive: true });
-      removed++;
-    }
-  }
-  if (removed > 0) log.info('removed stale temp files', { removed });
+    /** Shutdown: no temp file of this process outlives it. */
+    close: () => temps.close(),
+  };
 }

@@ -1,11 +1,12 @@
-import { rm } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import { HttpError, payloadTooLarge } from '../../core/errors.js';
 import { refuseRestOfBody } from '../../core/refuse-body.js';
 import { sendJson } from '../../core/respond.js';
+import type { TaskQueue as Limiter } from '../../core/task-queue.js';
 import type { ImghostContext } from '../context.js';
+import { insufficientStorage, isDiskFull } from './disk-errors.js';
 import { answerFilename } from './formats.js';
 import { checkImage } from './imaging.js';
-import type { TaskQueue as Limiter } from '../../core/task-queue.js';
 import { maxUploadBody, receiveImage, type ReceivedImage } from './receive.js';
 import type { ImageStore } from './store.js';
 import { createTokenCheck } from './upload-token.js';
@@ -17,6 +18,8 @@ export interface UploadOptions {
   token: string | undefined;
 }
 
+export const UPLOAD_PATH = '/api/upload';
+
 function isMultipartForm(contentType: string | undefined): boolean {
   return contentType !== undefined && contentType.split(';')[0]!.trim().toLowerCase() === 'multipart/form-data';
 }
@@ -25,34 +28,55 @@ const noFile = () => new HttpError(400, 'BAD_REQUEST', 'No file uploaded', { fie
 const busy = () => new HttpError(503, 'UNAVAILABLE', 'Server busy, try again shortly', { headers: { 'Retry-After': '5' } });
 
 /**
+ * The checks made before any body byte is read (token, then declared size): an
+ * unauthorised or oversized upload costs nothing. Throws the refusal.
+ */
+function uploadPrecheck(options: UploadOptions) {
+  const checkToken = createTokenCheck(options.token);
+  const maxBody = maxUploadBody(options.maxFileBytes);
+  return (req: IncomingMessage): void => {
+    checkToken(req.headers.authorization);
+    const declared = req.headers['content-length'];
+    // Content-Length is trusted only without Transfer-Encoding (RFC 9112 6.3).
+    if (declared !== undefined && req.headers['transfer-encoding'] === undefined && Number(declared) > maxBody) {
+      throw payloadTooLarge(`File is larger than ${options.maxFileBytes} bytes`);
+    }
+  };
+}
+
+/**
+ * For `Expect: 100-continue` (server.ts): false when the upload route would refuse
+ * this request before reading its body, so the client is told at once instead of
+ * being invited to send megabytes that are then thrown away.
+ */
+export function uploadWouldAccept(options: UploadOptions): (req: IncomingMessage) => boolean {
+  const precheck = uploadPrecheck(options);
+  return (req) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (req.method !== 'POST' || path !== UPLOAD_PATH) return true;
+    try {
+      precheck(req);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+}
+
+/**
  * POST /api/upload. Order matters: token, declared size, then the body streams to
  * a temp file (hashed and sniffed on the way), then sharp checks the file, then it
  * is renamed into place. Whatever fails, the temp file is removed.
  */
 export function uploadImage(options: UploadOptions) {
-  const checkToken = createTokenCheck(options.token);
-  const maxBody = maxUploadBody(options.maxFileBytes);
+  const precheck = uploadPrecheck(options);
 
   async function readBody(ctx: ImghostContext): Promise<ReceivedImage | null> {
-    const req = ctx.req;
-    try {
-      // Before any body byte is read: an unauthorised or oversized upload costs nothing.
-      checkToken(req.headers.authorization);
-      const declared = req.headers['content-length'];
-      // Content-Length is trusted only without Transfer-Encoding (RFC 9112 6.3).
-      if (declared !== undefined && req.headers['transfer-encoding'] === undefined && Number(declared) > maxBody) {
-        throw payloadTooLarge(`File is larger than ${options.maxFileBytes} bytes`);
-      }
-      // A request that is not a form at all (no body, JSON...) sent no file: the
-      // answer the old service gave, and what its clients check for.
-      if (!isMultipartForm(req.headers['content-type'])) return null;
-      return await receiveImage(req, options.store, options.maxFileBytes);
-    } catch (error) {
-      // Answering before the body is read: discard the rest for a short grace
-      // period so the client sees our answer, then cut it off.
-      if (!req.complete) refuseRestOfBody(ctx);
-      throw error;
-    }
+    precheck(ctx.req);
+    // A request that is not a form at all (no body, JSON...) sent no file: the
+    // answer the old service gave, and what its clients check for.
+    if (!isMultipartForm(ctx.req.headers['content-type'])) return null;
+    return receiveImage(ctx.req, options.store, options.maxFileBytes);
   }
 
   async function keep(image: ReceivedImage): Promise<void> {
@@ -60,12 +84,12 @@ export function uploadImage(options: UploadOptions) {
       await options.limiter.run(() => checkImage(image.temp, image.format), busy);
       await options.store.commitOriginal(image.temp, image.md5, image.format, image.size);
     } catch (error) {
-      await rm(image.temp, { force: true });
+      await options.store.temps.discard(image.temp);
       throw error;
     }
   }
 
-  return async (ctx: ImghostContext): Promise<void> => {
+  async function store(ctx: ImghostContext): Promise<void> {
     const image = await readBody(ctx);
     if (image === null) throw noFile();
     await keep(image);
@@ -84,5 +108,18 @@ export function uploadImage(options: UploadOptions) {
         filename: answerFilename(md5, image.clientName, image.format),
       },
     });
+  }
+
+  return async (ctx: ImghostContext): Promise<void> => {
+    try {
+      await store(ctx);
+    } catch (error) {
+      throw isDiskFull(error) ? insufficientStorage(false, error) : error;
+    } finally {
+      // Whatever the answer, the rest of the body (an epilogue after the form, or
+      // all of it when we refused early) must be read for the connection to carry
+      // the next request: a bounded discard, cut off if the client keeps sending.
+      refuseRestOfBody(ctx);
+    }
   };
 }
