@@ -119,6 +119,27 @@ Serve('a file deleted by hand after being served gives 404, not 500', async () =
   assert.is(await res.text(), 'Image not found');
 });
 
+const removedByHand = [
+  { what: 'the original first, then its .webp', order: ['url', 'webpUrl'] as const },
+  { what: 'its .webp first (no preview made yet), then the original', order: ['webpUrl', 'url'] as const },
+];
+
+for (const row of removedByHand) {
+  Serve(`an original removed by hand while its lookup is cached gives 404 on ${row.what}, not 500`, async () => {
+    const jpeg = await makeJpeg(102 + removedByHand.indexOf(row));
+    const answer = await upload(server.url, jpeg, 'cached.jpg');
+    const data = answer.body.data as { url: string; webpUrl: string; md5: string };
+    // The upload itself put the lookup in the cache; a GET proves it is served from there.
+    assert.is((await fetch(server.url + data.url, { method: 'HEAD' })).status, 200);
+    await rm(join(server.config.imagesDir, data.md5.slice(0, 2), `${data.md5}.jpg`));
+    for (const key of row.order) {
+      const res = await fetch(server.url + data[key]);
+      assert.is(res.status, 404, key);
+      assert.is(await res.text(), 'Image not found', key);
+    }
+  });
+}
+
 Serve('POST to an image URL is 405', async () => {
   const answer = await rawRequest(server.url, data.url, { method: 'POST' });
   assert.is(answer.status, 405);
