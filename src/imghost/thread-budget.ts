@@ -21,6 +21,15 @@ export const IO_RESERVED_THREADS = 2;
  * the memory the process needs (ecosystem.config.cjs sizes its limit from it).
  */
 export const MAX_DECODE_CONCURRENCY = 8;
+/**
+ * Memory the process needs: a base (Node, sharp's library, the icon caches of
+ * icons/limits.ts, the lookup cache) plus one preview's worth per decode slot.
+ * scripts/deploy/ecosystem.config.cjs computes the same (a test holds them equal).
+ */
+export const BASE_MEMORY_MB = 384;
+export const MEMORY_PER_DECODE_MB = 200;
+export const memoryLimitMb = (decodes: number) => BASE_MEMORY_MB + decodes * MEMORY_PER_DECODE_MB;
+
 /** libuv's default and its ceiling (uv_threadpool.c). */
 const DEFAULT_POOL_SIZE = 4;
 const MAX_POOL_SIZE = 1024;
