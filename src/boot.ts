@@ -1,19 +1,31 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, loadConfig, type Config } from './core/config.js';
 import { loadDotenv } from './core/dotenv.js';
 import { createLogger, type Logger } from './core/log.js';
+import { projectRoot } from './core/project-root.js';
 import { listen, type RunningServer } from './core/server.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
+import { StartAborted } from './db/embedded/errors.js';
 import { migrate } from './db/migrate.js';
 import { createPool, waitForDatabase, type Sql } from './db/pool.js';
 import { createImghost } from './imghost/app.js';
 import { createSite } from './site/app.js';
 
 // Start-up shared by the entrypoints. Each step that can fail for a reason the
-// operator must fix ends the process with one line that says which.
+// operator must fix ends the process with one line that says which (src/lifecycle.ts).
 
-export function readConfigOrExit(): Config {
+export interface ReadConfigOptions {
+  /** `npm start`: without LAUNCHER_CONFIG (environment or .env) and config/launcher.json, serve the example. */
+  exampleLauncherConfig?: boolean;
+}
+
+export function readConfigOrExit(options: ReadConfigOptions = {}): Config {
+  // First: .env may set anything read below, LAUNCHER_CONFIG included.
   loadDotenv(join(process.cwd(), '.env'));
+  if (options.exampleLauncherConfig && !process.env.LAUNCHER_CONFIG && !existsSync(join(process.cwd(), 'config', 'launcher.json'))) {
+    process.env.LAUNCHER_CONFIG = join(projectRoot(), 'config', 'launcher.example.json');
+  }
   try {
     return loadConfig(process.env);
   } catch (error) {
@@ -25,38 +37,47 @@ export function readConfigOrExit(): Config {
   }
 }
 
-export function fatal(log: Logger, message: string, error?: unknown): never {
-  log.error(message, { err: error });
-  process.stderr.write(`${message}${error instanceof Error ? ': ' + error.message : ''}\n`);
-  process.exit(1);
-}
-
 export interface Database {
   sql: Sql;
   embedded: EmbeddedDatabase | undefined;
   close(): Promise<void>;
 }
 
-/** DATABASE_URL, or the embedded PostgreSQL under $DATA_DIR/pg; waits, migrates. */
-export async function openDatabase(config: Config, log: Logger): Promise<Database> {
+/**
+ * DATABASE_URL, or the embedded PostgreSQL under $DATA_DIR/pg; waits, migrates.
+ * Aborting `signal` stops what has started (the pool, the embedded PostgreSQL)
+ * and rejects with StartAborted.
+ */
+export async function openDatabase(config: Config, log: Logger, signal?: AbortSignal): Promise<Database> {
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
   if (!url) {
     log.warn('DATABASE_URL is unset: using an embedded PostgreSQL (fine for trying it out, not for production)');
-    embedded = await startEmbeddedPostgres({ dir: join(config.dataDir, 'pg'), log });
+    embedded = await startEmbeddedPostgres({ dir: join(config.dataDir, 'pg'), log, signal });
     url = embedded.url;
   }
   const sql = createPool(url);
-  const close = async () => {
-    await sql.end({ timeout: 5 });
-    await embedded?.stop();
-  };
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      try {
+        await sql.end({ timeout: 5 });
+      } finally {
+        await embedded?.stop();
+      }
+    })());
+  // Ending the pool makes a migration in flight fail (and roll back) at once.
+  const stopOnAbort = () => void close().catch(() => {});
+  signal?.addEventListener('abort', stopOnAbort, { once: true });
   try {
-    await waitForDatabase(sql, log);
+    if (signal?.aborted) throw new StartAborted();
+    await waitForDatabase(sql, log, undefined, signal);
     await migrate(sql, log);
   } catch (error) {
     await close().catch(() => {});
-    throw error;
+    throw signal?.aborted ? new StartAborted() : error;
+  } finally {
+    signal?.removeEventListener('abort', stopOnAbort);
   }
   return { sql, embedded, close };
 }

