@@ -22,7 +22,12 @@ export interface Lifecycle {
   step<T extends Closable>(failure: string, start: (signal: AbortSignal) => Promise<T>): Promise<T>;
 }
 
-export function startLifecycle(log: Logger): Lifecycle {
+export interface LifecycleOptions {
+  /** Exit status after a signal: 0 for services; a command cut short says so (130). */
+  exitCodeOnSignal?: number;
+}
+
+export function startLifecycle(log: Logger, options: LifecycleOptions = {}): Lifecycle {
   const controller = new AbortController();
   const started: Closable[] = [];
   let inProgress: Promise<unknown> = Promise.resolve();
@@ -33,7 +38,7 @@ export function startLifecycle(log: Logger): Lifecycle {
     controller.abort();
     await inProgress.catch(() => {});
     await closeAll();
-  });
+  }, options.exitCodeOnSignal);
   return {
     signal: controller.signal,
     async step(failure, start) {

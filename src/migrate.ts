@@ -1,11 +1,11 @@
 // `npm run migrate`: apply pending sql/ migrations and exit. A signal meanwhile
-// rolls back the migration in flight and stops the embedded PostgreSQL.
+// rolls back the migration in flight, stops the embedded PostgreSQL and exits 130.
 import { createRootLogger, openDatabase, readConfigOrExit } from './boot.js';
 import { startLifecycle } from './lifecycle.js';
 
 const config = readConfigOrExit();
 const log = createRootLogger(config);
-const lifecycle = startLifecycle(log);
+const lifecycle = startLifecycle(log, { exitCodeOnSignal: 130 });
 const database = await lifecycle.step('migration failed', (signal) => openDatabase(config, log, signal));
 await database.close();
 log.info('migrations are up to date');

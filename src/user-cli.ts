@@ -117,11 +117,13 @@ if (problem) fail(problem);
 // Loaded only now: boot.js pulls in both services (sharp included), which a usage
 // error or a refused password need not wait for.
 const { openDatabase, readConfigOrExit } = await import('./boot.js');
-const { fatal } = await import('./lifecycle.js');
+const { startLifecycle } = await import('./lifecycle.js');
 const config = readConfigOrExit();
 // Start-up notes go to stderr as JSON lines; stdout keeps the one result line.
 const log = createLogger({ component: 'user-cli' }, { level: 'warn', write: (line) => process.stderr.write(line) });
-const database = await openDatabase(config, log).catch((error) => fatal(log, 'database unavailable', error));
+// From here a signal stops the embedded PostgreSQL this command started.
+const lifecycle = startLifecycle(log, { exitCodeOnSignal: EXIT_INTERRUPTED });
+const database = await lifecycle.step('database unavailable', (signal) => openDatabase(config, log, signal));
 try {
   if (command.action === 'add') {
     const user = await createLocalAccount(database.sql, { username: command.name, password, admin: command.admin });

@@ -10,7 +10,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { createLogger } from '../src/core/log.js';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
+import { EmbeddedPostgresError, StartAborted, startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { migrate } from '../src/db/migrate.js';
 import type { Sql } from '../src/db/pool.js';
 
@@ -105,7 +105,12 @@ async function main() {
     scratch = await mkdtemp(join(tmpdir(), 'launcher-web-test-'));
     // mkdtemp makes 0700; as root, PostgreSQL runs as another user that must enter it.
     await chmod(scratch, 0o755);
-    embedded = await startEmbeddedPostgres({ dir: join(scratch, 'pg'), log, ephemeral: true });
+    const startup = new AbortController();
+    stopOnSignal(() => {
+      startup.abort();
+      return (embedded?.stop() ?? Promise.resolve()).then(() => rm(scratch!, { recursive: true, force: true }));
+    });
+    embedded = await startEmbeddedPostgres({ dir: join(scratch, 'pg'), log, ephemeral: true, signal: startup.signal });
     serverUrl = embedded.url;
   }
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} }) as unknown as Sql;
@@ -153,12 +158,30 @@ async function main() {
   if (failed > 0) process.exitCode = 1;
 }
 
+/**
+ * Ctrl-C stops the run's PostgreSQL (it runs in a session of its own, so the
+ * terminal's signal does not reach it) and removes its folder, then exits 130.
+ */
+function stopOnSignal(stop: () => Promise<unknown>): void {
+  let stopping = false;
+  const handler = () => {
+    if (stopping) return;
+    stopping = true;
+    console.log('\ninterrupted: stopping the test PostgreSQL');
+    void stop().finally(() => process.exit(130));
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, handler);
+}
+
 // The exit code is set explicitly: nothing loaded on the way may turn a failing run
 // into a passing one.
 main().then(
   () => process.exit(process.exitCode ?? 0),
   (error) => {
-    console.error(error);
+    // Interrupted while PostgreSQL started: the signal handler stops it and exits.
+    if (error instanceof StartAborted) return;
+    // An embedded PostgreSQL that cannot start says why in one line.
+    console.error(error instanceof EmbeddedPostgresError ? error.message : error);
     console.log('0 passed, 1 failed');
     process.exit(1);
   },

@@ -94,9 +94,11 @@ function closeGracefully(server: Server, graceMs: number): Promise<void> {
 const REPEAT_SIGNAL_WINDOW_MS = 1500;
 
 /**
- * SIGTERM / SIGINT: run `stop` once, then exit 0; a later second signal exits at once.
+ * SIGTERM / SIGINT / SIGHUP (a closed terminal): run `stop` once, then exit with
+ * `exitCode`; a later second signal exits at once. Without this, SIGHUP's default
+ * action would end the process without stopping anything it started.
  */
-export function onShutdownSignal(log: Logger, stop: () => Promise<void>): void {
+export function onShutdownSignal(log: Logger, stop: () => Promise<void>, exitCode = 0): void {
   let stoppingSince = 0;
   const handler = (signal: NodeJS.Signals) => {
     if (stoppingSince) {
@@ -109,7 +111,7 @@ export function onShutdownSignal(log: Logger, stop: () => Promise<void>): void {
     stop().then(
       () => {
         log.info('stopped');
-        process.exit(0);
+        process.exit(exitCode);
       },
       (error: unknown) => {
         log.error('shutdown failed', { err: error });
@@ -119,4 +121,5 @@ export function onShutdownSignal(log: Logger, stop: () => Promise<void>): void {
   };
   process.on('SIGTERM', handler);
   process.on('SIGINT', handler);
+  process.on('SIGHUP', handler);
 }

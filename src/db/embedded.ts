@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { Logger } from '../core/log.js';
 import { platformBinaries, reachableBinaries, type PostgresBinaries } from './embedded/binaries.js';
 import { reachableClusterDir } from './embedded/cluster-dir.js';
@@ -14,7 +14,7 @@ import { postgresRunAs, type RunAs } from './embedded/run-as.js';
 // Every failure here is an EmbeddedPostgresError whose message is one line saying
 // what failed and what to do; nothing is left running after one.
 
-export { EmbeddedPostgresError } from './embedded/errors.js';
+export { EmbeddedPostgresError, StartAborted } from './embedded/errors.js';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -121,6 +121,7 @@ async function createCluster(options: CreateOptions): Promise<void> {
   log.info('creating the embedded PostgreSQL cluster', { dir });
   try {
     mkdirSync(dirname(dir), { recursive: true });
+    removeAbandonedStaging(dir);
     rmSync(staging, { recursive: true, force: true });
     mkdirSync(staging, { mode: 0o700 });
     writeFileSync(passwordFile, options.password + '\n', { mode: 0o600 });
@@ -141,6 +142,26 @@ async function createCluster(options: CreateOptions): Promise<void> {
     throw error;
   } finally {
     rmSync(passwordFile, { force: true });
+  }
+}
+
+/** What a process that died while creating the cluster left (its pid is in the name). */
+function removeAbandonedStaging(dir: string): void {
+  const prefix = `${basename(dir)}.initdb-`;
+  for (const name of readdirSync(dirname(dir))) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number.parseInt(name.slice(prefix.length), 10);
+    if (pid !== process.pid && !isAlive(pid)) rmSync(join(dirname(dir), name), { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, as another user.
+    return (error as { code?: string }).code === 'EPERM';
   }
 }
 

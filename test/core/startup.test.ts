@@ -84,11 +84,12 @@ test.after(() => {
 });
 
 const interruptions = [
-  { what: 'npm start, SIGINT while the cluster is being created', entry: 'dev', signal: 'SIGINT', after: /"msg":"creating the embedded PostgreSQL cluster"/ },
-  { what: 'npm start, SIGTERM while PostgreSQL starts', entry: 'dev', signal: 'SIGTERM', after: /"msg":"DATABASE_URL is unset/, warm: true },
-  { what: 'npm start, SIGINT right after PostgreSQL started (migrations)', entry: 'dev', signal: 'SIGINT', after: /"msg":"embedded PostgreSQL started"/ },
-  { what: 'node dist/site.js, SIGTERM while the cluster is being created', entry: 'site', signal: 'SIGTERM', after: /"msg":"creating the embedded PostgreSQL cluster"/ },
-  { what: 'npm run migrate, SIGINT right after PostgreSQL started', entry: 'migrate', signal: 'SIGINT', after: /"msg":"embedded PostgreSQL started"/ },
+  { what: 'npm start, SIGINT while the cluster is being created', entry: 'dev', signal: 'SIGINT', after: /"msg":"creating the embedded PostgreSQL cluster"/, code: 0 },
+  { what: 'npm start, SIGTERM while PostgreSQL starts', entry: 'dev', signal: 'SIGTERM', after: /"msg":"DATABASE_URL is unset/, warm: true, code: 0 },
+  { what: 'npm start, SIGINT right after PostgreSQL started (migrations)', entry: 'dev', signal: 'SIGINT', after: /"msg":"embedded PostgreSQL started"/, code: 0 },
+  { what: 'npm start, SIGHUP (terminal closed) while the cluster is being created', entry: 'dev', signal: 'SIGHUP', after: /"msg":"creating the embedded PostgreSQL cluster"/, code: 0 },
+  { what: 'node dist/site.js, SIGTERM while the cluster is being created', entry: 'site', signal: 'SIGTERM', after: /"msg":"creating the embedded PostgreSQL cluster"/, code: 0 },
+  { what: 'npm run migrate, SIGINT right after PostgreSQL started (exit 130: not migrated)', entry: 'migrate', signal: 'SIGINT', after: /"msg":"embedded PostgreSQL started"/, code: 130 },
 ] as const;
 
 for (const interruption of interruptions) {
@@ -102,8 +103,7 @@ for (const interruption of interruptions) {
     const running = run(interruption.entry, { DATA_DIR: data });
     await running.seen(interruption.after);
     running.child.kill(interruption.signal);
-    const code = await exitCode(running);
-    assert.is(code, 0, running.output());
+    assert.is(await exitCode(running), interruption.code, running.output());
     assert.match(running.output(), /"msg":"shutting down"/);
     assert.equal(await waitUntilNoneMention(join(data, 'pg')), [], `PostgreSQL left running:\n${running.output()}`);
     assert.equal(readdirSync(data).filter((name) => name.includes('.initdb-')), [], 'a half-made cluster is left');

@@ -10,14 +10,16 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import postgres from 'postgres';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createLogger } from '../../src/core/log.js';
-import { EmbeddedPostgresError, startEmbeddedPostgres, type EmbeddedOptions } from '../../src/db/embedded.js';
-import { platformBinaries } from '../../src/db/embedded/binaries.js';
-import { StartAborted } from '../../src/db/embedded/errors.js';
-import { isRoot } from '../../src/db/embedded/run-as.js';
+import { createLogger, silentLogger } from '../../src/core/log.js';
+import { EmbeddedPostgresError, StartAborted, startEmbeddedPostgres, type EmbeddedOptions } from '../../src/db/embedded.js';
+import { platformBinaries, reachableBinaries } from '../../src/db/embedded/binaries.js';
+import { isRoot, postgresRunAs } from '../../src/db/embedded/run-as.js';
 import { processesMentioning, waitUntilNoneMention } from '../helpers/processes.js';
 
 const real = platformBinaries();
+// The installed binaries as the PostgreSQL user can run them (a /var/tmp copy when
+// this checkout is below a 0700 folder): the fake trees below borrow from them.
+const runnable = reachableBinaries(real.native, real.version, postgresRunAs(silentLogger), silentLogger).dir;
 const made: string[] = [];
 
 /** A folder the PostgreSQL user can enter (mkdtemp makes 0700 ones). */
@@ -38,16 +40,16 @@ function capturingLogger() {
 function fakeNative(programs: Record<'initdb' | 'postgres', (target: string) => void>): { native: string; version: string } {
   const native = join(openDir('lw-epg-native-'), 'native');
   mkdirSync(join(native, 'bin'), { recursive: true });
-  for (const part of ['lib', 'share']) symlinkSync(join(real.native, part), join(native, part));
+  for (const part of ['lib', 'share']) symlinkSync(join(runnable, part), join(native, part));
   programs.initdb(join(native, 'bin', 'initdb'));
   programs.postgres(join(native, 'bin', 'postgres'));
   return { native, version: 'test' };
 }
 const copyOf = (name: string, mode = 0o755) => (target: string) => {
-  copyFileSync(join(real.native, 'bin', name), target);
+  copyFileSync(join(runnable, 'bin', name), target);
   chmodSync(target, mode);
 };
-const linkTo = (name: string) => (target: string) => symlinkSync(join(real.native, 'bin', name), target);
+const linkTo = (name: string) => (target: string) => symlinkSync(join(runnable, 'bin', name), target);
 
 async function expectFailure(options: EmbeddedOptions, pattern: RegExp): Promise<string> {
   let error: unknown;
@@ -234,7 +236,8 @@ function nativeBelowPrivateFolder(): { native: string; version: string } {
   const hidden = mkdtempSync(join(tmpdir(), 'lw-epg-private-'));
   made.push(hidden);
   const native = join(hidden, 'checkout with spaces', 'native');
-  cpSync(real.native, native, { recursive: true, verbatimSymlinks: true });
+  cpSync(runnable, native, { recursive: true, verbatimSymlinks: true });
+  rmSync(join(native, '.complete'), { force: true });
   return { native, version: 'test' };
 }
 

@@ -33,7 +33,8 @@ interface Program {
  * postmaster shuts down fast, initdb removes what it made.
  */
 function launch(file: string, args: string[], runAs: RunAs | undefined, log: Logger, lastWish: NodeJS.Signals): Program {
-  const child = spawn(file, args, { ...runAs, env: ENVIRONMENT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  // (On Windows, detached would open a console window of its own.)
+  const child = spawn(file, args, { ...runAs, env: ENVIRONMENT, detached: process.platform !== 'win32', stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const listeners: Array<(line: string) => void> = [];
   for (const stream of [child.stdout!, child.stderr!]) {
