@@ -34,7 +34,8 @@ export function listHandler(deps: SiteDeps) {
     const status = optionalChoice(query, 'status', STATUSES);
     const sort = optionalChoice(query, 'sort', SORTS);
     const tag = single(query, 'tag')?.trim().toLowerCase() || null;
-    if (tag !== null && tag.length > 64) throw badRequest('tag is too long', 'tag');
+    // A tag is at most 32 characters; NUL cannot reach PostgreSQL text at all.
+    if (tag !== null && (tag.length > 64 || tag.includes('\u0000'))) throw badRequest('tag must be one tag of at most 32 characters', 'tag');
     const limit = integer(query, 'limit', DEFAULT_LIST_LIMIT, 1, MAX_LIST_LIMIT);
     const offset = integer(query, 'offset', 0, 0, MAX_LIST_OFFSET);
     const filters = [visibility.viewerId, visibility.seesAll, status, submitter, tag, flag(query, 'featured'), limit, offset];

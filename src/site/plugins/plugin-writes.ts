@@ -4,7 +4,7 @@ import { inTransaction, runQuery } from '../../db/queries.js';
 import type { SessionUser } from '../context.js';
 import { EDITABLE_FIELDS, type EditableField } from './records.js';
 import type { PluginFields, ValidEdit } from './validation.js';
-import { canSee, isOwnerOrAdmin, pluginNotFound, type PluginStatus } from './visibility.js';
+import { canSee, isOwnerOrAdmin, PLUGIN_ID, pluginNotFound, type PluginStatus } from './visibility.js';
 
 // Creating, editing and reviewing plugins: the states of SPEC.md's state table and
 // CONTRACT.md "Edits". Every edit and review runs in a transaction holding the
@@ -43,6 +43,7 @@ export type EditOutcome = 'applied' | 'pending-update' | 'unchanged';
  * approved one goes into the pending update. Returns the plugin's canonical id.
  */
 export async function editPlugin(sql: Sql, id: string, editor: SessionUser, edit: ValidEdit): Promise<string> {
+  if (!PLUGIN_ID.test(id)) throw pluginNotFound();
   return inTransaction(sql, async (t) => {
     const [locked] = await runQuery<{ id: string; status: PluginStatus; submitter_id: string }>(t, 'store/lock-plugin', [id]);
     if (!locked) throw pluginNotFound();
@@ -70,6 +71,7 @@ export async function editPlugin(sql: Sql, id: string, editor: SessionUser, edit
  * review (409). Returns the canonical id.
  */
 export async function reviewPlugin(sql: Sql, id: string, reviewer: SessionUser, action: ReviewAction, reason: string | null): Promise<string> {
+  if (!PLUGIN_ID.test(id)) throw pluginNotFound();
   return inTransaction(sql, async (t) => {
     const [locked] = await runQuery<{ id: string; status: PluginStatus; has_pending_update: boolean }>(t, 'store/lock-plugin', [id]);
     if (!locked) throw pluginNotFound();

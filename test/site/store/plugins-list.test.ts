@@ -146,6 +146,10 @@ test('bad parameters: 400 BAD_REQUEST naming the parameter', async () => {
     { what: 'unknown scope', query: 'scope=everyone', field: 'scope' },
     { what: 'public not a flag', query: 'public=yes', field: 'public' },
     { what: 'q too long', query: `q=${'a'.repeat(201)}`, field: 'q' },
+    { what: 'q with NUL', query: 'q=a%00b', field: 'q' },
+    { what: 'tag with NUL (PostgreSQL text cannot hold it: was a 500)', query: 'tag=a%00b', field: 'tag' },
+    { what: 'tag too long', query: `tag=${'t'.repeat(65)}`, field: 'tag' },
+    { what: 'limit given twice', query: 'limit=1&limit=2', field: 'limit' },
   ];
   for (const { what, query, field } of rows) {
     const answer = await client.get(`/apps/api/plugins?${query}`);

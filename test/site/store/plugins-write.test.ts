@@ -359,6 +359,11 @@ test('PATCH: 401 without login; another user: 403 on an approved plugin, 404 on 
   assert.is(hidden.status, 404);
   assert.is(hidden.body.code, 'NOT_FOUND');
   assert.is((await client.patch('/apps/api/plugins/nope-nope', { version: '2' }, { cookie: users.bob })).status, 404);
+  // Regression: ids that cannot exist (NUL, too short, a slash) never reach the database.
+  for (const id of ['a%00bc', 'ab', 'a%2Fbc', 'x'.repeat(129)]) {
+    assert.is((await client.patch(`/apps/api/plugins/${id}`, { version: '2' }, { cookie: users.alice })).status, 404, id);
+    assert.is((await client.post(`/apps/api/plugins/${id}/review`, { action: 'approve' }, { cookie: users.admin })).status, 404, id);
+  }
   const renamed = await client.patch('/apps/api/plugins/st-other-approved', { id: 'another-id' }, { cookie: users.alice });
   assert.is(renamed.status, 400);
   assert.is(renamed.body.field, 'id');
