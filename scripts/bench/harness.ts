@@ -133,6 +133,8 @@ export interface Answer {
   status: number;
   headers: Array<[string, string]>;
   body: Buffer;
+  /** Serve this file (createReadStream per request) instead of `body`. */
+  file?: string;
 }
 
 /** Headers Node writes by itself, or that differ per answer: the bare server makes its own. */
@@ -151,7 +153,7 @@ export async function captureAnswer(origin: string, path: string, headers: Recor
 /** A bare node:http server answering `answer` to every request, pinned like ours. */
 export async function startBare(name: string, answer: Answer, dir: string): Promise<Server> {
   const spec = join(dir, `${name}.answer.json`);
-  await writeFile(spec, JSON.stringify({ status: answer.status, headers: answer.headers, body: answer.body.toString('base64') }));
+  await writeFile(spec, JSON.stringify({ status: answer.status, headers: answer.headers, body: answer.body.toString('base64'), file: answer.file }));
   const port = await freePort();
   return startPinned({
     name,
