@@ -4,7 +4,7 @@ import { inTransaction, runQuery } from '../../db/queries.js';
 import type { SessionUser } from '../context.js';
 import { EDITABLE_FIELDS, type EditableField } from './records.js';
 import type { PluginFields, ValidEdit } from './validation.js';
-import { canSee, isOwnerOrAdmin, PLUGIN_ID, pluginNotFound, type PluginStatus } from './visibility.js';
+import { isOwnerOrAdmin, PLUGIN_ID, pluginNotFound, type PluginStatus } from './visibility.js';
 
 // Creating, editing and reviewing plugins: the states of SPEC.md's state table and
 // CONTRACT.md "Edits". Every edit and review runs in a transaction holding the
@@ -48,7 +48,9 @@ export async function editPlugin(sql: Sql, id: string, editor: SessionUser, edit
     const [locked] = await runQuery<{ id: string; status: PluginStatus; submitter_id: string }>(t, 'store/lock-plugin', [id]);
     if (!locked) throw pluginNotFound();
     const plugin = { id: locked.id, status: locked.status, submitterId: String(locked.submitter_id) };
-    if (!canSee(plugin, editor)) throw pluginNotFound();
+    // SPEC: editing another user's plugin is 403, whatever its status. (Unlike a
+    // read, this tells a logged-in caller that the id exists; so would creating a
+    // plugin with that id, which answers 409.)
     if (!isOwnerOrAdmin(plugin, editor)) throw new HttpError(403, 'FORBIDDEN', 'You can only edit your own plugins');
 
     const changed = EDITABLE_FIELDS.filter((field) => edit.fields[field] !== undefined);

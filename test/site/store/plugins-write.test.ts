@@ -348,7 +348,7 @@ test('an administrator edit applies at once and keeps the status (pending, appro
   }
 });
 
-test('PATCH: 401 without login; another user: 403 on an approved plugin, 404 on a hidden one', async () => {
+test('PATCH: 401 without login; another user: 403 whatever the status; 404 for a missing plugin', async () => {
   await pluginIn(client, users, 'approved', 'st-other-approved');
   await pluginIn(client, users, 'pending', 'st-other-pending');
   assert.is((await client.patch('/apps/api/plugins/st-other-approved', { version: '2' })).status, 401);
@@ -356,8 +356,9 @@ test('PATCH: 401 without login; another user: 403 on an approved plugin, 404 on 
   assert.is(approved.status, 403);
   assert.is(approved.body.code, 'FORBIDDEN');
   const hidden = await client.patch('/apps/api/plugins/st-other-pending', { version: '2' }, { cookie: users.bob });
-  assert.is(hidden.status, 404);
-  assert.is(hidden.body.code, 'NOT_FOUND');
+  assert.is(hidden.status, 403);
+  assert.is(hidden.body.code, 'FORBIDDEN');
+  assert.is((await client.get('/apps/api/plugins/st-other-pending', { cookie: users.alice })).body.plugin.version, '1.0.0');
   assert.is((await client.patch('/apps/api/plugins/nope-nope', { version: '2' }, { cookie: users.bob })).status, 404);
   // Regression: ids that cannot exist (NUL, too short, a slash) never reach the database.
   for (const id of ['a%00bc', 'ab', 'a%2Fbc', 'x'.repeat(129)]) {
