@@ -456,7 +456,7 @@ for (const row of failures) {
     // A big image cannot fit in the sockets' buffers: the relay has to wait on the image host.
     const error = await expectUpstreamFailed(quick.url, row.what, 'big' in row ? makePngUnder(4 * MiB) : undefined);
     assert.match(error, row.error);
-    assert.ok(Date.now() - started < 5000, 'gave up at the timeout');
+    assert.ok(Date.now() - started < 10_000, 'gave up at the timeout instead of waiting forever');
     assert.ok(await waitFor(async () => quick.inFlight() === 0), 'no stuck request');
     front.mode = 'relay';
     await expectRecovered(quick.url);
@@ -490,7 +490,7 @@ Failing('an image host that does not accept the connection: 502 at the connect t
     const started = Date.now();
     const error = await expectUpstreamFailed(local.url, 'connect');
     assert.match(error, /connection in time/);
-    assert.ok(Date.now() - started < 5000, 'gave up at the timeout');
+    assert.ok(Date.now() - started < 10_000, 'gave up at the timeout instead of waiting forever');
   } finally {
     await local.close();
     stalled.close();
