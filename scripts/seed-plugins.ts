@@ -1,0 +1,73 @@
+// `npm run seed -- --plugins N --ratings M [--seed S] [--all-approved]`: fills the
+// store with realistic plugins (names, tags from a vocabulary of a few hundred,
+// authors, descriptions, screenshots, install counts) and ratings with replies,
+// for demos and benchmarks. Against DATABASE_URL, or the embedded PostgreSQL under
+// $DATA_DIR/pg as `npm start` and `npm run migrate` use it; migrates first. The
+// same --seed gives the same catalogue. Nothing else ever seeds: `npm start` on an
+// empty database stays empty.
+import { parseArgs } from 'node:util';
+import { createRootLogger, fatal, openDatabase, readConfigOrExit } from '../src/boot.js';
+import { buildCatalogue } from './seed/catalogue.js';
+import { writeCatalogue } from './seed/write.js';
+
+const USAGE = 'usage: npm run seed -- --plugins N --ratings M [--seed S] [--all-approved]';
+const MAX_PLUGINS = 1_000_000;
+const MAX_RATINGS = 20_000_000;
+
+function count(value: string | undefined, name: string, fallback: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) > max) {
+    process.stderr.write(`--${name} must be a whole number up to ${max}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  return Number(value);
+}
+
+let args;
+try {
+  args = parseArgs({
+    options: {
+      plugins: { type: 'string' },
+      ratings: { type: 'string' },
+      seed: { type: 'string' },
+      'all-approved': { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+  }).values;
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+  process.exit(2);
+}
+if (args.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+const plugins = count(args.plugins, 'plugins', 1000, MAX_PLUGINS);
+const ratings = count(args.ratings, 'ratings', plugins * 5, MAX_RATINGS);
+const seed = count(args.seed, 'seed', 1, 2 ** 31 - 1);
+
+const config = readConfigOrExit();
+const log = createRootLogger();
+const database = await openDatabase(config, log).catch((error) => fatal(log, 'cannot open the database', error));
+try {
+  const started = performance.now();
+  const taken = await database.sql<Array<{ id: string }>>`select lower(id) as id from plugins`;
+  const catalogue = buildCatalogue({
+    plugins,
+    ratings,
+    seed,
+    allApproved: args['all-approved'] === true,
+    takenIds: new Set(taken.map((row) => row.id)),
+  });
+  const built = performance.now();
+  const written = await writeCatalogue(database.sql, catalogue);
+  const seconds = (ms: number) => (ms / 1000).toFixed(1) + ' s';
+  process.stdout.write(
+    `seeded ${written.plugins} plugins, ${written.ratings} ratings, ${written.replies} replies, ${written.users} seed users ` +
+      `(generated in ${seconds(built - started)}, written in ${seconds(performance.now() - built)}: ${JSON.stringify(written.seconds)})\n`,
+  );
+} catch (error) {
+  await database.close();
+  fatal(log, 'seeding failed, nothing was written', error);
+}
+await database.close();
