@@ -6,7 +6,8 @@
 // same --seed gives the same catalogue. Nothing else ever seeds: `npm start` on an
 // empty database stays empty.
 import { parseArgs } from 'node:util';
-import { createRootLogger, fatal, openDatabase, readConfigOrExit } from '../src/boot.js';
+import { createRootLogger, openDatabase, readConfigOrExit } from '../src/boot.js';
+import { startLifecycle } from '../src/lifecycle.js';
 import { buildCatalogue } from './seed/catalogue.js';
 import { writeCatalogue } from './seed/write.js';
 
@@ -47,11 +48,13 @@ const ratings = count(args.ratings, 'ratings', plugins * 5, MAX_RATINGS);
 const seed = count(args.seed, 'seed', 1, 2 ** 31 - 1);
 
 const config = readConfigOrExit();
-const log = createRootLogger();
-const database = await openDatabase(config, log).catch((error) => fatal(log, 'cannot open the database', error));
+const log = createRootLogger(config);
+// A signal meanwhile closes the pool, which rolls the seed's transaction back.
+const lifecycle = startLifecycle(log, { exitCodeOnSignal: 130 });
+const database = await lifecycle.step('cannot open the database', (signal) => openDatabase(config, log, signal));
 try {
   const started = performance.now();
-  const taken = await database.sql<Array<{ id: string }>>`select lower(id) as id from plugins`;
+  const taken: Array<{ id: string }> = await database.sql`select lower(id) as id from plugins`;
   const catalogue = buildCatalogue({
     plugins,
     ratings,
@@ -67,7 +70,8 @@ try {
       `(generated in ${seconds(built - started)}, written in ${seconds(performance.now() - built)}: ${JSON.stringify(written.seconds)})\n`,
   );
 } catch (error) {
-  await database.close();
-  fatal(log, 'seeding failed, nothing was written', error);
+  log.error('seeding failed, nothing was written', { err: error });
+  process.stderr.write(`seeding failed, nothing was written: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
 }
 await database.close();
