@@ -11,8 +11,6 @@ import { refuseBodyOnError, uploadHandler } from './upload-route.js';
 export interface MediaOptions {
   /** Timeouts and sizes for the image host; tests shorten them. */
   imageHostLimits?: Partial<ImageHostLimits>;
-  /** Uploads per user per window; tests lower it. */
-  uploadsPerWindow?: number;
 }
 
 export function mediaFeature(deps: SiteDeps, options: MediaOptions = {}): Feature<SiteLocals> {
@@ -23,7 +21,7 @@ export function mediaFeature(deps: SiteDeps, options: MediaOptions = {}): Featur
   );
   const limiter: SharedRateLimiter = createSharedRateLimiter(deps.sql, {
     name: 'media-upload',
-    limit: options.uploadsPerWindow ?? UPLOADS_PER_WINDOW,
+    limit: UPLOADS_PER_WINDOW,
     windowMs: UPLOAD_WINDOW_MS,
   });
   return {
