@@ -121,7 +121,7 @@ test('a data folder from another major version: exit 1, one line saying what to 
     assert.is(await exitCode(running), 1, running.output());
     const stderr = running.output().split('\n').filter((line) => line && !line.startsWith('{'));
     assert.is(stderr.length, 1, running.output());
-    assert.match(stderr[0]!, /was made by PostgreSQL 12 and the embedded PostgreSQL is \d+: move that folder away/);
+    assert.match(stderr[0]!, /was made by PostgreSQL 12 and the embedded PostgreSQL is \d+: move that folder away/, running.output());
     assert.not.match(running.output(), /\bat .*\.js:\d+/, 'no stack trace');
     assert.not.match(running.output(), /Unhandled 'error' event/);
   }
