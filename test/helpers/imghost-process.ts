@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 export interface ImghostProcess {
   url: string;
+  /** The image host's process id (the child's, unless a prefix command runs it). */
+  pid: number;
   child: ChildProcess;
   /** Resolves with the exit code (null when killed by a signal). */
   exited: Promise<number | null>;
@@ -17,8 +19,10 @@ export interface ImghostProcess {
 const ENTRYPOINT = fileURLToPath(new URL('../../src/imghost.js', import.meta.url));
 const START_TIMEOUT_MS = 20_000;
 
-export function startImghostProcess(dataDir: string, env: Record<string, string> = {}): Promise<ImghostProcess> {
-  const child = spawn(process.execPath, [ENTRYPOINT], {
+/** `prefix`: a command that runs the entrypoint (strace, say); `pid` is then the image host's own. */
+export function startImghostProcess(dataDir: string, env: Record<string, string> = {}, prefix: string[] = []): Promise<ImghostProcess> {
+  const command = [...prefix, process.execPath, ENTRYPOINT];
+  const child = spawn(command[0]!, command.slice(1), {
     env: { ...process.env, HOST: '127.0.0.1', IMGHOST_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -30,10 +34,10 @@ export function startImghostProcess(dataDir: string, env: Record<string, string>
     child.on('exit', () => reject(new Error('image host exited at start: ' + log)));
     child.stdout!.on('data', (chunk) => {
       log += chunk;
-      const match = /"msg":"image host listening".*?"url":"([^"]+)"/.exec(log);
+      const match = /"pid":(\d+).*"msg":"image host listening".*?"url":"([^"]+)"/.exec(log);
       if (match) {
         clearTimeout(timer);
-        resolve({ url: match[1]!, child, exited, output: () => log });
+        resolve({ url: match[2]!, pid: Number(match[1]), child, exited, output: () => log });
       }
     });
   });

@@ -3,6 +3,7 @@
 // answered 200 must still be there, byte for byte, with no partial file anywhere.
 // (SIGKILL loses the process, not the page cache: what a power cut would lose is
 // covered by the fsync before each rename and of the folder after, see durable.ts.)
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
@@ -146,6 +147,47 @@ Crash('temporary files: SIGTERM during a stalled upload leaves no temp file and 
   socket.destroy();
   assert.is(code, 0);
   assert.equal(await listFiles(tmp), []);
+});
+
+/** strace, when it exists and may trace (root, or ptrace allowed): the system calls themselves. */
+function straceWorks(): boolean {
+  const probe = spawnSync('strace', ['-qq', '-e', 'trace=none', 'true'], { stdio: 'ignore' });
+  return probe.status === 0;
+}
+const traced = straceWorks() ? Crash : Crash.skip;
+if (!straceWorks()) process.stdout.write('skipping the fsync order test: strace is missing or may not trace here\n');
+
+traced('durable commit: an upload and its preview are fsync\'d before their rename, and their folder after (strace)', async () => {
+  const dataDir = tempDir('lw-fsync-');
+  const trace = join(tempDir('lw-trace-'), 'trace');
+  const host = await startImghostProcess(dataDir, {}, [
+    'strace', '-f', '-qq', '-y', '-e', 'trace=fsync,fdatasync,rename,renameat,renameat2', '-o', trace,
+  ]);
+  running = host;
+  const bytes = await makePng(7200);
+  const answer = await upload(host.url, bytes, 'durable.png');
+  assert.is(answer.status, 200);
+  const preview = await getBytes(host.url + answer.body.data.webpUrl);
+  assert.ok(preview.ok && preview.status === 200);
+  process.kill(host.pid, 'SIGTERM');
+  await host.exited;
+  running = undefined;
+
+  // Each step awaits the one before, so the order of the calls' first lines is the
+  // order they ran in, whichever thread of libuv's pool ran them.
+  const calls = (await readFile(trace, 'utf8')).split('\n');
+  const md5 = answer.body.data.md5 as string;
+  const shard = join(dataDir, 'images', md5.slice(0, 2));
+  for (const final of [join(shard, `${md5}.png`), join(shard, `${md5}.preview.webp`)]) {
+    const renamed = calls.findIndex((line) => /rename/.test(line) && line.includes(`"${final}"`));
+    assert.ok(renamed !== -1, `no rename into ${final}`);
+    const temp = /rename\w*\((?:AT_FDCWD[^,]*, )?"([^"]+)"/.exec(calls[renamed]!)![1]!;
+    assert.ok(temp.startsWith(join(dataDir, 'images', '.tmp') + '/'), `renamed from ${temp}`);
+    const fileSynced = calls.findIndex((line) => /^\d+\s+f(data)?sync\(/.test(line) && line.includes(`<${temp}>`));
+    const dirSynced = calls.findIndex((line, i) => i > renamed && /^\d+\s+f(data)?sync\(/.test(line) && line.includes(`<${shard}>`));
+    assert.ok(fileSynced !== -1 && fileSynced < renamed, `${final}: no fsync of the temp file before the rename`);
+    assert.ok(dirSynced !== -1, `${final}: no fsync of its folder after the rename`);
+  }
 });
 
 Crash.run();

@@ -18,7 +18,9 @@ import { createTempArea } from './temp-files.js';
 // the same bytes are stored once and every URL ever handed out for them works. One
 // md5 is one original: the same bytes always sniff as the same format, so a second
 // file under another extension could only be different bytes with the same md5 (a
-// collision), and is refused rather than stored beside the first. The two-character
+// collision), and is refused rather than stored beside the first (the check is on
+// disk, so every process sharing the folder agrees; only two colliding uploads
+// committed in the same instant by two processes could both pass it). The two-character
 // shard keeps folders small (256 of them) without a database. A file appears under
 // its final name only by rename(2) from .tmp (same file system, so atomic), after
 // an fsync, and the folder is fsync'd after the rename (durable.ts): neither a
