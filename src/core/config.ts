@@ -51,11 +51,12 @@ export interface Config {
 type Env = Record<string, string | undefined>;
 
 /**
- * Free space below which the image host reports itself not ready: room for a few
- * dozen uploads at the default 8 MiB plus their previews, so a load balancer moves
- * traffic away before uploads start failing with 507.
+ * Unless IMGHOST_MIN_FREE_BYTES says otherwise, the image host reports itself not
+ * ready when its disk has room for fewer than this many uploads of the largest
+ * size (64 MiB at the default 8 MiB; previews are smaller than their originals):
+ * a load balancer moves traffic away before uploads start failing with 507.
  */
-export const DEFAULT_IMGHOST_MIN_FREE_BYTES = 256 * 1024 * 1024;
+export const MIN_FREE_UPLOADS = 8;
 
 export function loadConfig(env: Env = process.env): Config {
   const read = (name: string) => {
@@ -92,7 +93,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('IMGHOST_MAX_BYTES', `must be a positive whole number of bytes (got "${maxBytesText}")`);
   }
 
-  const minFreeText = read('IMGHOST_MIN_FREE_BYTES') ?? String(DEFAULT_IMGHOST_MIN_FREE_BYTES);
+  const minFreeText = read('IMGHOST_MIN_FREE_BYTES') ?? String(MIN_FREE_UPLOADS * Number(maxBytesText));
   if (!/^\d{1,15}$/.test(minFreeText)) {
     throw new ConfigError('IMGHOST_MIN_FREE_BYTES', `must be a whole number of bytes (got "${minFreeText}")`);
   }

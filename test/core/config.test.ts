@@ -75,6 +75,8 @@ const bad = [
   { what: 'image host URL with credentials', env: { IMAGE_HOST_URL: 'http://u:p@x' }, variable: 'IMAGE_HOST_URL' },
   { what: 'max bytes zero', env: { IMGHOST_MAX_BYTES: '0' }, variable: 'IMGHOST_MAX_BYTES' },
   { what: 'max bytes text', env: { IMGHOST_MAX_BYTES: '8MB' }, variable: 'IMGHOST_MAX_BYTES' },
+  { what: 'min free bytes text', env: { IMGHOST_MIN_FREE_BYTES: '1GB' }, variable: 'IMGHOST_MIN_FREE_BYTES' },
+  { what: 'min free bytes negative', env: { IMGHOST_MIN_FREE_BYTES: '-1' }, variable: 'IMGHOST_MIN_FREE_BYTES' },
   { what: 'trust proxy', env: { TRUST_PROXY: 'maybe' }, variable: 'TRUST_PROXY' },
   { what: 'trust proxy hops beyond the bound', env: { TRUST_PROXY: '11' }, variable: 'TRUST_PROXY' },
   { what: 'trust proxy negative', env: { TRUST_PROXY: '-1' }, variable: 'TRUST_PROXY' },
@@ -87,6 +89,18 @@ const bad = [
 for (const c of bad) {
   test(`invalid: ${c.what} names ${c.variable}`, () => {
     assert.throws(() => loadConfig(c.env), (e: unknown) => e instanceof ConfigError && e.variable === c.variable);
+  });
+}
+
+const minFree = [
+  { what: 'unset: room for 8 uploads of the default size', env: {}, bytes: 8 * 8388608 },
+  { what: 'unset: follows IMGHOST_MAX_BYTES', env: { IMGHOST_MAX_BYTES: '1000' }, bytes: 8000 },
+  { what: 'set', env: { IMGHOST_MIN_FREE_BYTES: '123456' }, bytes: 123456 },
+  { what: 'zero turns the check off', env: { IMGHOST_MIN_FREE_BYTES: '0' }, bytes: 0 },
+];
+for (const c of minFree) {
+  test(`IMGHOST_MIN_FREE_BYTES ${c.what}`, () => {
+    assert.is(loadConfig(c.env).imghostMinFreeBytes, c.bytes);
   });
 }
 

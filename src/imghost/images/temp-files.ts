@@ -132,10 +132,6 @@ export function createTempArea(dir: string, log: Logger, owner: TempOwner = curr
       while (live.size > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
       for (const path of [...live]) await this.discard(path);
     },
-
-    get liveCount(): number {
-      return live.size;
-    },
   };
 }
 
