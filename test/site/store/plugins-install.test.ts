@@ -4,6 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
+import { purgeOldClicks } from '../../../src/site/plugins/click-purge.js';
 import { pluginIn, storeClient, storeUsers, type StoreClient, type Users } from './store-client.js';
 
 let site: TestServer;
@@ -196,6 +197,17 @@ test('missing plugins: 404 on every install endpoint, with CORS on the cross-ori
   assert.is((await client.get('/apps/api/plugins/nothing-here/manifest.json')).status, 404);
   assert.is((await client.post('/apps/api/plugins/nothing-here/install-click', undefined, { ip: freshAddress() })).status, 404);
   assert.is((await client.post('/apps/api/plugins/%2e%2e/install-click', undefined, { ip: freshAddress() })).status, 404);
+});
+
+test('click rows over an hour old are purged in batches until none is left; recent ones stay', async () => {
+  await pluginIn(client, users, 'approved', 'click-purge');
+  await sql`insert into plugin_install_clicks (plugin_id, client_address, counted_at)
+            select 'click-purge', 'old-' || g, now() - interval '2 hours' from generate_series(1, 25) g`;
+  await sql`insert into plugin_install_clicks (plugin_id, client_address) values ('click-purge', 'recent')`;
+  const purged = await purgeOldClicks({ sql }, 10, 5);
+  assert.ok(purged >= 25, String(purged));
+  const left = await sql`select client_address from plugin_install_clicks where plugin_id = 'click-purge'`;
+  assert.equal(left.map((row) => row.client_address), ['recent']);
 });
 
 test.run();
