@@ -120,8 +120,9 @@ Serve('a file deleted by hand after being served gives 404, not 500', async () =
 });
 
 const removedByHand = [
-  { what: 'the original first, then its .webp', order: ['url', 'webpUrl'] as const },
-  { what: 'its .webp first (no preview made yet), then the original', order: ['webpUrl', 'url'] as const },
+  { what: 'the original first, then its .webp', previewMade: false, order: ['url', 'webpUrl'] as const },
+  { what: 'its .webp first (no preview made yet), then the original', previewMade: false, order: ['webpUrl', 'url'] as const },
+  { what: 'its .webp already made and remembered, then the original', previewMade: true, order: ['webpUrl', 'url'] as const },
 ];
 
 for (const row of removedByHand) {
@@ -131,6 +132,7 @@ for (const row of removedByHand) {
     const data = answer.body.data as { url: string; webpUrl: string; md5: string };
     // The upload itself put the lookup in the cache; a GET proves it is served from there.
     assert.is((await fetch(server.url + data.url, { method: 'HEAD' })).status, 200);
+    if (row.previewMade) assert.is((await fetch(server.url + data.webpUrl, { method: 'HEAD' })).status, 200);
     await rm(join(server.config.imagesDir, data.md5.slice(0, 2), `${data.md5}.jpg`));
     for (const key of row.order) {
       const res = await fetch(server.url + data[key]);

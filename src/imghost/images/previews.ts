@@ -57,8 +57,13 @@ export function createPreviews(store: ImageStore, limiter: Limiter, log: Logger)
     /** The preview of `original`, converting it on first request; null when the original is gone. */
     async get(md5: string, original: StoredFile): Promise<StoredFile | null> {
       const ready = await store.findPreview(md5);
-      if (ready) return ready;
-      return singleFlight(md5, () => convert(md5, original));
+      if (!ready) return singleFlight(md5, () => convert(md5, original));
+      // A preview is served only beside its original: an image whose original was
+      // deleted by hand is gone in every form, even where its lookups are remembered.
+      // One stat, on preview requests only.
+      if (await exists(original.path)) return ready;
+      store.forget(ready);
+      return null;
     },
     /** Waits for conversions in flight, so shutdown does not cut one in half. */
     async settle(): Promise<void> {
