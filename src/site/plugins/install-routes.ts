@@ -42,12 +42,7 @@ export function installLinkHandler(deps: SiteDeps) {
   const scheme = deps.config.installScheme;
   return async (ctx: SiteContext) => {
     const plugin = await findApproved(deps, ctx.params.id!);
-    let installUrl = `${scheme}://plugin/install?download=${encodeURIComponent(plugin.download)}&id=${encodeURIComponent(plugin.id)}&source=store`;
-    const propose: Record<string, string> = { download: plugin.download, id: plugin.id, source: 'store' };
-    if (plugin.sha256) {
-      installUrl += `&sha256=${plugin.sha256}`;
-      propose.sha256 = plugin.sha256;
-    }
+    const { installUrl, propose } = installLink(scheme, plugin);
     sendJson(
       ctx,
       200,
@@ -55,6 +50,20 @@ export function installLinkHandler(deps: SiteDeps) {
       { ...CROSS_ORIGIN, 'Cache-Control': 'no-cache' },
     );
   };
+}
+
+/** The launcher link and its JSON twin (also used by the plugin page's install button). */
+export function installLink(
+  scheme: string,
+  plugin: { id: string; download: string; sha256: string | null },
+): { installUrl: string; propose: Record<string, string> } {
+  let installUrl = `${scheme}://plugin/install?download=${encodeURIComponent(plugin.download)}&id=${encodeURIComponent(plugin.id)}&source=store`;
+  const propose: Record<string, string> = { download: plugin.download, id: plugin.id, source: 'store' };
+  if (plugin.sha256) {
+    installUrl += `&sha256=${plugin.sha256}`;
+    propose.sha256 = plugin.sha256;
+  }
+  return { installUrl, propose };
 }
 
 /** GET /apps/api/plugins/:id/manifest.json: {name, master, download, version}, no envelope. */
