@@ -10,6 +10,8 @@ import { createLogger } from '../../src/core/log.js';
 import { projectRoot } from '../../src/core/project-root.js';
 import { listen } from '../../src/core/server.js';
 import { createSite } from '../../src/site/app.js';
+import { makePng } from '../fixtures/images/generate.js';
+import { uploadThroughSite } from '../helpers/media.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { closeTestSql, startTestImghost, startTestSite, tempDir, testConfig, testSql, type TestServer } from '../helpers/servers.js';
 import { pluginIn, storeClient, storeUsers, type StoreClient, type Users } from '../site/store/store-client.js';
@@ -22,9 +24,11 @@ import {
   bloretInstallLink,
   bloretInstallParams,
   bloretStoreIcon,
+  bloretStoreListing,
   bloretWindowsUpdate,
 } from './client-readers.js';
 
+const IMAGE_PUBLIC_BASE = 'https://img.bloret.example';
 const EXAMPLE = join(projectRoot(), 'config', 'launcher.example.json');
 const example = () => JSON.parse(readFileSync(EXAMPLE, 'utf8')) as Record<string, any>;
 const getJson = async (base: string, path: string) => {
@@ -39,8 +43,9 @@ let client: StoreClient;
 let users: Users;
 
 test.before(async () => {
-  site = await startTestSite({ LAUNCHER_CONFIG: EXAMPLE });
   imghost = await startTestImghost();
+  // The public base stands for the https address a proxy gives the image host.
+  site = await startTestSite({ LAUNCHER_CONFIG: EXAMPLE, IMAGE_HOST_URL: imghost.url, IMAGE_HOST_PUBLIC_URL: IMAGE_PUBLIC_BASE });
   client = storeClient(site.url);
   users = await storeUsers(testSql());
 });
@@ -216,6 +221,39 @@ test('Bloret-Launcher modules/plugin_store.py (normalize_listing): a relative ic
   const apiBase = 'https://launcher.bloret.net/apps/api/plugins';
   assert.is(bloretStoreIcon('/img/1/abc.webp', apiBase), 'https://launcher.bloret.net/apps/api/plugins/img/1/abc.webp', 'the wrong place');
   assert.is(bloretStoreIcon('https://img.bloret.net/img/1/abc.webp', apiBase), 'https://img.bloret.net/img/1/abc.webp');
+});
+
+test('Bloret-Launcher modules/plugin_store.py (refresh, _as_list, normalize_listing): an icon from the media upload is absolute and shows in the launcher\'s store list', async () => {
+  const uploaded = await uploadThroughSite(site.url, users.alice, await makePng(8), 'icon.png');
+  assert.is(uploaded.status, 200, JSON.stringify(uploaded.body));
+  const icon = uploaded.body.data.url as string;
+  assert.ok(icon.startsWith(IMAGE_PUBLIC_BASE + '/img/'), `absolute: ${icon}`);
+  await pluginIn(client, users, 'approved', 'compat.icon', { download: 'https://github.com/bloret-plugins/icon/releases/download/v1/icon.zip', icon });
+  // The launcher reads DEFAULT_STORE_API, the list without parameters.
+  const apiBase = `${site.url}/apps/api/plugins`;
+  const listing = bloretStoreListing((await client.get('/apps/api/plugins')).body, apiBase);
+  const item = listing.find((entry) => entry.id === 'compat.icon');
+  assert.ok(item, 'listed');
+  assert.is(item!.icon, icon, 'kept as it is');
+  // Behind the proxy: the same path on the image host itself.
+  const image = await fetch(imghost.url + new URL(item!.icon).pathname);
+  assert.is(image.status, 200);
+  assert.is(image.headers.get('content-type'), 'image/png');
+});
+
+test('Bloret-Launcher modules/plugin_store.py (normalize_listing, detail_url): /apps/plugin/<id> is the plugin\'s page', async () => {
+  await pluginIn(client, users, 'approved', 'compat.page', {
+    name: 'Compat Page',
+    download: 'https://github.com/bloret-plugins/page/releases/download/v1/page.zip',
+  });
+  const listing = bloretStoreListing((await client.get('/apps/api/plugins')).body, `${site.url}/apps/api/plugins`);
+  const item = listing.find((entry) => entry.id === 'compat.page')!;
+  const path = new URL(item.detailUrl).pathname;
+  assert.is(path, '/apps/plugin/compat.page');
+  const page = await fetch(site.url + path);
+  assert.is(page.status, 200);
+  assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+  assert.ok((await page.text()).includes('Compat Page'));
 });
 
 // ---- Icons (service B) -------------------------------------------------------------------

@@ -297,10 +297,42 @@ export function bloretInstallLink(link: string): PluginInstallRequest {
   return bloretInstallParams(params);
 }
 
-// ---- Bloret-Launcher: modules/plugin_store.py, normalize_listing -------------------
+// ---- Bloret-Launcher: modules/plugin_store.py ---------------------------------------
 
 /** A relative `icon` is joined to the store API base (`urljoin(api_base + '/', icon.lstrip('/'))`), not to the host. */
 export function bloretStoreIcon(icon: string, apiBase: string): string {
   if (!icon || /^[a-z][a-z0-9+.-]*:/i.test(icon)) return icon;
   return new URL(icon.replace(/^\/+/, ''), apiBase.replace(/\/+$/, '') + '/').href;
+}
+
+export interface StoreListing {
+  id: string;
+  download: string;
+  icon: string;
+  detailUrl: string;
+  sha256: string;
+}
+
+/**
+ * `_as_list` (the `plugins` array of the answer) then `normalize_listing` for each:
+ * a legal id, a download that passes validate_download_url, the icon joined as
+ * above, `detail_url` else `https://launcher.bloret.net/apps/plugin/<id>`. One item
+ * that fails raises inside the list comprehension and the refresh fails whole.
+ */
+export function bloretStoreListing(payload: unknown, apiBase: string): StoreListing[] {
+  if (!isMap(payload) || !Array.isArray(payload.plugins)) throw new ClientRefused('商店响应中未找到插件列表');
+  return payload.plugins.filter(isMap).map((item) => {
+    const id = pyText(item.id);
+    if (!/^[a-zA-Z0-9._-]{1,128}$/.test(id)) throw new ClientRefused('插件条目缺少合法 id');
+    const download = pyText(item.download || item.download_url);
+    if (!download) throw new ClientRefused(`插件 ${id} 缺少 download`);
+    validateDownloadUrl(download);
+    return {
+      id,
+      download,
+      icon: bloretStoreIcon(pyText(item.icon), apiBase),
+      detailUrl: pyText(item.detail_url) || `https://launcher.bloret.net/apps/plugin/${id}`,
+      sha256: pyText(item.sha256),
+    };
+  });
 }
