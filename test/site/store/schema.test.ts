@@ -153,6 +153,13 @@ test('plugin_status_counts follows inserts, status changes and deletes', async (
   assert.equal(await counts(), await actual());
   await sql`delete from plugins where id in ('count-a', 'count-b')`;
   assert.equal(await counts(), await actual());
+  // One statement, many rows of each status (the seed's bulk inserts).
+  await sql`insert into plugins (id, submitter_id, name, version, download, status)
+            select 'bulk-' || g, ${alice}, 'Bulk', '1', 'https://example.com/b.zip', (array['pending', 'approved', 'rejected'])[1 + g % 3]
+              from generate_series(1, 30) g`;
+  assert.equal(await counts(), await actual());
+  await sql`delete from plugins where id like 'bulk-%' and status <> 'approved'`;
+  assert.equal(await counts(), await actual());
 });
 
 test.run();
