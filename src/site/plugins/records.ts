@@ -2,7 +2,7 @@ import type { PluginStatus, Viewer } from './visibility.js';
 import { isOwnerOrAdmin } from './visibility.js';
 
 /*
- * The store's tables (sql/010_plugins.sql to sql/015_plugin_tags_lower.sql), for whoever
+ * The store's tables (sql/010_plugins.sql to sql/017_plugin_search_words.sql), for whoever
  * builds on them:
  *
  *   plugins                 the live record. id (unique case-insensitively through
@@ -14,10 +14,10 @@ import { isOwnerOrAdmin } from './visibility.js';
  *                           them, rating_count, rating_sum, rating_score (Bayesian,
  *                           for sort=rating); the last review (review_action,
  *                           review_reason, reviewed_at, reviewed_by); created_at,
- *                           updated_at (content changes and reviews only); search_key
- *                           (compacted id and name) and search_text (id, name, author,
- *                           tags), generated and trigram-indexed, and description_words
- *                           (tsvector), for q (sql/014); tags_lower (generated,
+ *                           updated_at (content changes and reviews only); for q,
+ *                           search_key (compacted id and name, trigram-indexed, like
+ *                           lower(name)) and search_words (tsvector of name and tags,
+ *                           author, description; sql/017); tags_lower (generated,
  *                           GIN-indexed) for the tag filter and related plugins (sql/015).
  *   plugin_pending_updates  one per approved plugin an author edited: `changed` lists
  *                           the API field names it changes, the same typed columns
