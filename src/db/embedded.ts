@@ -119,8 +119,10 @@ async function createCluster(options: CreateOptions): Promise<void> {
   const staging = `${dir}.initdb-${process.pid}`;
   const passwordFile = `${staging}.pw`;
   log.info('creating the embedded PostgreSQL cluster', { dir });
+  // Made here, it goes again if creation fails (no empty /var/tmp folders pile up).
+  let madeParent: string | undefined;
   try {
-    mkdirSync(dirname(dir), { recursive: true });
+    madeParent = mkdirSync(dirname(dir), { recursive: true });
     removeAbandonedStaging(dir);
     rmSync(staging, { recursive: true, force: true });
     mkdirSync(staging, { mode: 0o700 });
@@ -131,6 +133,7 @@ async function createCluster(options: CreateOptions): Promise<void> {
     }
   } catch (error) {
     rmSync(passwordFile, { force: true });
+    removeIfEmpty(madeParent);
     throw new EmbeddedPostgresError(`could not prepare ${staging} for the embedded PostgreSQL cluster (${error instanceof Error ? error.message : error}): set DATA_DIR to a writable folder, or set DATABASE_URL`);
   }
   try {
@@ -139,9 +142,21 @@ async function createCluster(options: CreateOptions): Promise<void> {
     renameSync(staging, dir);
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });
+    rmSync(passwordFile, { force: true });
+    removeIfEmpty(madeParent);
     throw error;
   } finally {
     rmSync(passwordFile, { force: true });
+  }
+}
+
+/** The topmost folder mkdir made (undefined when all existed), if nothing else went in since. */
+function removeIfEmpty(made: string | undefined): void {
+  if (!made) return;
+  try {
+    rmdirSync(made);
+  } catch {
+    // Not empty: something else lives there now.
   }
 }
 

@@ -195,7 +195,9 @@ test('a persistent cluster is reused with its password on the next start', async
 
 for (const when of ['creating the embedded PostgreSQL cluster', 'embedded PostgreSQL started'] as const) {
   test(`aborting the start stops everything it started: abort after "${when}"`, async () => {
-    const dir = join(openDir(), 'pg');
+    // A data folder that does not exist yet: an interrupted first start removes it again.
+    const dataDir = join(openDir(), 'data');
+    const dir = join(dataDir, 'pg');
     const controller = new AbortController();
     const log = createLogger({}, {
       level: 'info',
@@ -214,7 +216,7 @@ for (const when of ['creating the embedded PostgreSQL cluster', 'embedded Postgr
     }
     if (when === 'creating the embedded PostgreSQL cluster') {
       assert.instance(outcome, StartAborted);
-      assert.not.ok(existsSync(join(dir, 'PG_VERSION')), 'an interrupted first start leaves no cluster');
+      assert.not.ok(existsSync(dataDir), 'an interrupted first start leaves no cluster, not even its empty folder');
     } else {
       assert.is(outcome, 'started');
     }

@@ -117,7 +117,8 @@ export async function runInitdb(options: InitdbOptions): Promise<void> {
     ...(options.sync ? [] : ['--no-sync']),
   ], options.runAs, options.log, 'SIGTERM');
   const abort = () => program.child.kill('SIGTERM');
-  options.signal?.addEventListener('abort', abort, { once: true });
+  if (options.signal?.aborted) abort();
+  else options.signal?.addEventListener('abort', abort, { once: true });
   try {
     await program.exited;
   } finally {
