@@ -15,17 +15,17 @@ export interface SiteAnswer {
 /** A Blob of the bytes (a copy: Blob wants an ArrayBuffer-backed view, not a pooled Buffer). */
 const blobOf = (bytes: Buffer) => new Blob([new Uint8Array(bytes)]);
 
-/** POST a form with `bytes` as the `image` part (or another field name), as a browser would. */
+/** POST a form with `bytes` as its `image` part, as a browser would. */
 export async function uploadThroughSite(
   siteUrl: string,
   cookie: string | undefined,
   bytes: Buffer,
   filename: string,
-  options: { field?: string; type?: string; headers?: Record<string, string> } = {},
+  headers: Record<string, string> = {},
 ): Promise<SiteAnswer> {
   const form = new FormData();
-  form.append(options.field ?? 'image', options.type === undefined ? blobOf(bytes) : new Blob([new Uint8Array(bytes)], { type: options.type }), filename);
-  return postToSite(siteUrl, cookie, form, options.headers);
+  form.append('image', blobOf(bytes), filename);
+  return postToSite(siteUrl, cookie, form, headers);
 }
 
 /** POST any body to the upload route and read the JSON answer (text when it is not JSON). */

@@ -353,10 +353,10 @@ Relay('a cookie of no live session is not a login: 401', async () => {
 Relay('a cross-site upload with the session cookie is refused: 403 FORBIDDEN', async () => {
   const cookie = await freshSession();
   const bytes = await makePng(122);
-  const foreign = await uploadThroughSite(site.url, cookie, bytes, 'a.png', { headers: { origin: 'https://evil.example' } });
+  const foreign = await uploadThroughSite(site.url, cookie, bytes, 'a.png', { origin: 'https://evil.example' });
   assert.is(foreign.status, 403);
   assert.is(foreign.body.code, 'FORBIDDEN');
-  const own = await uploadThroughSite(site.url, cookie, bytes, 'a.png', { headers: { origin: 'http://site.test' } });
+  const own = await uploadThroughSite(site.url, cookie, bytes, 'a.png', { origin: 'http://site.test' });
   assert.is(own.status, 200);
 });
 
