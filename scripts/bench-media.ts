@@ -4,9 +4,10 @@
 //   npx tsc -p test/tsconfig.json && node .test-build/scripts/bench-media.js
 //
 // Both services are the built entrypoints (`node dist/site.js`, `node dist/imghost.js`),
-// child processes pinned to the server core like the other benchmarks (see
-// scripts/bench/harness.ts), their request logs to files. The site's database is
-// DATABASE_URL when given, else a throw-away embedded PostgreSQL started here.
+// child processes started through scripts/bench/harness.ts, their request logs to
+// files, each pinned to a core of its own (BENCH_IMGHOST_CORES, default 0, and
+// BENCH_SITE_CORES, default 1). The site's database is DATABASE_URL when given,
+// else a throw-away embedded PostgreSQL started here.
 //
 // A round is UPLOADS uploads of just under 8 MiB each (distinct noise PNGs, so the
 // image host's de-duplication never helps), all started at once. Rounds alternate,
@@ -15,6 +16,8 @@
 //
 //   throughput   MiB of image per second of wall time, first request to last answer;
 //                through the site / straight, target at least 0.7
+//   CPU          user + system time of each server per MiB uploaded (/proc): what
+//                the relay costs, steadier than throughput on a shared machine
 //   site RSS     growth of the site's resident memory during a round through it over
 //                its resident memory just before (the kernel's peak, VmHWM, reset
 //                before each round), target under 40 MiB: the site never holds an image
@@ -43,6 +46,14 @@ const IMAGE_BYTES = 8 * MiB;
 const THROUGHPUT_TARGET = 0.7;
 const RSS_TARGET = 40 * MiB;
 const RSS_SAMPLE_MS = 10;
+/**
+ * A core of its own for each service, as separate processes (or machines) have in
+ * production; this process, the uploading clients, runs where the kernel puts it.
+ * The CPU each server spends per MiB is reported too: that is the relay's cost
+ * whatever the placement.
+ */
+const IMGHOST_CORES = process.env.BENCH_IMGHOST_CORES ?? '0';
+const SITE_CORES = process.env.BENCH_SITE_CORES ?? '1';
 const root = projectRoot();
 
 interface Round {
@@ -79,6 +90,7 @@ async function main(): Promise<void> {
       cwd: dir,
       port: imghostPort,
       logFile: join(dir, 'imghost.log'),
+      cores: IMGHOST_CORES,
       env: { HOST: '127.0.0.1', IMGHOST_PORT: String(imghostPort), DATA_DIR: join(dir, 'imghost-data'), LOG_LEVEL: 'info' },
     });
     servers.push(imghost);
@@ -89,6 +101,7 @@ async function main(): Promise<void> {
       cwd: dir,
       port: sitePort,
       logFile: join(dir, 'site.log'),
+      cores: SITE_CORES,
       env: {
         HOST: '127.0.0.1',
         SITE_PORT: String(sitePort),
@@ -221,7 +234,8 @@ function report(rounds: Round[]): void {
   const rates = (list: Round[]) => list.map((round) => round.mibPerSecond.toFixed(1)).join(', ');
   const line = (cells: string[]) => '| ' + cells.join(' | ') + ' |';
   process.stdout.write(
-    `\n\n${UPLOADS} uploads of ${(IMAGE_BYTES / MiB).toFixed(0)} MiB at once, ${ROUNDS} rounds per side, alternating; ${machineLoad()} at the end\n\n` +
+    `\n\n${UPLOADS} uploads of ${(IMAGE_BYTES / MiB).toFixed(0)} MiB at once, ${ROUNDS} rounds per side, alternating; ` +
+      `image host on core ${IMGHOST_CORES}, site on core ${SITE_CORES}, clients unpinned; ${machineLoad()} at the end\n\n` +
       [
         line(['figure', 'through the site', 'straight to the image host', 'result', 'target']),
         line(['---', '---', '---', '---', '---']),

@@ -82,10 +82,12 @@ export async function startPinned(options: {
   logFile: string;
   readyPath?: string;
   nodeArgs?: string[];
+  /** taskset's CPU list for this server; default the server core (BENCH_SERVER_CORE). */
+  cores?: string;
 }): Promise<Server> {
   const out = openSync(options.logFile, 'a');
   const nodeArgs = options.nodeArgs ?? (process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []);
-  const child = spawn('taskset', ['-c', SERVER_CORE, process.execPath, ...nodeArgs, ...options.args], {
+  const child = spawn('taskset', ['-c', options.cores ?? SERVER_CORE, process.execPath, ...nodeArgs, ...options.args], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', ...options.env },
     stdio: ['ignore', out, 'inherit'],
