@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeader, OutgoingHttpHeaders } from 'node:http';
 import { isHeaderList, type HeaderList } from './answer-head.js';
+import { compressFast, preferredCoding } from './content-encoding.js';
 import type { Context } from './context.js';
 
 // Every answer goes through these, so headers and encodings are set in one place.
@@ -18,8 +19,25 @@ export function sendBody(ctx: Context<any>, status: number, body: string | Buffe
   res.writeHead(status, head).end(buffer);
 }
 
+/**
+ * JSON answers over this size are compressed when the client accepts it (a page of
+ * plugins is tens of KB and shrinks about fivefold). Below it, nothing is done
+ * beyond one length check: small answers are not worth a header parse.
+ */
+export const JSON_COMPRESS_MIN_BYTES = 8 * 1024;
+
 export function sendJson(ctx: Context<any>, status: number, value: unknown, headers?: ExtraHeaders): void {
-  sendBody(ctx, status, JSON.stringify(value), 'application/json; charset=utf-8', headers);
+  const body = Buffer.from(JSON.stringify(value));
+  if (body.length >= JSON_COMPRESS_MIN_BYTES) {
+    const coding = preferredCoding(ctx.req.headers['accept-encoding']);
+    if (coding !== undefined) {
+      const head = headerList(headers);
+      head.push('Content-Encoding', coding, 'Vary', 'Accept-Encoding');
+      sendBody(ctx, status, compressFast(body, coding), 'application/json; charset=utf-8', head);
+      return;
+    }
+  }
+  sendBody(ctx, status, body, 'application/json; charset=utf-8', headers);
 }
 
 export function sendText(ctx: Context<any>, status: number, text: string, headers?: ExtraHeaders): void {

@@ -120,6 +120,8 @@ function parsePattern(path: string): Segment[] {
       names.add(name);
       return { param: name };
     }
+    // A trailing slash is a route of its own (`/apps/` is the store, `/apps` redirects there).
+    if (part === '' && index === raw.length - 1 && index > 0) return { literal: '' };
     if (!LITERAL.test(part)) throw new Error(`route ${path}: bad segment "${part}"`);
     return { literal: part };
   });

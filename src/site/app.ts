@@ -10,13 +10,14 @@ import type { SiteDeps, SiteLocals } from './context.js';
 import { renderSiteError } from './errors.js';
 import { launcherFeature } from './launcher/feature.js';
 import { mediaFeature } from './media/feature.js';
+import { pagesFeature, skipTemplates } from './pages/feature.js';
 import { pluginsFeature } from './plugins/feature.js';
 import { ratingsFeature } from './ratings/feature.js';
 
 /** Service A: the route table is the sum of its features, read top to bottom. */
 export function createSite(deps: SiteDeps) {
-  const features: Feature<SiteLocals>[] = [launcherFeature(deps), authFeature(deps), pluginsFeature(deps), ratingsFeature(deps), mediaFeature(deps)];
-  const staticFiles = loadStaticFolder(join(projectRoot(), 'static', 'site'));
+  const features: Feature<SiteLocals>[] = [launcherFeature(deps), authFeature(deps), pluginsFeature(deps), ratingsFeature(deps), mediaFeature(deps), pagesFeature(deps)];
+  const staticFiles = loadStaticFolder(join(projectRoot(), 'static', 'site'), { skip: skipTemplates });
   const handler = createApp<SiteLocals>({
     name: 'site',
     log: deps.log,

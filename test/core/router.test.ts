@@ -60,6 +60,17 @@ test('find: empty parameter and trailing slash do not match', () => {
   assert.is(table.find('GET', '/pluginsx/x').match, null);
 });
 
+test('a route with a trailing slash is a route of its own (/apps/ beside /apps)', () => {
+  const apps = compileRoutes([
+    { method: 'GET', path: '/apps', value: 'redirect' },
+    { method: 'GET', path: '/apps/', value: 'store' },
+  ]);
+  assert.is(apps.find('GET', '/apps')!.match!.value, 'redirect');
+  assert.is(apps.find('GET', '/apps/')!.match!.value, 'store');
+  assert.is(apps.find('GET', '/apps//').match, null);
+  assert.throws(() => compileRoutes([{ method: 'GET', path: '/apps//x', value: 1 }]), /bad segment/);
+});
+
 test('find: parameters inherit no key, not even from Object.prototype', () => {
   const params = table.find('GET', '/plugins/x')!.match!.rawParams;
   assert.is(params.id, 'x');

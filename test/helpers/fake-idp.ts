@@ -46,6 +46,11 @@ export interface FakeIdp {
   requestsTo(path: string): RecordedRequest[];
   /** The access token the token endpoint hands out by default. */
   accessToken: string;
+  /**
+   * When true, /authorize sends the browser straight back to its redirect_uri with
+   * a code and the state, as a provider does once its user agreed (browser tests).
+   */
+  autoApprove: boolean;
   /** Back to the default behaviour, requests forgotten. */
   reset(): void;
   /** OAUTH_* overrides for startTestSite. */
@@ -81,6 +86,15 @@ export async function startFakeIdp(): Promise<FakeIdp> {
         form: new URLSearchParams(isForm ? body : ''),
       });
       const behaviour = url.pathname === '/token' ? idp.token : url.pathname === '/userinfo' ? idp.userinfo : undefined;
+      const back = url.searchParams.get('redirect_uri');
+      if (url.pathname === '/authorize' && idp.autoApprove && back) {
+        const target = new URL(back);
+        target.searchParams.set('code', 'code-' + randomBytes(6).toString('hex'));
+        target.searchParams.set('state', url.searchParams.get('state') ?? '');
+        res.writeHead(302, { location: target.href });
+        res.end();
+        return;
+      }
       if (!behaviour) {
         res.writeHead(url.pathname === '/authorize' ? 200 : 404, { 'content-type': 'text/plain' });
         res.end('fake identity provider');
@@ -108,6 +122,7 @@ export async function startFakeIdp(): Promise<FakeIdp> {
     requests,
     requestsTo: (path) => requests.filter((request) => request.path === path),
     accessToken,
+    autoApprove: false,
     reset() {
       Object.assign(idp, defaults());
       requests.length = 0;

@@ -38,6 +38,14 @@ export function listHandler(deps: SiteDeps) {
     if (tag !== null && (tag.length > 64 || tag.includes('\u0000'))) throw badRequest('tag must be one tag of at most 32 characters', 'tag');
     const limit = integer(query, 'limit', DEFAULT_LIST_LIMIT, 1, MAX_LIST_LIMIT);
     const offset = integer(query, 'offset', 0, 0, MAX_LIST_OFFSET);
+    // The review queue of pending updates: a list of its own, scoped, no other filter.
+    if (single(query, 'update') !== undefined) {
+      if (single(query, 'update') !== 'pending') throw badRequest('update must be "pending"', 'update');
+      if (scope !== 'admin' && scope !== 'mine') throw badRequest('update=pending needs scope=admin or scope=mine', 'update');
+      const queued = await runQuery<PluginRow & { total: number }>(deps.sql, 'store/list-pending-updates', [limit, offset, submitter]);
+      const plugins = queued.filter((row) => row.id !== null).map((row) => pluginRecord(row, user));
+      return answer(ctx, plugins, queued[0]?.total ?? 0, limit, offset);
+    }
     const filters = [visibility.viewerId, visibility.seesAll, status, submitter, tag, flag(query, 'featured'), limit, offset];
 
     const q = single(query, 'q');

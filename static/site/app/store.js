@@ -1,0 +1,141 @@
+// The store: search as you type, tag chips, sort, the featured row, paged cards.
+// The query, tag, sort and page live in the URL, so a search can be shared and
+// the back button walks through the searches.
+import './header.js';
+import { $, api, debounce, errorText, h, pluginCard, setStatus, t } from './lib.js';
+
+const PAGE_SIZE = 24;
+const TYPING_DELAY_MS = 250;
+
+const input = $('q');
+const sortSelect = $('sort');
+const results = $('results');
+const status = $('status');
+let inFlight;
+/** While typing, the first change adds a history entry and the following ones replace it. */
+let typing = false;
+
+function readUrl() {
+  const params = new URLSearchParams(location.search);
+  const page = Number.parseInt(params.get('page') || '1', 10);
+  return { q: params.get('q') || '', tag: params.get('tag') || '', sort: params.get('sort') || '', page: page > 0 && page < 10000 ? page : 1 };
+}
+
+function writeUrl(state, replace) {
+  const params = new URLSearchParams();
+  if (state.q) params.set('q', state.q);
+  if (state.tag) params.set('tag', state.tag);
+  if (state.sort) params.set('sort', state.sort);
+  if (state.page > 1) params.set('page', String(state.page));
+  const url = location.pathname + (params.size ? '?' + params : '');
+  if (url === location.pathname + location.search) return;
+  history[replace ? 'replaceState' : 'pushState'](null, '', url);
+}
+
+function change(patch, { replace = false } = {}) {
+  const state = { ...readUrl(), page: 1, ...patch };
+  writeUrl(state, replace);
+  load(state);
+}
+
+async function load(state = readUrl()) {
+  if (document.activeElement !== input) input.value = state.q;
+  sortSelect.value = state.sort;
+  inFlight?.abort();
+  const controller = (inFlight = new AbortController());
+  const params = new URLSearchParams({ public: '1', limit: String(PAGE_SIZE), offset: String((state.page - 1) * PAGE_SIZE) });
+  if (state.q) params.set('q', state.q);
+  if (state.tag) params.set('tag', state.tag);
+  if (state.sort) params.set('sort', state.sort);
+  results.setAttribute('aria-busy', 'true');
+  setStatus(status, 'loading', t('store.loading'));
+  loadFeatured(state);
+  try {
+    const answer = await api('/apps/api/plugins?' + params, { signal: controller.signal });
+    render(state, answer);
+  } catch (error) {
+    if (error?.name === 'AbortError') return;
+    results.replaceChildren();
+    setStatus(status, 'error', t('store.error', { reason: errorText(error) }));
+    status.append(' ', h('button', { type: 'button', class: 'secondary', text: t('store.retry'), onclick: () => load() }));
+    $('pager').hidden = true;
+  } finally {
+    if (inFlight === controller) results.setAttribute('aria-busy', 'false');
+  }
+}
+
+function render(state, { plugins, total }) {
+  results.replaceChildren(...plugins.map(pluginCard));
+  renderTags(state, plugins);
+  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+  if (plugins.length === 0) {
+    const hint = state.tag ? t('store.emptyTag', { tag: state.tag }) : state.q ? t('store.emptyQuery', { q: state.q }) : t('store.emptyAll');
+    setStatus(status, 'empty', hint);
+  } else {
+    const first = (state.page - 1) * PAGE_SIZE + 1;
+    setStatus(status, 'done', t('store.count', { first, last: first + plugins.length - 1, total }));
+  }
+  $('pager').hidden = pages <= 1 && state.page === 1;
+  $('page-info').textContent = t('store.pageOf', { page: state.page, pages });
+  $('prev').disabled = state.page <= 1;
+  $('next').disabled = state.page >= pages;
+}
+
+/** Chips for the tags of what is shown (the API has no tag list), the active one first. */
+function renderTags(state, plugins) {
+  const counts = new Map();
+  for (const plugin of plugins) for (const tag of plugin.tags || []) counts.set(tag.toLowerCase(), (counts.get(tag.toLowerCase()) || 0) + 1);
+  const tags = [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([tag]) => tag).slice(0, 16);
+  if (state.tag) tags.splice(0, 0, ...(tags.includes(state.tag.toLowerCase()) ? [] : [state.tag.toLowerCase()]));
+  const chips = tags.map((tag) => {
+    const active = tag === state.tag.toLowerCase();
+    return h('button', {
+      type: 'button',
+      class: 'chip' + (active ? ' active' : ''),
+      text: tag,
+      dataset: { tag },
+      attrs: { 'aria-pressed': String(active) },
+      onclick: () => change({ tag: active ? '' : tag }),
+    });
+  });
+  $('tags').replaceChildren(...chips);
+}
+
+let featuredShown = false;
+async function loadFeatured(state) {
+  const section = $('featured-section');
+  const wanted = !state.q && !state.tag && state.page === 1;
+  section.hidden = !wanted || !featuredShown;
+  if (!wanted || featuredShown) return;
+  try {
+    const { plugins } = await api('/apps/api/plugins?public=1&featured=1&limit=12');
+    $('featured').replaceChildren(...plugins.map(pluginCard));
+    featuredShown = plugins.length > 0;
+    const now = readUrl();
+    section.hidden = !featuredShown || !!now.q || !!now.tag || now.page !== 1;
+  } catch {
+    section.hidden = true;
+  }
+}
+
+const search = debounce(() => {
+  change({ q: input.value.trim() }, { replace: typing });
+  typing = true;
+}, TYPING_DELAY_MS);
+input.addEventListener('input', search);
+input.addEventListener('blur', () => (typing = false));
+$('search-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  typing = false;
+  change({ q: input.value.trim() });
+});
+sortSelect.addEventListener('change', () => change({ sort: sortSelect.value }));
+$('prev').addEventListener('click', () => change({ page: readUrl().page - 1 }));
+$('next').addEventListener('click', () => change({ page: readUrl().page + 1 }));
+window.addEventListener('popstate', () => {
+  typing = false;
+  input.value = readUrl().q;
+  load();
+});
+
+load();

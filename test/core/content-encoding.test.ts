@@ -1,0 +1,24 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { preferredCoding } from '../../src/core/content-encoding.js';
+
+const cases = [
+  { what: 'absent', header: undefined, coding: undefined },
+  { what: 'browsers', header: 'gzip, deflate, br, zstd', coding: 'br' },
+  { what: 'gzip only', header: 'gzip', coding: 'gzip' },
+  { what: 'x-gzip', header: 'x-gzip', coding: 'gzip' },
+  { what: 'br refused by q=0', header: 'br;q=0, gzip', coding: 'gzip' },
+  { what: 'both refused', header: 'br;q=0, gzip;q=0', coding: undefined },
+  { what: 'identity only', header: 'identity', coding: undefined },
+  { what: 'any coding', header: '*', coding: 'br' },
+  { what: 'any except br', header: 'br;q=0, *;q=0.5', coding: 'gzip' },
+  { what: 'case and spaces', header: ' GZIP ; Q=0.5 ', coding: 'gzip' },
+  { what: 'a broken q-value refuses', header: 'br;q=abc, gzip', coding: 'gzip' },
+] as const;
+for (const c of cases) {
+  test(`preferredCoding: ${c.what}`, () => {
+    assert.is(preferredCoding(c.header), c.coding);
+  });
+}
+
+test.run();
