@@ -3,7 +3,10 @@ import type { Feature } from '../../core/feature.js';
 import { projectRoot } from '../../core/project-root.js';
 import { redirect } from '../../core/respond.js';
 import { loadStaticFolder, sendStaticFile, type StaticFile } from '../../core/static-files.js';
+import { HttpError } from '../../core/errors.js';
+import { createGuards } from '../auth/guards.js';
 import type { SiteContext, SiteDeps, SiteLocals } from '../context.js';
+import { findVisiblePlugin } from '../plugins/visibility.js';
 import { loadCatalogues } from './catalogue.js';
 import { LANGUAGES, pickLanguage, type Language } from './language.js';
 import { renderPage, type PageDefinition } from './templates.js';
@@ -23,14 +26,12 @@ const PAGES = {
   review: { name: 'review', title: 'title.review' },
 } satisfies Record<string, PageDefinition>;
 
-/** The rule of plugin ids (SPEC): anything else cannot be a plugin's page. */
-const PLUGIN_ID = /^[A-Za-z0-9._-]{3,128}$/;
-
 export function pagesFeature(deps: SiteDeps): Feature<SiteLocals> {
   const root = join(projectRoot(), 'static', 'site');
   const assets = loadStaticFolder(root, { skip: skipTemplates });
   const catalogues = loadCatalogues(join(root, 'i18n'));
   const login = deps.config.oauth ? 'provider' : 'local';
+  const guards = createGuards(deps);
 
   const rendered = new Map<string, Record<Language, StaticFile>>();
   for (const page of Object.values(PAGES)) {
@@ -50,16 +51,26 @@ export function pagesFeature(deps: SiteDeps): Feature<SiteLocals> {
     else sendStaticFile(ctx, file, headers, status);
   };
 
+  const pluginPage = async (ctx: SiteContext) => {
+    const visible = await findVisiblePlugin(deps.sql, ctx.params.id!, ctx.locals.user).then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof HttpError && error.status === 404) return false;
+        throw error;
+      },
+    );
+    serve(PAGES.plugin, visible ? 200 : 404)(ctx);
+  };
+
   return {
     routes: [
       { method: 'GET', path: '/', handler: serve(PAGES.landing) },
       { method: 'GET', path: '/apps', handler: (ctx) => redirect(ctx, '/apps/', 301) },
       { method: 'GET', path: '/apps/', handler: serve(PAGES.store) },
-      {
-        method: 'GET',
-        path: '/apps/plugin/:id',
-        handler: (ctx) => serve(PAGES.plugin, PLUGIN_ID.test(ctx.params.id ?? '') ? 200 : 404)(ctx),
-      },
+      // The path the Bloret launcher opens for a listing without a detail_url.
+      // Visible as the detail is (one rule, one small query): what the caller may
+      // not see is a 404, and the page then says it is not available.
+      { method: 'GET', path: '/apps/plugin/:id', use: [guards.withUser], handler: pluginPage },
       { method: 'GET', path: '/apps/submit', handler: serve(PAGES.submit) },
       { method: 'GET', path: '/apps/edit/:id', handler: serve(PAGES.submit) },
       { method: 'GET', path: '/apps/mine', handler: serve(PAGES.mine) },

@@ -6,7 +6,6 @@ import { detailHandler } from './detail-route.js';
 import { startClickPurge } from './click-purge.js';
 import { installClickHandler, installLinkHandler, manifestHandler } from './install-routes.js';
 import { listHandler } from './list-route.js';
-import { pageHandler } from './page-route.js';
 import { createHandler, editHandler, reviewHandler } from './write-routes.js';
 
 /** The plugin store: submit, edit, review, list and search, detail, install. */
@@ -23,8 +22,6 @@ export function pluginsFeature(deps: SiteDeps): Feature<SiteLocals> {
       { method: 'GET', path: '/apps/api/plugins/:id/install-link', handler: installLinkHandler(deps) },
       { method: 'GET', path: '/apps/api/plugins/:id/manifest.json', handler: manifestHandler(deps) },
       { method: 'POST', path: '/apps/api/plugins/:id/install-click', handler: installClickHandler(deps) },
-      // The page the launcher links to for a plugin (Bloret-Launcher plugin_store.py).
-      { method: 'GET', path: '/apps/plugin/:id', use: [guards.withUser], handler: pageHandler(deps) },
     ],
     close: () => purge.stop(),
   };
