@@ -1,15 +1,17 @@
 import { join } from 'node:path';
 import type { Feature } from '../../core/feature.js';
 import { projectRoot } from '../../core/project-root.js';
-import { redirect } from '../../core/respond.js';
+import { compressFast, preferredCoding } from '../../core/content-encoding.js';
+import { redirect, sendBody } from '../../core/respond.js';
 import { loadStaticFolder, sendStaticFile, type StaticFile } from '../../core/static-files.js';
-import { HttpError } from '../../core/errors.js';
+import { HTML_CSP } from '../../core/security-headers.js';
 import { createGuards } from '../auth/guards.js';
 import type { SiteContext, SiteDeps, SiteLocals } from '../context.js';
-import { findVisiblePlugin } from '../plugins/visibility.js';
+import { findPluginRecord } from '../plugins/plugin-reads.js';
+import { canSee } from '../plugins/visibility.js';
 import { loadCatalogues } from './catalogue.js';
 import { LANGUAGES, pickLanguage, type Language } from './language.js';
-import { renderPage, type PageDefinition } from './templates.js';
+import { escapeHtml, renderPage, type PageDefinition } from './templates.js';
 
 // The web pages of the site: the landing page, the plugin store, a plugin's page
 // (at exactly /apps/plugin/<id>: the Bloret launcher links there), submit and
@@ -42,6 +44,8 @@ export function pagesFeature(deps: SiteDeps): Feature<SiteLocals> {
     rendered.set(page.name, byLanguage);
   }
 
+  const pluginShells = Object.fromEntries(LANGUAGES.map((language) => [language, rendered.get('plugin')![language].body.toString()])) as Record<Language, string>;
+
   const serve = (page: PageDefinition, status = 200) => (ctx: SiteContext) => {
     const language = pickLanguage(ctx.req);
     const file = rendered.get(page.name)![language];
@@ -51,15 +55,20 @@ export function pagesFeature(deps: SiteDeps): Feature<SiteLocals> {
     else sendStaticFile(ctx, file, headers, status);
   };
 
+  // The plugin's name goes into the title and its description into a meta tag
+  // (escaped), for the launcher's link, previews and readers without scripts;
+  // the rest is the page's script, as on every page.
   const pluginPage = async (ctx: SiteContext) => {
-    const visible = await findVisiblePlugin(deps.sql, ctx.params.id!, ctx.locals.user).then(
-      () => true,
-      (error: unknown) => {
-        if (error instanceof HttpError && error.status === 404) return false;
-        throw error;
-      },
-    );
-    serve(PAGES.plugin, visible ? 200 : 404)(ctx);
+    const row = await findPluginRecord(deps.sql, ctx.params.id!);
+    const user = ctx.locals.user;
+    if (!row || !canSee({ id: row.id, status: row.status, submitterId: String(row.submitter_id) }, user)) {
+      return serve(PAGES.plugin, 404)(ctx);
+    }
+    const language = pickLanguage(ctx.req);
+    const shell = pluginShells[language];
+    const title = catalogues[language]['title.pluginNamed']!.replace('{name}', row.name);
+    const head = `<title>${escapeHtml(title)}</title>\n<meta name="description" content="${escapeHtml(row.description)}">`;
+    sendPage(ctx, shell.replace(/<title>[^<]*<\/title>/, () => head), { Vary: 'Accept-Language, Cookie', 'Content-Language': language });
   };
 
   return {
@@ -77,6 +86,16 @@ export function pagesFeature(deps: SiteDeps): Feature<SiteLocals> {
       { method: 'GET', path: '/apps/review', handler: serve(PAGES.review) },
     ],
   };
+}
+
+/** A page made for this request: no ETag, compressed quickly when the client takes it. */
+function sendPage(ctx: SiteContext, html: string, extra: Record<string, string>): void {
+  const body = Buffer.from(html);
+  const coding = preferredCoding(ctx.req.headers['accept-encoding']);
+  const headers: Record<string, string> = { ...extra, 'Cache-Control': 'no-cache', 'Content-Security-Policy': HTML_CSP };
+  headers.Vary = `${headers.Vary}, Accept-Encoding`;
+  if (coding) headers['Content-Encoding'] = coding;
+  sendBody(ctx, 200, coding ? compressFast(body, coding) : body, 'text/html; charset=utf-8', headers);
 }
 
 /** Server-side templates and catalogues are read by this feature, not served as files. */

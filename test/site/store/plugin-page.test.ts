@@ -30,11 +30,20 @@ test('an approved plugin has a page: the store page shell (its script reads the 
   const html = await response.text();
   assert.match(html, /<body data-page="plugin"/);
   assert.match(html, /<script type="module" src="\/static\/app\/plugin\.[0-9a-f]{10}\.js">/);
-  // What it shows comes from the API as JSON and is written as text by the
-  // script (test/browser/store-pages.test.ts); no record value is in the HTML.
-  assert.not.ok(html.includes('Page Plugin'));
+  // The name in the title, the description in a meta tag; the rest comes from the
+  // API as JSON and is written as text by the script (test/browser/store-pages.test.ts).
+  assert.match(html, /<title>Page Plugin · Bloret plugin store<\/title>/);
+  assert.match(html, /<meta name="description" content="The page-plugin plugin">/);
   const detail = await fetch(`${site.url}/apps/api/plugins/page-plugin?include=related`);
   assert.is(detail.status, 200);
+});
+
+test('the name and description in the head are escaped', async () => {
+  await pluginIn(client, users, 'approved', 'page-escape', { name: '</title><script>alert(1)</script>', description: '"><img src=x onerror=alert(2)> & $& $1' });
+  const html = await (await fetch(`${site.url}/apps/plugin/page-escape`)).text();
+  assert.ok(html.includes('<title>&#60;/title&#62;&#60;script&#62;alert(1)&#60;/script&#62; · Bloret plugin store</title>'), html.slice(0, 400));
+  assert.ok(html.includes('content="&#34;&#62;&#60;img src=x onerror=alert(2)&#62; &#38; $&#38; $1"'));
+  assert.is(html.match(/<script/g)!.length, 2, 'only the page module and the strings block');
 });
 
 test('visibility as the detail: hidden plugins are a 404 page; the author sees their pending one without an install button', async () => {
