@@ -13,10 +13,11 @@ import { mediaFeature } from './media/feature.js';
 import { pagesFeature, skipTemplates } from './pages/feature.js';
 import { pluginsFeature } from './plugins/feature.js';
 import { ratingsFeature } from './ratings/feature.js';
+import { tokensFeature } from './tokens/feature.js';
 
 /** Service A: the route table is the sum of its features, read top to bottom. */
 export function createSite(deps: SiteDeps) {
-  const features: Feature<SiteLocals>[] = [launcherFeature(deps), authFeature(deps), pluginsFeature(deps), ratingsFeature(deps), mediaFeature(deps), pagesFeature(deps)];
+  const features: Feature<SiteLocals>[] = [launcherFeature(deps), authFeature(deps), pluginsFeature(deps), ratingsFeature(deps), mediaFeature(deps), tokensFeature(deps), pagesFeature(deps)];
   const staticFiles = loadStaticFolder(join(projectRoot(), 'static', 'site'), { skip: skipTemplates });
   const handler = createApp<SiteLocals>({
     name: 'site',

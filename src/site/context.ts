@@ -14,6 +14,11 @@ export interface SessionUser {
 export interface SiteLocals {
   /** The logged-in user, once a guard in the route's `use` resolved the session; else null. */
   user: SessionUser | null;
+  /**
+   * Set when the caller authenticated with a personal API token (Authorization:
+   * Bearer) instead of the session cookie; `user` is then the token's owner.
+   */
+  apiToken?: { id: string; scopes: readonly string[] };
 }
 
 export type SiteContext = Context<SiteLocals>;

@@ -21,7 +21,10 @@ const OWN_FETCH_SITES = new Set(['same-origin', 'none']);
  *   send neither still gets SameSite=Lax, which keeps the cookie off cross-site POSTs.
  *
  * Requests without the cookie are let through: they act as nobody, so there is
- * nothing to forge (the password login route has its own rate limits).
+ * nothing to forge (the password login route has its own rate limits). That
+ * includes a request with an API token (Authorization: Bearer) and no cookie:
+ * browsers never attach one by themselves, so it cannot be forged either (the
+ * guards refuse a token sent together with the cookie).
  */
 export function crossSiteProtection(config: Config): SiteMiddleware {
   const cookieName = sessionCookieName(config);

@@ -31,7 +31,7 @@ export function mediaFeature(deps: SiteDeps, options: MediaOptions = {}): Featur
         path: '/apps/api/media/upload',
         // The guard refuses before any body byte is read; refuseBodyOnError then
         // lets the client finish sending so it reads the 401.
-        use: [refuseBodyOnError, guards.userRequired],
+        use: [refuseBodyOnError, guards.userOrToken('media:upload')],
         handler: uploadHandler(client, limiter),
       },
     ],

@@ -15,9 +15,9 @@ export function pluginsFeature(deps: SiteDeps): Feature<SiteLocals> {
   return {
     routes: [
       { method: 'GET', path: '/apps/api/plugins', use: [guards.withUser], handler: listHandler(deps) },
-      { method: 'POST', path: '/apps/api/plugins', use: [guards.userRequired, jsonBody()], handler: createHandler(deps) },
+      { method: 'POST', path: '/apps/api/plugins', use: [guards.userOrToken('plugins:write'), jsonBody()], handler: createHandler(deps) },
       { method: 'GET', path: '/apps/api/plugins/:id', use: [guards.withUser], handler: detailHandler(deps) },
-      { method: 'PATCH', path: '/apps/api/plugins/:id', use: [guards.userRequired, jsonBody()], handler: editHandler(deps) },
+      { method: 'PATCH', path: '/apps/api/plugins/:id', use: [guards.userOrToken('plugins:write'), jsonBody()], handler: editHandler(deps) },
       { method: 'POST', path: '/apps/api/plugins/:id/review', use: [guards.adminRequired, jsonBody()], handler: reviewHandler(deps) },
       { method: 'GET', path: '/apps/api/plugins/:id/install-link', handler: installLinkHandler(deps) },
       { method: 'GET', path: '/apps/api/plugins/:id/manifest.json', handler: manifestHandler(deps) },

@@ -1,0 +1,2 @@
+-- The user's live (unexpired) tokens; run after lock-user in the same transaction.
+select count(*)::int as live from api_tokens where user_id = $1 and expires_at > now()

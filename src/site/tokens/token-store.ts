@@ -1,0 +1,88 @@
+import { HttpError } from '../../core/errors.js';
+import type { Sql } from '../../db/pool.js';
+import { inTransaction, runQuery } from '../../db/queries.js';
+import { MAX_LISTED_TOKENS, MAX_LIVE_TOKENS } from './limits.js';
+import type { TokenScope } from './scopes.js';
+import { hashSecret, isWellFormedSecret, newSecret, shownPrefix } from './secrets.js';
+import type { NewToken } from './validation.js';
+
+// The api_tokens table (sql/030_api_tokens.sql), through named queries.
+
+interface TokenRow {
+  id: string;
+  name: string;
+  scopes: TokenScope[];
+  prefix: string;
+  created_at: Date;
+  expires_at: Date;
+  last_used_at: Date | null;
+}
+
+/** A token as every answer shows it: never the secret, nor its hash. */
+export interface TokenRecord {
+  id: string;
+  name: string;
+  scopes: TokenScope[];
+  prefix: string;
+  createdAt: string;
+  expiresAt: string;
+  lastUsedAt: string | null;
+}
+
+function toRecord(row: TokenRow): TokenRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    scopes: row.scopes,
+    prefix: row.prefix,
+    createdAt: row.created_at.toISOString(),
+    expiresAt: row.expires_at.toISOString(),
+    lastUsedAt: row.last_used_at ? row.last_used_at.toISOString() : null,
+  };
+}
+
+/**
+ * Creates a token for the user and answers it with its secret, which is shown
+ * this once. The only place a token is made: audit logging of token creation
+ * belongs here. The user's row is locked while counting, so concurrent creations
+ * (from any process) cannot pass MAX_LIVE_TOKENS together.
+ */
+export async function createToken(sql: Sql, userId: string, wanted: NewToken): Promise<{ token: TokenRecord; secret: string }> {
+  const secret = newSecret();
+  const row = await inTransaction(sql, async (tx) => {
+    const [user] = await runQuery(tx, 'tokens/lock-user', [userId]);
+    if (!user) throw new HttpError(401, 'UNAUTHORIZED', 'You need to log in first');
+    const [{ live }] = (await runQuery<{ live: number }>(tx, 'tokens/count-live', [userId])) as [{ live: number }];
+    if (live >= MAX_LIVE_TOKENS) {
+      throw new HttpError(409, 'CONFLICT', `At most ${MAX_LIVE_TOKENS} live tokens per user: revoke one first`);
+    }
+    const [created] = await runQuery<TokenRow>(tx, 'tokens/create', [userId, hashSecret(secret), wanted.name, wanted.scopes, shownPrefix(secret), wanted.expiresInDays]);
+    return created!;
+  });
+  return { token: toRecord(row), secret };
+}
+
+export async function listTokens(sql: Sql, userId: string): Promise<TokenRecord[]> {
+  const rows = await runQuery<TokenRow>(sql, 'tokens/list', [userId, MAX_LISTED_TOKENS]);
+  return rows.map(toRecord);
+}
+
+/** False when the user has no token of that id (another user's included). */
+export async function revokeToken(sql: Sql, userId: string, tokenId: string): Promise<boolean> {
+  const rows = await runQuery(sql, 'tokens/delete', [tokenId, userId]);
+  return rows.length > 0;
+}
+
+export interface TokenUse {
+  tokenId: string;
+  scopes: readonly TokenScope[];
+  user: { id: string; username: string; avatar: string };
+}
+
+/** The token behind a secret when it is live (not revoked, not expired), else null; records its use. */
+export async function useToken(sql: Sql, secret: string): Promise<TokenUse | null> {
+  if (!isWellFormedSecret(secret)) return null;
+  const [row] = await runQuery<{ id: string; scopes: TokenScope[]; user_id: string; username: string; avatar: string }>(sql, 'tokens/use', [hashSecret(secret)]);
+  if (!row) return null;
+  return { tokenId: row.id, scopes: row.scopes, user: { id: row.user_id, username: row.username, avatar: row.avatar } };
+}

@@ -1,0 +1,48 @@
+// A JSON client of the site for token tests: a request carries a session cookie,
+// an API token (Authorization: Bearer), both, or neither.
+import type { Sql } from '../../../src/db/pool.js';
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+export interface Caller {
+  cookie?: string;
+  token?: string;
+  /** Extra headers, e.g. Origin. */
+  headers?: Record<string, string>;
+}
+
+export function tokenClient(baseUrl: string) {
+  return async (method: string, path: string, caller: Caller = {}, body?: unknown): Promise<Answer> => {
+    const headers: Record<string, string> = { ...caller.headers };
+    if (caller.cookie) headers.cookie = caller.cookie;
+    if (caller.token !== undefined) headers.authorization = `Bearer ${caller.token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetch(baseUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON: the assertion on it will show the text
+    }
+    return { status: response.status, headers: response.headers, body: parsed };
+  };
+}
+
+export type TokenClient = ReturnType<typeof tokenClient>;
+
+/** Creates a token as the session `cookie`; answers the secret (throws unless 201). */
+export async function newToken(request: TokenClient, cookie: string, fields: Record<string, unknown> = {}): Promise<{ id: string; secret: string }> {
+  const answer = await request('POST', '/apps/api/tokens', { cookie }, { name: 'ci', scopes: ['plugins:write'], ...fields });
+  if (answer.status !== 201) throw new Error(`creating a token: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return { id: answer.body.token.id, secret: answer.body.secret };
+}
+
+/** Makes the token expired, as if its lifetime had passed. */
+export async function expireToken(sql: Sql, id: string): Promise<void> {
+  await sql`update api_tokens set expires_at = now() - interval '1 second' where id = ${id}`;
+}
