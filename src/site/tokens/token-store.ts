@@ -6,7 +6,7 @@ import type { TokenScope } from './scopes.js';
 import { hashSecret, isWellFormedSecret, newSecret, shownPrefix } from './secrets.js';
 import type { NewToken } from './validation.js';
 
-// The api_tokens table (sql/030_api_tokens.sql), through named queries.
+// The api_tokens table (sql/031_api_tokens.sql), through named queries.
 
 interface TokenRow {
   id: string;

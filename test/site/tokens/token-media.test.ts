@@ -30,7 +30,7 @@ for (const row of rows) {
   test(`POST /apps/api/media/upload with a token of ${row.what} -> ${row.status}`, async () => {
     const cookie = await testSessionCookie(testSql(), `uploader-${row.scopes.length}-${row.status}`);
     const { secret } = await newToken(tokenClient(site.url), cookie, { scopes: row.scopes });
-    const answer = await uploadThroughSite(site.url, undefined, await makePng(row.status + row.scopes.length), 'shot.png', { headers: { authorization: `Bearer ${secret}` } });
+    const answer = await uploadThroughSite(site.url, undefined, await makePng(row.status + row.scopes.length), 'shot.png', { authorization: `Bearer ${secret}` });
     assert.is(answer.status, row.status, JSON.stringify(answer.body));
     if (row.status === 200) {
       const url: string = (answer.body as any).data.url;
@@ -41,7 +41,7 @@ for (const row of rows) {
 }
 
 test('POST /apps/api/media/upload with a bad token -> 401 UNAUTHORIZED', async () => {
-  const answer = await uploadThroughSite(site.url, undefined, await makePng(9), 'shot.png', { headers: { authorization: 'Bearer lwt_nope' } });
+  const answer = await uploadThroughSite(site.url, undefined, await makePng(9), 'shot.png', { authorization: 'Bearer lwt_nope' });
   assert.is(answer.status, 401);
   assert.is((answer.body as any).code, 'UNAUTHORIZED');
 });
