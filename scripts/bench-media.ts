@@ -26,7 +26,7 @@
 // BENCH_ROUNDS (default 3 per side) and BENCH_UPLOADS (default 20) change the sizes.
 
 import { createHash } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import postgres from 'postgres';
@@ -80,6 +80,8 @@ async function main(): Promise<void> {
   try {
     let databaseUrl = process.env.DATABASE_URL;
     if (!databaseUrl) {
+      // mkdtemp makes 0700; as root, PostgreSQL runs as another user that must enter it.
+      await chmod(dir, 0o755);
       embedded = await startEmbeddedPostgres({ dir: join(dir, 'pg'), log, ephemeral: true });
       databaseUrl = embedded.url;
     }
@@ -139,6 +141,9 @@ async function main(): Promise<void> {
     await sql?.end({ timeout: 2 });
     for (const server of servers.reverse()) await server.stop();
     await embedded?.stop();
+    // A run stores about 1 GiB of images; the two request logs stay for a look.
+    for (const folder of ['imghost-data', 'site-data', 'pg']) await rm(join(dir, folder), { recursive: true, force: true });
+    process.stdout.write(`request logs: ${dir}\n`);
   }
 }
 

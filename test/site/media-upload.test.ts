@@ -2,6 +2,7 @@
 // image to a real image host started here, and what it hands out is checked
 // against what the image host then serves.
 import { createHash } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import sharp from 'sharp';
@@ -103,6 +104,9 @@ function startMediaOnly(overrides: Record<string, string | undefined>, options: 
   });
 }
 
+/** An image host's data folder holds tens of MiB of test images: removed once it has stopped. */
+const removeData = (server: { config: { dataDir: string } }) => rm(server.config.dataDir, { recursive: true, force: true });
+
 /** The image host's files (its temp folder included), to show an upload left nothing. */
 const imageFiles = (imghost: { config: { imagesDir: string } }) => listFiles(imghost.config.imagesDir);
 
@@ -130,6 +134,7 @@ Relay.before(async () => {
 Relay.after(async () => {
   await site.close();
   await imghost.close();
+  await removeData(imghost);
 });
 
 const accepted = [
@@ -414,6 +419,7 @@ Failing.after(async () => {
   await quick.close();
   await front.close();
   await realHost.close();
+  await removeData(realHost);
 });
 
 async function expectUpstreamFailed(siteUrl: string, what: string, bytes?: Buffer): Promise<string> {
@@ -480,6 +486,7 @@ Failing('the image host stopped: 502 UPSTREAM_FAILED, and uploads work again onc
     await local.close();
     await server.close(1000);
     await service.close();
+    await removeData({ config });
   }
 });
 
@@ -508,6 +515,7 @@ Token.before(async () => {
 });
 Token.after(async () => {
   await guarded.close();
+  await removeData(guarded);
 });
 
 Token('direct uploads without the token are refused; uploads through the site work', async () => {
@@ -572,6 +580,7 @@ Limit('30 uploads a minute per user, shared by two site processes; then 429 RATE
     await one.close();
     await two.close();
     await host.close();
+    await removeData(host);
     await closeTestSql();
   }
 });
