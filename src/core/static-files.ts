@@ -41,13 +41,15 @@ export type StaticFiles = Map<string, StaticFile>;
 export interface StaticOptions {
   /** Relative paths (with `/`) left out of the map, e.g. server-side templates. */
   skip?: (name: string) => boolean;
+  /** Serve scripts and stylesheets without comment lines and indentation (compactSource). */
+  compact?: boolean;
 }
 
 // The same folder is read once per process, however many services a test starts.
 const loaded = new Map<string, StaticFiles>();
 
 export function loadStaticFolder(root: string, options: StaticOptions = {}): StaticFiles {
-  const key = root + '\u0000' + String(options.skip ?? '');
+  const key = [root, String(options.skip ?? ''), options.compact === true].join('\u0000');
   const known = loaded.get(key);
   if (known) return known;
   const raw = new Map<string, Buffer>();
@@ -63,7 +65,7 @@ export function loadStaticFolder(root: string, options: StaticOptions = {}): Sta
   };
   // A service without assets of its own simply serves none.
   if (existsSync(root)) walk(root);
-  const files = buildFiles(raw);
+  const files = buildFiles(raw, options.compact === true);
   loaded.set(key, files);
   return files;
 }
@@ -73,7 +75,7 @@ export function loadStaticFolder(root: string, options: StaticOptions = {}): Sta
  * rewritten to the hashed names, so one changed module changes the hash of every
  * module that imports it, and a page always gets a consistent set.
  */
-function buildFiles(raw: Map<string, Buffer>): StaticFiles {
+function buildFiles(raw: Map<string, Buffer>, compact: boolean): StaticFiles {
   const finalBodies = new Map<string, Buffer>();
   const hashes = new Map<string, string>();
   const visiting = new Set<string>();
@@ -81,6 +83,7 @@ function buildFiles(raw: Map<string, Buffer>): StaticFiles {
     const done = finalBodies.get(name);
     if (done) return done;
     let body = raw.get(name)!;
+    if (compact && /\.(js|css)$/.test(name)) body = Buffer.from(compactSource(body.toString('utf8')));
     if (name.endsWith('.js') && !visiting.has(name)) {
       visiting.add(name);
       const text = body.toString('utf8').replace(IMPORT_SPECIFIER, (whole, lead: string, quote: string, spec: string) => {
@@ -120,6 +123,38 @@ export function prepareFile(name: string, body: Buffer, cacheControl: string): S
     }
   }
   return { body, contentType, etag, encoded, cacheControl };
+}
+
+/**
+ * With `compact`, scripts and stylesheets are served without their comment lines
+ * (whole lines that are `// ...` or inside a block comment that starts a line),
+ * blank lines and indentation: the comments and layout are for whoever reads the
+ * source, browsers need none of them. Only whole lines and leading white space
+ * go, so a string or a comment after code is never cut; the sources must hold no
+ * string spanning lines (the site's do not: template literals are one line).
+ */
+export function compactSource(text: string): string {
+  const kept: string[] = [];
+  let inBlock = false;
+  for (const line of text.split('\n')) {
+    const trimmed = line.trim();
+    if (inBlock) {
+      if (trimmed.includes('*/')) {
+        inBlock = false;
+        if (!trimmed.endsWith('*/')) kept.push(trimmed.slice(trimmed.indexOf('*/') + 2));
+      }
+      continue;
+    }
+    if (trimmed === '' || trimmed.startsWith('//')) continue;
+    if (trimmed.startsWith('/*')) {
+      const end = trimmed.indexOf('*/', 2);
+      if (end === -1) inBlock = true;
+      else if (end + 2 < trimmed.length) kept.push(trimmed.slice(end + 2));
+      continue;
+    }
+    kept.push(trimmed);
+  }
+  return kept.join('\n');
 }
 
 /** `from './x.js'`, `import './x.js'`, `import('./x.js')`: relative specifiers only. */

@@ -10,7 +10,7 @@ import type { SiteDeps, SiteLocals } from './context.js';
 import { renderSiteError } from './errors.js';
 import { launcherFeature } from './launcher/feature.js';
 import { mediaFeature } from './media/feature.js';
-import { pagesFeature, skipTemplates } from './pages/feature.js';
+import { pagesFeature, SITE_STATIC_OPTIONS } from './pages/feature.js';
 import { pluginsFeature } from './plugins/feature.js';
 import { ratingsFeature } from './ratings/feature.js';
 import { tokensFeature } from './tokens/feature.js';
@@ -18,7 +18,7 @@ import { tokensFeature } from './tokens/feature.js';
 /** Service A: the route table is the sum of its features, read top to bottom. */
 export function createSite(deps: SiteDeps) {
   const features: Feature<SiteLocals>[] = [launcherFeature(deps), authFeature(deps), pluginsFeature(deps), ratingsFeature(deps), mediaFeature(deps), tokensFeature(deps), pagesFeature(deps)];
-  const staticFiles = loadStaticFolder(join(projectRoot(), 'static', 'site'), { skip: skipTemplates });
+  const staticFiles = loadStaticFolder(join(projectRoot(), 'static', 'site'), SITE_STATIC_OPTIONS);
   const handler = createApp<SiteLocals>({
     name: 'site',
     log: deps.log,

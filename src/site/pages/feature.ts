@@ -3,7 +3,7 @@ import type { Feature } from '../../core/feature.js';
 import { projectRoot } from '../../core/project-root.js';
 import { compressFast, preferredCoding } from '../../core/content-encoding.js';
 import { redirect, sendBody } from '../../core/respond.js';
-import { loadStaticFolder, sendStaticFile, type StaticFile } from '../../core/static-files.js';
+import { loadStaticFolder, sendStaticFile, type StaticFile, type StaticOptions } from '../../core/static-files.js';
 import { HTML_CSP } from '../../core/security-headers.js';
 import { createGuards } from '../auth/guards.js';
 import type { SiteContext, SiteDeps, SiteLocals } from '../context.js';
@@ -30,7 +30,7 @@ const PAGES = {
 
 export function pagesFeature(deps: SiteDeps): Feature<SiteLocals> {
   const root = join(projectRoot(), 'static', 'site');
-  const assets = loadStaticFolder(root, { skip: skipTemplates });
+  const assets = loadStaticFolder(root, SITE_STATIC_OPTIONS);
   const catalogues = loadCatalogues(join(root, 'i18n'));
   const login = deps.config.oauth ? 'provider' : 'local';
   const guards = createGuards(deps);
@@ -98,7 +98,8 @@ function sendPage(ctx: SiteContext, html: string, extra: Record<string, string>)
   sendBody(ctx, 200, coding ? compressFast(body, coding) : body, 'text/html; charset=utf-8', headers);
 }
 
-/** Server-side templates and catalogues are read by this feature, not served as files. */
-export function skipTemplates(name: string): boolean {
-  return /^(pages|i18n)(\/|$)/.test(name);
-}
+/**
+ * static/site as the site serves it: the templates and catalogues are read by this
+ * feature, not served as files; scripts and the stylesheet without comments.
+ */
+export const SITE_STATIC_OPTIONS: StaticOptions = { skip: (name) => /^(pages|i18n)(\/|$)/.test(name), compact: true };

@@ -40,43 +40,21 @@ function accountLinks(user) {
 function loginControl() {
   // With an identity provider: a plain link through it, back to this page.
   if (document.body.dataset.login === 'provider') return h('a', { href: loginHref(), class: 'button primary', id: 'login', text: t('nav.login') });
-  const open = h('button', { type: 'button', class: 'primary', id: 'login', text: t('nav.login') });
-  open.addEventListener('click', () => localLoginDialog().showModal());
-  return open;
+  // Local accounts (no identity provider configured): the name and password form.
+  return h('button', { type: 'button', class: 'primary', id: 'login', text: t('nav.login'), onclick: () => $('login-dialog').showModal() });
 }
 
-/** Local accounts (no identity provider configured): name and password. */
-function localLoginDialog() {
-  const error = h('p', { class: 'error', attrs: { role: 'alert' }, hidden: true });
-  const username = h('input', { id: 'login-username', name: 'username', autocomplete: 'username', required: true, maxLength: 64 });
-  const password = h('input', { id: 'login-password', name: 'password', type: 'password', autocomplete: 'current-password', required: true, maxLength: 1024 });
-  const cancel = h('button', { type: 'button', class: 'secondary', text: t('login.cancel') });
-  const form = h(
-    'form',
-    { class: 'login-form' },
-    h('h2', { id: 'login-title', text: t('login.title') }),
-    error,
-    h('label', { htmlFor: 'login-username', text: t('login.username') }),
-    username,
-    h('label', { htmlFor: 'login-password', text: t('login.password') }),
-    password,
-    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary', text: t('login.submit') }), cancel),
-  );
-  const dialog = h('dialog', { class: 'login-dialog', attrs: { 'aria-labelledby': 'login-title' } }, form);
-  cancel.addEventListener('click', () => dialog.close());
-  dialog.addEventListener('close', () => dialog.remove());
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    error.hidden = true;
-    try {
-      await api('/apps/auth/password', { method: 'POST', body: { username: username.value, password: password.value } });
-      location.reload();
-    } catch (failure) {
-      error.textContent = failure.code === 'INVALID_CREDENTIALS' ? t('login.invalid') : errorText(failure);
-      error.hidden = false;
-      password.select();
-    }
-  });
-  document.body.append(dialog);
-  return dialog;
-}
+$('login-cancel').addEventListener('click', () => $('login-dialog').close());
+$('login-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const error = $('login-error');
+  error.hidden = true;
+  try {
+    await api('/apps/auth/password', { method: 'POST', body: { username: $('login-username').value, password: $('login-password').value } });
+    location.reload();
+  } catch (failure) {
+    error.textContent = failure.code === 'INVALID_CREDENTIALS' ? t('login.invalid') : errorText(failure);
+    error.hidden = false;
+    $('login-password').select();
+  }
+});

@@ -57,7 +57,7 @@ export function errorText(error) {
 
 /**
  * An element: `props` sets properties (`text` → textContent, `class`, `on*`
- * handlers, `dataset`, `attrs` for attributes); children are nodes or strings
+ * handlers, `dataset`; `role` and `aria-*` as attributes); children are nodes or strings
  * (strings become text nodes).
  */
 export function h(tag, props = {}, ...children) {
@@ -67,7 +67,7 @@ export function h(tag, props = {}, ...children) {
     if (key === 'text') node.textContent = value;
     else if (key === 'class') node.className = value;
     else if (key === 'dataset') Object.assign(node.dataset, value);
-    else if (key === 'attrs') for (const [name, v] of Object.entries(value)) node.setAttribute(name, v);
+    else if (key === 'role' || key.startsWith('aria-')) node.setAttribute(key, value);
     else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
     else node[key] = value;
   }
@@ -132,7 +132,7 @@ export function formatDate(iso) {
 export function stars(avg, count) {
   const full = Math.round(avg);
   const label = count === undefined ? t('rating.stars', { n: avg }) : t('rating.summary', { avg: avg.toFixed(1), count });
-  return h('span', { class: 'stars', attrs: { role: 'img', 'aria-label': label }, text: '★'.repeat(full) + '☆'.repeat(5 - full) });
+  return h('span', { class: 'stars', role: 'img', 'aria-label': label, text: '★'.repeat(full) + '☆'.repeat(5 - full) });
 }
 
 export function debounce(fn, ms) {
@@ -145,7 +145,7 @@ export function debounce(fn, ms) {
 
 /** A plugin's icon, or its first letter on a coloured square when it has none (or it fails). */
 export function pluginIcon(plugin, size = 'icon') {
-  const letter = h('span', { class: `${size} letter`, attrs: { 'aria-hidden': 'true' }, text: (plugin.name || plugin.id || '?').trim().charAt(0).toUpperCase() });
+  const letter = h('span', { class: `${size} letter`, 'aria-hidden': 'true', text: (plugin.name || plugin.id || '?').trim().charAt(0).toUpperCase() });
   const src = imageUrl(plugin.icon);
   if (!src) return letter;
   const img = h('img', { class: size, src, alt: '', loading: 'lazy', decoding: 'async', width: 64, height: 64 });
@@ -159,28 +159,12 @@ export function pluginPath(id) {
 
 /** A store card: icon, name, author, version, stars, installs; the whole card is one link. */
 export function pluginCard(plugin) {
-  return h(
-    'li',
-    { class: 'card', dataset: { id: plugin.id } },
-    h(
-      'a',
-      { href: pluginPath(plugin.id), class: 'card-link' },
-      pluginIcon(plugin),
-      h(
-        'span',
-        { class: 'card-body' },
-        h('span', { class: 'card-name', text: plugin.name }),
-        h('span', { class: 'card-meta', text: t('card.by', { author: plugin.author || plugin.submitter || '', version: plugin.version }) }),
-        h('span', { class: 'card-desc', text: plugin.description || '' }),
-        h(
-          'span',
-          { class: 'card-stats' },
-          stars(plugin.ratingAvg || 0, plugin.ratingCount || 0),
-          h('span', { text: t('card.installs', { n: formatNumber(plugin.installCount || 0) }) }),
-        ),
-      ),
-    ),
-  );
+  const span = (className, text) => h('span', { class: className, text });
+  const meta = t('card.by', { author: plugin.author || plugin.submitter || '', version: plugin.version });
+  const installs = t('card.installs', { n: formatNumber(plugin.installCount || 0) });
+  const stats = h('span', { class: 'card-stats' }, stars(plugin.ratingAvg || 0, plugin.ratingCount || 0), span('', installs));
+  const body = h('span', { class: 'card-body' }, span('card-name', plugin.name), span('card-meta', meta), span('card-desc', plugin.description || ''), stats);
+  return h('li', { class: 'card', dataset: { id: plugin.id } }, h('a', { href: pluginPath(plugin.id), class: 'card-link' }, pluginIcon(plugin), body));
 }
 
 /** A status line: `state` is loading, empty, error or done (styles and tests read it). */

@@ -11,32 +11,19 @@ export function statusBadge(plugin) {
 
 function row(plugin) {
   const update = plugin.pendingUpdate;
+  const live = h('div', { class: 'grow' }, h('a', { href: pluginPath(plugin.id), text: plugin.name }), h('div', { class: 'muted', text: t('mine.live', { version: plugin.version, date: formatDate(plugin.updatedAt) }) }));
+  const edit = h('a', { class: 'button secondary', href: '/apps/edit/' + encodeURIComponent(plugin.id), text: t('mine.edit'), 'aria-label': t('mine.editNamed', { name: plugin.name }) });
+  const reason = plugin.status === 'rejected' && plugin.review?.reason;
+  // The update waits beside the live version, which stays until it is approved.
+  const changed = update && Object.keys(update).filter((key) => key !== 'submittedAt').map((key) => t('field.' + key)).join(', ');
+  const detail = update && t('mine.updateDetail', { version: update.version ?? plugin.version, fields: changed, date: formatDate(update.submittedAt) });
   return h(
     'li',
     { class: 'row-item', dataset: { id: plugin.id, status: plugin.status } },
-    h(
-      'div',
-      { class: 'row-head' },
-      pluginIcon(plugin),
-      h('div', { class: 'grow' }, h('a', { href: pluginPath(plugin.id), text: plugin.name }), h('div', { class: 'muted', text: t('mine.live', { version: plugin.version, date: formatDate(plugin.updatedAt) }) })),
-      statusBadge(plugin),
-      h('a', { class: 'button secondary', href: '/apps/edit/' + encodeURIComponent(plugin.id), text: t('mine.edit'), attrs: { 'aria-label': t('mine.editNamed', { name: plugin.name }) } }),
-    ),
-    plugin.status === 'rejected' && plugin.review?.reason ? h('p', { class: 'error reason-text', text: t('mine.rejectedBecause', { reason: plugin.review.reason }) }) : null,
+    h('div', { class: 'row-head' }, pluginIcon(plugin), live, statusBadge(plugin), edit),
+    reason ? h('p', { class: 'error reason-text', text: t('mine.rejectedBecause', { reason }) }) : null,
     plugin.status === 'pending' ? h('p', { class: 'muted', text: t('mine.waiting') }) : null,
-    update
-      ? h(
-          'p',
-          { class: 'pending-update' },
-          h('span', { class: 'badge pending', text: t('mine.updatePending') }),
-          ' ',
-          t('mine.updateDetail', {
-            version: update.version ?? plugin.version,
-            fields: Object.keys(update).filter((key) => key !== 'submittedAt').map((key) => t('field.' + key)).join(', '),
-            date: formatDate(update.submittedAt),
-          }),
-        )
-      : null,
+    update ? h('p', { class: 'pending-update' }, h('span', { class: 'badge pending', text: t('mine.updatePending') }), ' ', detail) : null,
   );
 }
 

@@ -125,7 +125,7 @@ function renderGallery(list) {
   $('gallery').replaceChildren(
     ...shots.map((shot, i) => {
       const alt = t('plugin.shotAlt', { n: i + 1, total: shots.length, name: plugin.name });
-      return h('li', {}, h('button', { type: 'button', class: 'shot', attrs: { 'aria-label': t('plugin.openShot', { n: i + 1 }) }, onclick: () => openViewer(i) }, shotImage(shot, alt)));
+      return h('li', {}, h('button', { type: 'button', class: 'shot', 'aria-label': t('plugin.openShot', { n: i + 1 }), onclick: () => openViewer(i) }, shotImage(shot, alt)));
     }),
   );
 }
@@ -155,7 +155,7 @@ $('viewer').addEventListener('keydown', (event) => {
   event.preventDefault();
 });
 
-// ── Ratings ─────────────────────────────────────────────────────────────────
+// Ratings
 
 async function loadRatings(first) {
   if (first) ratingsOffset = 0;
@@ -183,17 +183,13 @@ function renderSummary({ avg, count, distribution }) {
     const fill = h('span', { class: 'bar-fill' });
     // Through the CSSOM: the CSP allows no style attributes.
     fill.style.width = (count ? (100 * (distribution[n] || 0)) / count : 0) + '%';
-    return h(
-      'li',
-      { attrs: { 'aria-label': t('plugin.barLabel', { n, count: distribution[n] || 0 }) } },
-      h('span', { text: n + ' ★', attrs: { 'aria-hidden': 'true' } }),
-      h('span', { class: 'bar-track', attrs: { 'aria-hidden': 'true' } }, fill),
-      h('span', { text: String(distribution[n] || 0), attrs: { 'aria-hidden': 'true' } }),
-    );
+    const hidden = { 'aria-hidden': 'true' };
+    const label = t('plugin.barLabel', { n, count: distribution[n] || 0 });
+    return h('li', { 'aria-label': label }, h('span', { text: n + ' ★', ...hidden }), h('span', { class: 'bar-track', ...hidden }, fill), h('span', { text: String(distribution[n] || 0), ...hidden }));
   });
   $('rating-summary').replaceChildren(
     h('div', {}, h('div', { class: 'rating-big', text: count ? avg.toFixed(1) : '–' }), stars(avg, count), h('div', { class: 'muted', text: t('plugin.ratingCount', { count }) })),
-    h('ul', { class: 'bars', attrs: { 'aria-label': t('plugin.distribution') } }, bars),
+    h('ul', { class: 'bars', 'aria-label': t('plugin.distribution') }, bars),
   );
 }
 
@@ -212,46 +208,43 @@ function counted(textarea, counter) {
 
 function renderRateArea(mine) {
   const area = $('rate-area');
+  const form = $('rate-form');
+  form.hidden = true;
   if (!me) return area.replaceChildren(h('p', {}, h('a', { href: loginHref(), text: t('plugin.loginToRate') })));
   if (me.username === plugin.submitter) return area.replaceChildren(h('p', { class: 'muted', id: 'own-plugin-note', text: t('plugin.ownPlugin') }));
-  if (plugin.status !== 'approved') return area.replaceChildren();
-  let chosen = mine?.stars || 0;
-  const labels = [];
-  const radios = [1, 2, 3, 4, 5].map((n) => {
-    const radio = h('input', { type: 'radio', name: 'stars', value: String(n), checked: n === chosen, onchange: () => ((chosen = n), paint()) });
-    const label = h('label', {}, radio, h('span', { text: '★', attrs: { 'aria-hidden': 'true' } }), h('span', { class: 'visually-hidden', text: t('rating.stars', { n }) }));
-    labels.push(label);
-    return label;
-  });
-  const paint = () => labels.forEach((label, i) => label.classList.toggle('on', i < chosen));
-  paint();
-  const comment = h('textarea', { id: 'rate-comment', rows: 3, value: mine?.comment || '', attrs: { 'aria-describedby': 'rate-counter' } });
-  const counter = h('p', { id: 'rate-counter', class: 'counter' });
-  const error = h('p', { class: 'error', attrs: { role: 'alert' } });
-  const form = h(
-    'form',
-    { class: 'rate-form', id: 'rate-form' },
-    h('fieldset', { class: 'star-input' }, h('legend', { text: mine ? t('plugin.yourRating') : t('plugin.rateThis') }), radios),
-    h('label', { htmlFor: 'rate-comment', text: t('plugin.comment') }),
-    comment,
-    counter,
-    error,
-    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary', text: mine ? t('plugin.updateRating') : t('plugin.sendRating') }), mine ? h('button', { type: 'button', class: 'danger', text: t('plugin.deleteRating'), onclick: () => removeRating() }) : null),
+  if (plugin.status !== 'approved') return;
+  chosen = mine?.stars || 0;
+  $('star-radios').replaceChildren(
+    ...[1, 2, 3, 4, 5].map((n) =>
+      h('label', {}, h('input', { type: 'radio', name: 'stars', value: String(n), checked: n === chosen, onchange: () => ((chosen = n), paintStars()) }), h('span', { text: '★', 'aria-hidden': 'true' }), h('span', { class: 'visually-hidden', text: t('rating.stars', { n }) })),
+    ),
   );
-  const valid = counted(comment, counter);
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    if (!chosen) return (error.textContent = t('plugin.pickStars'));
-    if (!valid()) return (error.textContent = t('form.tooLong', { max: MAX_TEXT }));
-    try {
-      await api(base + '/ratings', { method: 'PUT', body: { stars: chosen, comment: comment.value } });
-      loadRatings(true);
-    } catch (failure) {
-      error.textContent = errorText(failure);
-    }
-  });
-  area.replaceChildren(form);
+  paintStars();
+  $('rate-legend').textContent = t(mine ? 'plugin.yourRating' : 'plugin.rateThis');
+  $('rate-send').textContent = t(mine ? 'plugin.updateRating' : 'plugin.sendRating');
+  $('rate-delete').hidden = !mine;
+  $('rate-comment').value = mine?.comment || '';
+  rateValid();
+  form.hidden = false;
 }
+
+let chosen = 0;
+const paintStars = () => document.querySelectorAll('#star-radios label').forEach((label, i) => label.classList.toggle('on', i < chosen));
+const rateValid = counted($('rate-comment'), $('rate-counter'));
+$('rate-delete').addEventListener('click', () => removeRating());
+$('rate-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const error = $('rate-error');
+  if (!chosen) return (error.textContent = t('plugin.pickStars'));
+  if (!rateValid()) return (error.textContent = t('form.tooLong', { max: MAX_TEXT }));
+  try {
+    await api(base + '/ratings', { method: 'PUT', body: { stars: chosen, comment: $('rate-comment').value } });
+    error.textContent = '';
+    loadRatings(true);
+  } catch (failure) {
+    error.textContent = errorText(failure);
+  }
+});
 
 async function removeRating() {
   if (!confirm(t('plugin.confirmDelete'))) return;
@@ -268,15 +261,12 @@ function person(user, avatar) {
   return h('span', { class: 'who' }, src ? h('img', { class: 'avatar', src, alt: '', width: 28, height: 28, loading: 'lazy' }) : null, h('span', { text: user }));
 }
 
+const when = (iso) => h('time', { class: 'muted', dateTime: iso, text: formatDate(iso) });
+
 function ratingItem(rating) {
   const replies = h('ol', { class: 'replies' }, (rating.replies || []).map((reply) => replyItem(reply)));
-  const item = h(
-    'li',
-    { class: 'rating', dataset: { user: rating.user } },
-    h('div', { class: 'rating-head' }, person(rating.user, rating.avatar), stars(rating.stars), h('time', { class: 'muted', dateTime: rating.updatedAt, text: formatDate(rating.updatedAt) })),
-    rating.comment ? h('p', { text: rating.comment }) : null,
-    replies,
-  );
+  const head = h('div', { class: 'rating-head' }, person(rating.user, rating.avatar), stars(rating.stars), when(rating.updatedAt));
+  const item = h('li', { class: 'rating', dataset: { user: rating.user } }, head, rating.comment ? h('p', { text: rating.comment }) : null, replies);
   if (me) {
     const open = h('button', { type: 'button', class: 'ghost reply-open', text: t('plugin.reply') });
     open.addEventListener('click', () => {
@@ -289,29 +279,20 @@ function ratingItem(rating) {
 }
 
 function replyItem(reply) {
-  const node = h(
-    'li',
-    { class: 'reply', dataset: { id: String(reply.id) } },
-    h('div', { class: 'rating-head' }, person(reply.user, reply.avatar), h('time', { class: 'muted', dateTime: reply.createdAt, text: formatDate(reply.createdAt) })),
-    h('p', { text: reply.body }),
-  );
+  const head = h('div', { class: 'rating-head' }, person(reply.user, reply.avatar), when(reply.createdAt));
+  const node = h('li', { class: 'reply', dataset: { id: String(reply.id) } }, head, h('p', { text: reply.body }));
+  const remove = async () => {
+    if (!confirm(t('plugin.confirmDelete'))) return;
+    try {
+      await api(`${base}/ratings/replies/${encodeURIComponent(reply.id)}`, { method: 'DELETE' });
+      node.remove();
+    } catch (error) {
+      setStatus($('ratings-status'), 'error', errorText(error));
+    }
+  };
+  // Its author or an administrator (the API's rule; anyone else would get 403).
   if (me && (me.admin || me.username.toLowerCase() === reply.user.toLowerCase())) {
-    node.append(
-      h('button', {
-        type: 'button',
-        class: 'ghost danger',
-        text: t('plugin.deleteReply'),
-        onclick: async () => {
-          if (!confirm(t('plugin.confirmDelete'))) return;
-          try {
-            await api(`${base}/ratings/replies/${encodeURIComponent(reply.id)}`, { method: 'DELETE' });
-            node.remove();
-          } catch (error) {
-            setStatus($('ratings-status'), 'error', errorText(error));
-          }
-        },
-      }),
-    );
+    node.append(h('button', { type: 'button', class: 'ghost danger', text: t('plugin.deleteReply'), onclick: remove }));
   }
   return node;
 }
@@ -319,21 +300,13 @@ function replyItem(reply) {
 let replyForms = 0;
 function replyForm(rating, list, closed) {
   const n = ++replyForms;
-  const text = h('textarea', { id: 'reply-' + n, rows: 2, attrs: { 'aria-describedby': 'reply-counter-' + n } });
-  const counter = h('p', { id: 'reply-counter-' + n, class: 'counter' });
-  const error = h('p', { class: 'error', attrs: { role: 'alert' } });
-  const cancel = h('button', { type: 'button', class: 'secondary', text: t('login.cancel') });
-  const form = h(
-    'form',
-    { class: 'reply-form' },
-    h('label', { htmlFor: 'reply-' + n, text: t('plugin.replyTo', { user: rating.user }) }),
-    text,
-    counter,
-    error,
-    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary', text: t('plugin.sendReply') }), cancel),
-  );
+  const form = $('reply-template').content.firstElementChild.cloneNode(true);
+  const [label, text, counter, error] = form.children;
+  Object.assign(label, { htmlFor: 'reply-' + n, textContent: t('plugin.replyTo', { user: rating.user }) });
+  Object.assign(text, { id: 'reply-' + n });
+  text.setAttribute('aria-describedby', (counter.id = 'reply-counter-' + n));
   const valid = counted(text, counter);
-  cancel.addEventListener('click', () => (form.remove(), closed()));
+  form.querySelector('.secondary').addEventListener('click', () => (form.remove(), closed()));
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     if (!text.value.trim()) return (error.textContent = t('plugin.replyEmpty'));

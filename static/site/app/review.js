@@ -37,7 +37,7 @@ function item(plugin, kind) {
   const n = plugin.id;
   const reasonId = 'reason-' + n;
   const reason = h('input', { id: reasonId, maxLength: 1000, placeholder: t('review.reasonPlaceholder') });
-  const message = h('p', { class: 'status', attrs: { role: 'status' } });
+  const message = h('p', { class: 'status', role: 'status' });
   const node = h('li', { class: 'row-item', dataset: { id: plugin.id, kind } });
   const decide = (action) => async () => {
     try {
@@ -101,7 +101,7 @@ async function load() {
 // Featured: find approved plugins and switch them on or off.
 function featureRow(plugin) {
   const box = h('input', { type: 'checkbox', id: 'feat-' + plugin.id, checked: plugin.featured });
-  const message = h('span', { class: 'status', attrs: { role: 'status' } });
+  const message = h('span', { class: 'status', role: 'status' });
   box.addEventListener('change', async () => {
     try {
       await api(pluginPathApi(plugin.id), { method: 'PATCH', body: { featured: box.checked } });

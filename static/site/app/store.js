@@ -94,7 +94,7 @@ function renderTags(state, plugins) {
       class: 'chip' + (active ? ' active' : ''),
       text: tag,
       dataset: { tag },
-      attrs: { 'aria-pressed': String(active) },
+      'aria-pressed': String(active),
       onclick: () => change({ tag: active ? '' : tag }),
     });
   });

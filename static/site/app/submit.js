@@ -16,28 +16,12 @@ const chips = { tags: [], permissions: [] };
 let screenshots = [];
 let initial = null;
 
-// ── Chips (tags, permissions) ───────────────────────────────────────────────
+// Chips (tags, permissions)
 
 function renderChips(name) {
-  $(name + '-chips').replaceChildren(
-    ...chips[name].map((value, i) =>
-      h(
-        'li',
-        { class: 'chip' },
-        h('span', { text: value }),
-        h('button', {
-          type: 'button',
-          text: '×',
-          attrs: { 'aria-label': t('form.removeChip', { value }) },
-          onclick: () => {
-            chips[name].splice(i, 1);
-            renderChips(name);
-            $('f-' + name).focus();
-          },
-        }),
-      ),
-    ),
-  );
+  const remove = (i) => () => (chips[name].splice(i, 1), renderChips(name), $('f-' + name).focus());
+  const chip = (value, i) => h('li', { class: 'chip' }, h('span', { text: value }), h('button', { type: 'button', text: '×', 'aria-label': t('form.removeChip', { value }), onclick: remove(i) }));
+  $(name + '-chips').replaceChildren(...chips[name].map(chip));
 }
 
 function addChips(name, text) {
@@ -65,7 +49,7 @@ for (const name of Object.keys(chips)) {
   });
 }
 
-// ── Uploads through /apps/api/media/upload, with progress ───────────────────
+// Uploads through /apps/api/media/upload, with progress
 
 function upload(file, progress) {
   return new Promise((resolve, reject) => {
@@ -138,23 +122,12 @@ function renderShots() {
         $('shot-list').children[i + delta]?.querySelector(delta < 0 ? '.up' : '.down')?.focus();
       };
       const label = t('form.shotLabel', { n: i + 1 });
-      return h(
-        'li',
-        { class: 'shot-item', dataset: { state: shot.state } },
-        shot.img,
-        h('span', { class: 'muted', text: label }),
-        shot.state === 'uploading' ? shot.progress : null,
-        shot.error ? h('span', { class: 'error', text: shot.error }) : null,
-        h('button', { type: 'button', class: 'ghost up', text: '↑', disabled: i === 0, attrs: { 'aria-label': t('form.moveUp', { n: i + 1 }) }, onclick: move(-1) }),
-        h('button', { type: 'button', class: 'ghost down', text: '↓', disabled: i === screenshots.length - 1, attrs: { 'aria-label': t('form.moveDown', { n: i + 1 }) }, onclick: move(1) }),
-        h('button', {
-          type: 'button',
-          class: 'ghost danger',
-          text: t('field.remove'),
-          attrs: { 'aria-label': t('form.removeShot', { n: i + 1 }) },
-          onclick: () => (screenshots.splice(i, 1), renderShots()),
-        }),
-      );
+      const button = (props) => h('button', { type: 'button', ...props });
+      return h('li', { dataset: { state: shot.state } }, shot.img, h('span', { class: 'muted', text: label }),
+        shot.state === 'uploading' ? shot.progress : null, shot.error ? h('span', { class: 'error', text: shot.error }) : null,
+        button({ class: 'ghost up', text: '↑', disabled: i === 0, 'aria-label': t('form.moveUp', { n: i + 1 }), onclick: move(-1) }),
+        button({ class: 'ghost down', text: '↓', disabled: i === screenshots.length - 1, 'aria-label': t('form.moveDown', { n: i + 1 }), onclick: move(1) }),
+        button({ class: 'ghost danger', text: t('field.remove'), 'aria-label': t('form.removeShot', { n: i + 1 }), onclick: () => (screenshots.splice(i, 1), renderShots()) }));
     }),
   );
   $('shot-file').disabled = screenshots.length >= MAX_SCREENSHOTS;
@@ -174,7 +147,7 @@ $('shot-file').addEventListener('change', async (event) => {
   setStatus($('shot-status'), 'done', files.length > room ? t('form.tooManyShots', { max: MAX_SCREENSHOTS }) : '');
   await Promise.all(
     files.slice(0, room).map(async (file) => {
-      const shot = { state: 'uploading', img: h('img', { alt: '' }), progress: h('progress', { max: 100, value: 0, attrs: { 'aria-label': t('field.uploading') } }) };
+      const shot = { state: 'uploading', img: h('img', { alt: '' }), progress: h('progress', { max: 100, value: 0, 'aria-label': t('field.uploading') }) };
       localPreview(file, shot.img);
       screenshots.push(shot);
       renderShots();
@@ -193,7 +166,7 @@ $('shot-file').addEventListener('change', async (event) => {
   setStatus($('shot-status'), 'done', t('form.shotsReady', { n: done, max: MAX_SCREENSHOTS }));
 });
 
-// ── The ZIP: its SHA-256, computed here (Web Crypto) ────────────────────────
+// The ZIP: its SHA-256, computed here (Web Crypto)
 
 async function hashZip(file) {
   const status = $('zip-status');
@@ -221,7 +194,7 @@ drop.addEventListener('drop', (event) => {
 });
 $('zip-file').addEventListener('change', (event) => hashZip(event.target.files[0]));
 
-// ── Reading, filling and sending the form ───────────────────────────────────
+// Reading, filling and sending the form
 
 function showFieldError(field, message) {
   const name = field === 'id' || TEXT_FIELDS.includes(field) || field in chips || field === 'screenshots' ? field : null;

@@ -1,11 +1,14 @@
 // The pages' own files, read from disk: both catalogues hold every string the
-// templates and scripts use; the scripts write no HTML.
-import { readdirSync, readFileSync } from 'node:fs';
+// templates and scripts use; the scripts write no HTML; what is served stays
+// within its budget.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { projectRoot } from '../../../src/core/project-root.js';
+import { compactSource, loadStaticFolder } from '../../../src/core/static-files.js';
 import { loadCatalogues } from '../../../src/site/pages/catalogue.js';
+import { SITE_STATIC_OPTIONS } from '../../../src/site/pages/feature.js';
 
 const root = join(projectRoot(), 'static', 'site');
 const catalogues = loadCatalogues(join(root, 'i18n'));
@@ -42,5 +45,35 @@ test('the scripts write no HTML: no innerHTML, outerHTML, insertAdjacentHTML or 
     assert.not.match(text, /innerHTML|outerHTML|insertAdjacentHTML|document\.write/, name);
   }
 });
+
+/** Pages' own JavaScript and CSS together, uncompressed, as served (issue 11). */
+const BUDGET_BYTES = 60 * 1024;
+
+test('the pages’ own JavaScript and CSS, as served, stay under 60 KB uncompressed', () => {
+  const files = loadStaticFolder(root, SITE_STATIC_OPTIONS);
+  let served = 0;
+  let source = 0;
+  for (const [name, file] of files) {
+    if (!/^app\/[a-z]+\.(js|css)$/.test(name)) continue;
+    served += file.body.length;
+    source += statSync(join(root, name)).size;
+  }
+  assert.ok(served < BUDGET_BYTES, `${served} bytes served (${source} in the sources)`);
+  assert.ok(served < source, 'comments and indentation are not served');
+});
+
+const compacting = [
+  { what: 'line comments and blank lines go', source: '// a\nconst a = 1;\n\n  // b\nf(a);', served: 'const a = 1;\nf(a);' },
+  { what: 'block comments starting a line go', source: '/** doc\n * more\n */\nx();\n/* one */\ny();', served: 'x();\ny();' },
+  { what: 'code after a closing block comment stays', source: '/* a\n */ z();', served: ' z();' },
+  { what: 'indentation goes', source: 'if (a) {\n    b();\n}', served: 'if (a) {\nb();\n}' },
+  { what: 'a comment after code stays (it may be inside a string)', source: "const u = 'https://x'; // keep", served: "const u = 'https://x'; // keep" },
+  { what: 'CSS', source: '/* theme */\n:root {\n  --a: 1px;\n}', served: ':root {\n--a: 1px;\n}' },
+];
+for (const c of compacting) {
+  test(`compactSource: ${c.what}`, () => {
+    assert.is(compactSource(c.source), c.served);
+  });
+}
 
 test.run();
