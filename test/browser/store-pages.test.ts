@@ -254,6 +254,8 @@ test('plugin page: Install records a click and opens the install_url', async () 
 });
 
 test('plugin page: copy the SHA-256', async () => {
+  // The clipboard needs a focused document; other contexts may have taken focus.
+  await visitor.bringToFront();
   await visitor.locator('#copy-sha').click();
   await visitor.waitForFunction(() => document.getElementById('install-status')?.textContent?.includes('copied'), undefined, WAIT);
   assert.is(await visitor.evaluate(() => navigator.clipboard.readText()), 'ab'.repeat(32));
