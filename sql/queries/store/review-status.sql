@@ -1,4 +1,5 @@
--- Review of a pending plugin: approve makes it public, reject hides it (with the reason).
+-- Review of a plugin without a pending update: approve makes it public, reject hides
+-- it (with the reason), whatever its status was.
 -- Parameters: $1 plugin id, $2 'approve' or 'reject', $3 reason or null, $4 reviewer (users.id).
 update plugins
    set status = case when $2 = 'approve' then 'approved' else 'rejected' end,
@@ -7,5 +8,5 @@ update plugins
        reviewed_at = now(),
        reviewed_by = $4,
        updated_at = now()
- where id = $1 and status = 'pending'
+ where id = $1
 returning id

@@ -4,7 +4,7 @@ import { inTransaction, runQuery } from '../../db/queries.js';
 import type { SessionUser } from '../context.js';
 import { EDITABLE_FIELDS, type EditableField } from './records.js';
 import type { PluginFields, ValidEdit } from './validation.js';
-import { isOwnerOrAdmin, PLUGIN_ID, pluginNotFound, type PluginStatus } from './visibility.js';
+import { canSee, isOwnerOrAdmin, PLUGIN_ID, pluginNotFound, type PluginStatus } from './visibility.js';
 
 // Creating, editing and reviewing plugins: the states of SPEC.md's state table and
 // CONTRACT.md "Edits". Every edit and review runs in a transaction holding the
@@ -48,10 +48,12 @@ export async function editPlugin(sql: Sql, id: string, editor: SessionUser, edit
     const [locked] = await runQuery<{ id: string; status: PluginStatus; submitter_id: string }>(t, 'store/lock-plugin', [id]);
     if (!locked) throw pluginNotFound();
     const plugin = { id: locked.id, status: locked.status, submitterId: String(locked.submitter_id) };
-    // SPEC: editing another user's plugin is 403, whatever its status. (Unlike a
-    // read, this tells a logged-in caller that the id exists; so would creating a
-    // plugin with that id, which answers 409.)
-    if (!isOwnerOrAdmin(plugin, editor)) throw new HttpError(403, 'FORBIDDEN', 'You can only edit your own plugins');
+    // SPEC: editing another user's plugin is 403; CONTRACT: what the caller may not
+    // see is 404. So another user's approved plugin is 403, a hidden one 404.
+    if (!isOwnerOrAdmin(plugin, editor)) {
+      if (!canSee(plugin, editor)) throw pluginNotFound();
+      throw new HttpError(403, 'FORBIDDEN', 'You can only edit your own plugins');
+    }
 
     const changed = EDITABLE_FIELDS.filter((field) => edit.fields[field] !== undefined);
     if (changed.length === 0 && edit.featured === undefined) return plugin.id;
@@ -69,8 +71,11 @@ export async function editPlugin(sql: Sql, id: string, editor: SessionUser, edit
 
 /**
  * Review: a plugin with a pending update has it applied (approve) or discarded
- * (reject); a pending plugin is approved or rejected; anything else has nothing to
- * review (409). Returns the canonical id.
+ * (reject). Without one, CONTRACT: "approve sets approved, reject sets rejected
+ * (with the reason)", from any status, so a rejected plugin can be approved after
+ * all and an approved one taken down; only a review that would change nothing
+ * (approve an approved plugin, reject a rejected one) has nothing to review (409).
+ * Returns the canonical id.
  */
 export async function reviewPlugin(sql: Sql, id: string, reviewer: SessionUser, action: ReviewAction, reason: string | null): Promise<string> {
   if (!PLUGIN_ID.test(id)) throw pluginNotFound();
@@ -80,7 +85,7 @@ export async function reviewPlugin(sql: Sql, id: string, reviewer: SessionUser, 
     const params = [locked.id, action, reason, reviewer.id];
     if (locked.has_pending_update) {
       await runQuery(t, 'store/review-pending-update', params);
-    } else if (locked.status === 'pending') {
+    } else if (locked.status !== (action === 'approve' ? 'approved' : 'rejected')) {
       await runQuery(t, 'store/review-status', params);
     } else {
       throw new HttpError(409, 'CONFLICT', `Nothing to review: the plugin is ${locked.status} and has no pending update`);

@@ -62,7 +62,18 @@ export function link(field: string, value: unknown): string {
     return raw;
   }
   if (!/^https:/i.test(raw)) throw validationFailed(field, `${field} must be an https:// URL or a path starting with one /`);
-  return httpsUrl(field, raw).href;
+  return storedHref(raw, httpsUrl(field, raw));
+}
+
+// Plain: printable ASCII with the scheme in lower case and no backslash (which the
+// parser would turn into a slash). Such a link is kept exactly as the author wrote
+// it, so what they tested is what launchers and pages get; anything else is stored
+// in the parser's form (host lower-cased, spaces escaped...).
+const PLAIN_HTTPS_LINK = /^https:\/\/[!-[\]-~]+$/;
+
+/** `raw` (trimmed, already checked by httpsUrl) when it is plain, else the parsed URL's href. */
+export function storedHref(raw: string, url: URL, shape: RegExp = PLAIN_HTTPS_LINK): string {
+  return PLAIN_HTTPS_LINK.test(raw) && shape.test(raw) ? raw : url.href;
 }
 
 // Tags and permissions may come as one string; entries are separated by commas,

@@ -1,7 +1,7 @@
 import { HttpError, validationFailed } from '../../core/errors.js';
 import type { EditableField } from './records.js';
 import { EDITABLE_FIELDS } from './records.js';
-import { httpsUrl, link, text, wordList } from './text-rules.js';
+import { httpsUrl, link, storedHref, text, wordList } from './text-rules.js';
 import { PLUGIN_ID } from './visibility.js';
 
 // The plugin field rules of SPEC.md and CONTRACT.md "Plugins". Each failure is 400
@@ -47,6 +47,10 @@ export interface ValidEdit {
 }
 
 /** One rule per field; `null` clears an optional field. */
+// The download's form as sent is kept only when it also has the shape the database
+// holds it to (sql/010_plugins.sql, plugin_download): host, then a path ending in .zip.
+const DOWNLOAD_AS_SENT = /^https:\/\/[^/?#@\s]+\/[^?#\s]*\.zip([?#]\S*)?$/i;
+
 const RULES: { [K in EditableField]: (value: unknown) => PluginFields[K] } = {
   name: (value) => text('name', trimmed(value), 1, LIMITS.name),
   version: (value) => text('version', trimmed(value), 1, LIMITS.version),
@@ -56,7 +60,7 @@ const RULES: { [K in EditableField]: (value: unknown) => PluginFields[K] } = {
   download: (value) => {
     const url = httpsUrl('download', value);
     if (!url.pathname.toLowerCase().endsWith('.zip')) throw validationFailed('download', 'download must be a direct link to a .zip file');
-    return url.href;
+    return storedHref(String(value).trim(), url, DOWNLOAD_AS_SENT);
   },
   sha256: (value) => {
     if (isBlank(value)) return null;
@@ -65,7 +69,7 @@ const RULES: { [K in EditableField]: (value: unknown) => PluginFields[K] } = {
     }
     return value.trim().toLowerCase();
   },
-  url: (value) => (isBlank(value) ? null : httpsUrl('url', value).href),
+  url: (value) => (isBlank(value) ? null : storedHref(String(value).trim(), httpsUrl('url', value))),
   icon: (value) => (isBlank(value) ? null : link('icon', value)),
   tags: (value) => wordList('tags', value, LIMITS.tags),
   permissions: (value) => wordList('permissions', value, LIMITS.permissions),

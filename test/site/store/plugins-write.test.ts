@@ -170,6 +170,27 @@ test('screenshots keep strings and {url, webpUrl} objects; unknown fields are ig
   assert.is.not(answer.body.plugin.createdAt, '2000-01-01T00:00:00.000Z');
 });
 
+// Regression: links came back rewritten by the URL parser ("https://example.com"
+// as "https://example.com/"), so install_url was built from a link the author never
+// wrote. A plain link is kept as sent; only one the parser must repair is rewritten.
+const LINKS_AS_STORED = [
+  { what: 'a homepage without a path is kept as sent', field: 'url', sent: 'https://example.com', stored: 'https://example.com' },
+  { what: 'a download with upper-case host and name is kept as sent', field: 'download', sent: 'https://CDN.Example.com/Files/Plugin.ZIP', stored: 'https://CDN.Example.com/Files/Plugin.ZIP' },
+  { what: 'a download with a query is kept as sent', field: 'download', sent: 'https://e.com/get/p.zip?v=1&x=%20', stored: 'https://e.com/get/p.zip?v=1&x=%20' },
+  { what: 'an icon link is kept as sent', field: 'icon', sent: 'https://img.example.com', stored: 'https://img.example.com' },
+  { what: 'an upper-case scheme is written the parser\'s way', field: 'download', sent: 'HTTPS://e.com/a.zip', stored: 'https://e.com/a.zip' },
+  { what: 'a space is escaped', field: 'download', sent: 'https://e.com/my plugin.zip', stored: 'https://e.com/my%20plugin.zip' },
+  { what: 'a backslash becomes the slash a browser reads', field: 'url', sent: 'https://e.com\\docs', stored: 'https://e.com/docs' },
+  { what: 'surrounding white space is trimmed', field: 'url', sent: '  https://e.com/x  ', stored: 'https://e.com/x' },
+];
+for (const [index, row] of LINKS_AS_STORED.entries()) {
+  test(`links: ${row.what}`, async () => {
+    const answer = await client.post('/apps/api/plugins', newPlugin(`link-kept-${index}`, { [row.field]: row.sent }), { cookie: users.alice });
+    assert.is(answer.status, 201, JSON.stringify(answer.body));
+    assert.is(answer.body.plugin[row.field], row.stored);
+  });
+}
+
 test('POST: the id is taken case-insensitively: 409 CONFLICT', async () => {
   await pluginIn(client, users, 'pending', 'Taken-Id');
   for (const id of ['Taken-Id', 'taken-id', 'TAKEN-ID']) {
@@ -287,16 +308,30 @@ test('review reject of a pending update discards it; the plugin stays approved a
   assert.equal({ action: answer.body.plugin.review.action, reason: answer.body.plugin.review.reason }, { action: 'reject', reason: 'no' });
 });
 
-test('review with nothing to review: 409 CONFLICT (approved without update, rejected)', async () => {
+test('review with nothing to review: 409 CONFLICT (approve an approved plugin, reject a rejected one)', async () => {
   await pluginIn(client, users, 'approved', 'st-nothing');
   await pluginIn(client, users, 'rejected', 'st-nothing-rejected');
-  for (const id of ['st-nothing', 'st-nothing-rejected']) {
-    for (const action of ['approve', 'reject']) {
-      const answer = await client.post(`/apps/api/plugins/${id}/review`, { action }, { cookie: users.admin });
-      assert.is(answer.status, 409, `${id} ${action}`);
-      assert.is(answer.body.code, 'CONFLICT');
-    }
+  for (const [id, action] of [['st-nothing', 'approve'], ['st-nothing-rejected', 'reject']] as const) {
+    const answer = await client.post(`/apps/api/plugins/${id}/review`, { action }, { cookie: users.admin });
+    assert.is(answer.status, 409, `${id} ${action}`);
+    assert.is(answer.body.code, 'CONFLICT');
   }
+});
+
+// CONTRACT: "Review of a plugin without one: approve sets approved, reject sets
+// rejected (with the reason)", whatever the status was.
+test('review without a pending update: a rejected plugin can be approved, an approved one rejected with a reason', async () => {
+  await pluginIn(client, users, 'rejected', 'st-second-chance');
+  const approved = await client.post('/apps/api/plugins/st-second-chance/review', { action: 'approve' }, { cookie: users.admin });
+  assert.is(approved.status, 200);
+  assert.is(approved.body.plugin.status, 'approved');
+  assert.is(approved.body.plugin.review.action, 'approve');
+  await pluginIn(client, users, 'approved', 'st-taken-down');
+  const rejected = await client.post('/apps/api/plugins/st-taken-down/review', { action: 'reject', reason: 'malware' }, { cookie: users.admin });
+  assert.is(rejected.status, 200);
+  assert.is(rejected.body.plugin.status, 'rejected');
+  assert.equal({ action: rejected.body.plugin.review.action, reason: rejected.body.plugin.review.reason }, { action: 'reject', reason: 'malware' });
+  assert.is((await client.get('/apps/api/plugins/st-taken-down')).status, 404);
 });
 
 test('review: 401 without login, 403 for a non-administrator, 404 for a missing plugin, 400 for a bad action', async () => {
@@ -348,7 +383,7 @@ test('an administrator edit applies at once and keeps the status (pending, appro
   }
 });
 
-test('PATCH: 401 without login; another user: 403 whatever the status; 404 for a missing plugin', async () => {
+test('PATCH: 401 without login; another user: 403 on an approved plugin, 404 on one they may not see; 404 for a missing plugin', async () => {
   await pluginIn(client, users, 'approved', 'st-other-approved');
   await pluginIn(client, users, 'pending', 'st-other-pending');
   assert.is((await client.patch('/apps/api/plugins/st-other-approved', { version: '2' })).status, 401);
@@ -356,8 +391,8 @@ test('PATCH: 401 without login; another user: 403 whatever the status; 404 for a
   assert.is(approved.status, 403);
   assert.is(approved.body.code, 'FORBIDDEN');
   const hidden = await client.patch('/apps/api/plugins/st-other-pending', { version: '2' }, { cookie: users.bob });
-  assert.is(hidden.status, 403);
-  assert.is(hidden.body.code, 'FORBIDDEN');
+  assert.is(hidden.status, 404);
+  assert.is(hidden.body.code, 'NOT_FOUND');
   assert.is((await client.get('/apps/api/plugins/st-other-pending', { cookie: users.alice })).body.plugin.version, '1.0.0');
   assert.is((await client.patch('/apps/api/plugins/nope-nope', { version: '2' }, { cookie: users.bob })).status, 404);
   // Regression: ids that cannot exist (NUL, too short, a slash) never reach the database.
