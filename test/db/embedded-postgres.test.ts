@@ -161,14 +161,24 @@ for (const failure of failures) {
   });
 }
 
-test('fails in one line when another PostgreSQL runs on the cluster, and leaves that one alone', async () => {
+// Regression: `npm run user -- add` while `npm start` served failed with "another
+// PostgreSQL is running on this cluster", so nobody could add the first
+// administrator without stopping the services.
+test('a second start on a running cluster uses that server, and its stop leaves it running', async () => {
   const dir = join(openDir(), 'pg');
   const first = await startEmbeddedPostgres({ dir, log: capturingLogger().log });
   try {
-    await expectFailure({ dir, log: capturingLogger().log }, /another PostgreSQL \(pid \d+\) is running on this cluster/);
-    const sql = postgres(first.url, { max: 1 });
-    assert.is((await sql`select 1 as one`)[0]?.one, 1);
-    await sql.end();
+    const second = capturingLogger();
+    const attached = await startEmbeddedPostgres({ dir, log: second.log });
+    assert.ok(second.messages().some((message) => message.startsWith('using the embedded PostgreSQL that is already running')));
+    assert.is(attached.url, first.url);
+    const viaSecond = postgres(attached.url, { max: 1 });
+    assert.is((await viaSecond`select 1 as one`)[0]?.one, 1);
+    await viaSecond.end();
+    await attached.stop();
+    const viaFirst = postgres(first.url, { max: 1 });
+    assert.is((await viaFirst`select 2 as two`)[0]?.two, 2, 'the first server still serves after the second stops');
+    await viaFirst.end();
   } finally {
     await first.stop();
   }
