@@ -2,7 +2,10 @@ import { mkdir } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { createApp } from '../core/app.js';
 import type { Feature } from '../core/feature.js';
+import type { Route } from '../core/context.js';
 import { healthRoutes } from '../core/health.js';
+import { openApiRoute } from '../core/openapi-route.js';
+import { IMGHOST_OPENAPI } from './openapi/document.js';
 import type { ImghostDeps, ImghostLocals } from './context.js';
 import { renderImghostError } from './errors.js';
 import { iconsFeature } from './icons/feature.js';
@@ -14,6 +17,11 @@ export async function createImghost(deps: ImghostDeps) {
   await mkdir(deps.config.imagesDir, { recursive: true });
   const features: Feature<ImghostLocals>[] = [await imagesFeature(deps), await iconsFeature(deps)];
   const continueChecks = features.flatMap((feature) => (feature.checkContinue ? [feature.checkContinue] : []));
+  const routes: Route<ImghostLocals>[] = [
+    ...healthRoutes(imagesDirReady(deps.config.imagesDir, deps.config.imghostMinFreeBytes)),
+    openApiRoute(IMGHOST_OPENAPI),
+    ...features.flatMap((feature) => feature.routes),
+  ];
   const app = createApp<ImghostLocals>({
     name: 'imghost',
     log: deps.log,
@@ -21,7 +29,7 @@ export async function createImghost(deps: ImghostDeps) {
     createLocals: () => ({}),
     renderError: renderImghostError,
     middleware: features.flatMap((feature) => feature.middleware ?? []),
-    routes: [...healthRoutes(imagesDirReady(deps.config.imagesDir, deps.config.imghostMinFreeBytes)), ...features.flatMap((feature) => feature.routes)],
+    routes,
   });
   // Read by listen() (server.ts), like the handler's clientError.
   const handler = Object.assign(app, {
@@ -29,6 +37,8 @@ export async function createImghost(deps: ImghostDeps) {
   });
   return {
     handler,
+    /** The route table, as data (the OpenAPI completeness test walks it). */
+    routes: routes.map(({ method, path }) => ({ method, path })),
     close: async () => {
       for (const feature of features) await feature.close?.();
     },

@@ -6,7 +6,9 @@ import { projectRoot } from '../core/project-root.js';
 import { loadStaticFolder, staticHandler } from '../core/static-files.js';
 import { databaseIsReady } from '../db/pool.js';
 import { authFeature } from './auth/feature.js';
-import type { SiteDeps, SiteLocals } from './context.js';
+import type { SiteDeps, SiteLocals, SiteRoute } from './context.js';
+import { openApiRoute } from '../core/openapi-route.js';
+import { SITE_OPENAPI } from './openapi/document.js';
 import { renderSiteError } from './errors.js';
 import { launcherFeature } from './launcher/feature.js';
 import { mediaFeature } from './media/feature.js';
@@ -19,6 +21,12 @@ import { tokensFeature } from './tokens/feature.js';
 export function createSite(deps: SiteDeps) {
   const features: Feature<SiteLocals>[] = [launcherFeature(deps), authFeature(deps), pluginsFeature(deps), ratingsFeature(deps), mediaFeature(deps), tokensFeature(deps), pagesFeature(deps)];
   const staticFiles = loadStaticFolder(join(projectRoot(), 'static', 'site'), SITE_STATIC_OPTIONS);
+  const routes: SiteRoute[] = [
+    ...healthRoutes(() => databaseIsReady(deps.sql)),
+    openApiRoute(SITE_OPENAPI),
+    ...features.flatMap((feature) => feature.routes),
+    { method: 'GET', path: '/static/*', handler: staticHandler(staticFiles) },
+  ];
   const handler = createApp<SiteLocals>({
     name: 'site',
     log: deps.log,
@@ -26,14 +34,12 @@ export function createSite(deps: SiteDeps) {
     createLocals: () => ({ user: null }),
     renderError: renderSiteError,
     middleware: features.flatMap((feature) => feature.middleware ?? []),
-    routes: [
-      ...healthRoutes(() => databaseIsReady(deps.sql)),
-      ...features.flatMap((feature) => feature.routes),
-      { method: 'GET', path: '/static/*', handler: staticHandler(staticFiles) },
-    ],
+    routes,
   });
   return {
     handler,
+    /** The route table, as data (the OpenAPI completeness test walks it). */
+    routes: routes.map(({ method, path }) => ({ method, path })),
     close: async () => {
       for (const feature of features) await feature.close?.();
     },

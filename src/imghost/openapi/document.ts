@@ -1,0 +1,155 @@
+import { probe, json, media, pathParam, queryParam, ref, text, type Schema } from '../../core/openapi-parts.js';
+
+// The OpenAPI 3.1 description of the image host (service B), served at
+// /openapi.json. Every route of its table (src/imghost/app.ts) is here; an
+// operation whose OpenAPI path is not the router pattern with `{x}` for `:x` names
+// its route with `x-route`. test/openapi checks both against each other and real
+// answers against the schemas.
+
+/** The upload API's failure body, with `code` limited to `codes`. */
+function failure(description: string, ...codes: string[]): Schema {
+  return json(description, { allOf: [ref('Error'), { type: 'object', properties: { code: { enum: codes } } }] });
+}
+
+const busy = json('Busy, or a dependency did not answer in time', { allOf: [ref('Error'), { type: 'object', properties: { code: { enum: ['UNAVAILABLE'] } } }] }, {
+  'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } },
+});
+const cached = { '304': { description: 'Not modified (If-None-Match)' } };
+const imageParams = [pathParam('timestamp', 'Digits (any: the md5 alone selects the file)', { type: 'string', pattern: '^[0-9]+$' }), pathParam('md5', '32 lower-case hex digits', { type: 'string', pattern: '^[0-9a-f]{32}$' })];
+
+export const IMGHOST_OPENAPI = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Image host',
+    version: '1.0.0',
+    description: 'Image upload, originals and WebP previews, icons. Any route may also answer 405 (with Allow) to another method and 400 to a malformed target.',
+  },
+  servers: [{ url: '/' }],
+  components: {
+    securitySchemes: {
+      uploadToken: { type: 'http', scheme: 'bearer', description: 'IMGHOST_UPLOAD_TOKEN, required for uploads when it is set' },
+    },
+    schemas: {
+      Error: {
+        type: 'object',
+        required: ['success', 'message'],
+        properties: { success: { const: false }, message: { type: 'string' }, code: { type: 'string' } },
+      },
+      Upload: {
+        type: 'object',
+        required: ['success', 'message', 'data'],
+        properties: {
+          success: { const: true },
+          message: { const: 'Upload successful' },
+          data: {
+            type: 'object',
+            required: ['url', 'webpUrl', 'timestamp', 'md5', 'filename'],
+            properties: {
+              url: { type: 'string', pattern: '^/img/[0-9]+/[0-9a-f]{32}$' },
+              webpUrl: { type: 'string', pattern: '^/img/[0-9]+/[0-9a-f]{32}\\.webp$' },
+              timestamp: { type: 'integer' },
+              md5: { type: 'string', pattern: '^[0-9a-f]{32}$' },
+              filename: { type: 'string' },
+            },
+          },
+        },
+      },
+    },
+  },
+  paths: {
+    '/healthz': { get: { summary: 'The process serves', responses: { '200': json('Alive', probe('ok')) } } },
+    '/readyz': { get: { summary: 'The image folder is usable, with free space', responses: { '200': json('Ready', probe('ready')), '503': json('Not ready (not an error envelope: probes read the status)', probe('unavailable')) } } },
+    '/openapi.json': { get: { summary: 'This document', responses: { '200': json('OpenAPI 3.1 document', { type: 'object', required: ['openapi', 'paths'] }), ...cached } } },
+    '/api/upload': {
+      post: {
+        summary: 'Stores an image (the same bytes are stored once)',
+        security: [{}, { uploadToken: [] }],
+        requestBody: {
+          required: true,
+          content: { 'multipart/form-data': { schema: { type: 'object', required: ['image'], properties: { image: { type: 'string', contentMediaType: 'application/octet-stream', description: 'JPG, PNG, GIF or WebP by content' } } } } },
+        },
+        responses: {
+          '200': json('Stored', ref('Upload')),
+          '400': failure('No file, or not an accepted image by content, or a malformed form', 'BAD_REQUEST'),
+          '401': failure('Missing or wrong upload token', 'UNAUTHORIZED'),
+          '409': failure('Another image with the same md5 is stored', 'CONFLICT'),
+          '413': failure('Over IMGHOST_MAX_BYTES', 'PAYLOAD_TOO_LARGE'),
+          '415': failure('Not multipart/form-data', 'UNSUPPORTED_MEDIA_TYPE'),
+          '500': failure('Storage failure', 'INTERNAL'),
+          '503': busy,
+          '507': failure('Not enough disk space', 'INSUFFICIENT_STORAGE'),
+        },
+      },
+    },
+    '/img/{timestamp}/{md5}': {
+      get: {
+        'x-route': '/img/:timestamp/:file',
+        summary: 'The original image, immutable',
+        parameters: imageParams,
+        responses: { '200': media('The image', 'image/jpeg', 'image/png', 'image/gif', 'image/webp'), ...cached, '404': text('Image not found') },
+      },
+    },
+    '/img/{timestamp}/{md5}.webp': {
+      get: {
+        'x-route': '/img/:timestamp/:file',
+        summary: 'WebP preview, made on first request and kept',
+        parameters: imageParams,
+        responses: { '200': media('The WebP', 'image/webp'), ...cached, '404': text('Image not found'), '500': text('Error converting image'), '503': busy },
+      },
+    },
+    '/img/{path}': {
+      get: {
+        'x-route': '/img/*',
+        summary: 'Any other shape under /img',
+        parameters: [pathParam('path', 'Anything else')],
+        responses: { '404': text('Image not found') },
+      },
+    },
+    '/SF': { get: { summary: 'Icon search page', responses: { '200': media('HTML page', 'text/html'), ...cached } } },
+    '/static/sf/{path}': {
+      get: {
+        'x-route': '/static/sf/*',
+        summary: 'Assets of the icon page',
+        parameters: [pathParam('path', 'Asset path')],
+        responses: { '200': media('The file', '*/*'), ...cached, '404': failure('No such asset', 'NOT_FOUND') },
+      },
+    },
+    '/SF/{name}': {
+      get: {
+        'x-route': '/SF/*',
+        summary: 'An icon as SVG or PNG (SF Symbols names through the alias table)',
+        parameters: [
+          pathParam('name', 'Letters, digits, `.`, `_`, `-`'),
+          queryParam('color', 'CSS colour name or hex of 3, 4, 6 or 8 digits (with or without #); default black'),
+          queryParam('png', 'true or 1: PNG'),
+          queryParam('size', 'PNG width, 16-1024', { type: 'integer', minimum: 16, maximum: 1024 }),
+        ],
+        responses: {
+          '200': media('The icon', 'image/svg+xml', 'image/png'),
+          ...cached,
+          '400': text('Invalid color (or size)'),
+          '404': text('Icon not found'),
+          '500': text('Error processing icon'),
+          '503': busy,
+        },
+      },
+    },
+    '/SFs/{file}': {
+      get: {
+        'x-route': '/SFs/*',
+        summary: 'An icon file unchanged',
+        parameters: [pathParam('file', 'name.svg')],
+        responses: { '200': media('The SVG', 'image/svg+xml'), ...cached, '404': text('Icon not found') },
+      },
+    },
+    '/api/svg_files': {
+      get: {
+        summary: 'Icon file names, sorted',
+        responses: { '200': json('Names', { type: 'array', items: { type: 'string', pattern: '\\.svg$' } }), ...cached, '500': text('Unable to scan directory') },
+      },
+    },
+    '/api/svg_aliases': {
+      get: { summary: 'SF Symbols names in use and their files, sorted', responses: { '200': json('Aliases', { type: 'object', additionalProperties: { type: 'string' } }), ...cached } },
+    },
+  },
+} as const;

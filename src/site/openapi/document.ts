@@ -1,0 +1,485 @@
+import { probe, isoDate, json, jsonBody, media, nullable, pathParam, queryParam, ref, type Schema } from '../../core/openapi-parts.js';
+
+// The OpenAPI 3.1 description of the site (service A), served at /openapi.json.
+// Every route of the route table (src/site/app.ts) is here; test/openapi walks the
+// table against `paths` both ways and checks real answers against these schemas.
+// An operation whose OpenAPI path is not the router pattern with `{x}` for `:x`
+// names its route with `x-route`.
+
+/** The site's failure envelope, with `code` limited to `codes`. */
+function failure(description: string, ...codes: string[]): Schema {
+  return json(description, { allOf: [ref('Error'), { type: 'object', properties: { code: { enum: codes } } }] });
+}
+
+/** The site's success envelope: `fields` beside `success: true`. */
+function success(properties: Record<string, Schema>, required: string[] = Object.keys(properties)): Schema {
+  return { type: 'object', required: ['success', ...required], properties: { success: { const: true }, ...properties } };
+}
+
+const retryAfter = { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } };
+const common = {
+  '500': failure('Database or configuration failure', 'INTERNAL'),
+  '503': json('A dependency did not answer in time', { allOf: [ref('Error'), { type: 'object', properties: { code: { enum: ['UNAVAILABLE'] } } }] }, retryAfter),
+};
+const badRequest = failure('Malformed JSON, query or path', 'BAD_REQUEST');
+const invalid = failure('Malformed request, or a field breaks its rule (`field` names it)', 'BAD_REQUEST', 'VALIDATION_FAILED');
+const unauthorized = failure('Not logged in, or a bad, revoked or expired API token', 'UNAUTHORIZED');
+const forbidden = failure('Not allowed (an API token on a session-only route, a token without the scope, or not an administrator)', 'FORBIDDEN');
+const notFound = failure('No such record, or one the caller may not see', 'NOT_FOUND');
+const rateLimited = json('Too many requests', { allOf: [ref('Error'), { type: 'object', properties: { code: { enum: ['RATE_LIMITED'] } } }] }, retryAfter);
+const tooLarge = failure('Body too large', 'PAYLOAD_TOO_LARGE');
+const notJson = failure('Content-Type is not application/json', 'UNSUPPORTED_MEDIA_TYPE');
+const sessionOnly = [{ sessionCookie: [] }];
+const sessionOrToken = (scope: string) => [{ sessionCookie: [] }, { apiToken: [scope] }];
+const jsonWrite = { '400': invalid, '413': tooLarge, '415': notJson };
+
+const pluginId = pathParam('id', 'Plugin id (3-128 letters, digits, `.`, `_`, `-`)');
+const page = [queryParam('limit', 'Page size', { type: 'integer' }), queryParam('offset', 'Rows to skip', { type: 'integer', minimum: 0 })];
+const html = media('HTML page', 'text/html');
+
+const pluginFields: Schema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string', minLength: 1, maxLength: 100 },
+    version: { type: 'string', minLength: 1, maxLength: 64 },
+    author: { type: 'string', maxLength: 100 },
+    description: { type: 'string', maxLength: 500 },
+    longDescription: { type: 'string', maxLength: 20000 },
+    download: { type: 'string', description: 'https: URL whose path ends in .zip' },
+    sha256: nullable({ type: 'string', pattern: '^[0-9a-fA-F]{64}$' }),
+    url: nullable({ type: 'string' }),
+    icon: nullable({ type: 'string' }),
+    tags: { type: 'array', maxItems: 20, items: { type: 'string', maxLength: 32 } },
+    permissions: { type: 'array', maxItems: 32, items: { type: 'string', maxLength: 64 } },
+    screenshots: { type: 'array', maxItems: 8 },
+    featured: { type: 'boolean', description: 'administrators only (403 otherwise)' },
+  },
+};
+
+export const SITE_OPENAPI = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Launcher site',
+    version: '1.0.0',
+    description:
+      'Launcher info, plugin store, login, ratings, media upload and personal API tokens. Any route may also answer ' +
+      '405 METHOD_NOT_ALLOWED (with Allow) to another method, 400 BAD_REQUEST to a malformed target, and 414 to an over-long one.',
+  },
+  servers: [{ url: '/' }],
+  components: {
+    securitySchemes: {
+      sessionCookie: { type: 'apiKey', in: 'cookie', name: 'sid', description: '`__Host-sid` when PUBLIC_URL is https' },
+      apiToken: { type: 'http', scheme: 'bearer', description: 'Personal API token (`lwt_...`); its scopes are the roles listed per operation' },
+    },
+    schemas: {
+      Error: {
+        type: 'object',
+        required: ['success', 'error', 'code'],
+        properties: { success: { const: false }, error: { type: 'string' }, code: { type: 'string' }, field: { type: 'string' } },
+      },
+      Ok: success({}),
+      User: {
+        type: 'object',
+        required: ['username', 'avatar', 'admin'],
+        properties: { username: { type: 'string' }, avatar: { type: 'string' }, admin: { type: 'boolean' } },
+      },
+      Plugin: {
+        type: 'object',
+        required: ['id', 'name', 'version', 'author', 'description', 'download', 'sha256', 'url', 'icon', 'permissions', 'tags', 'screenshots', 'status', 'installCount', 'ratingAvg', 'ratingCount', 'featured', 'submitter', 'createdAt', 'updatedAt'],
+        properties: {
+          ...(pluginFields.properties as Record<string, Schema>),
+          status: { enum: ['pending', 'approved', 'rejected'] },
+          installCount: { type: 'integer', minimum: 0 },
+          ratingAvg: { type: 'number', minimum: 0, maximum: 5 },
+          ratingCount: { type: 'integer', minimum: 0 },
+          featured: { type: 'boolean' },
+          submitter: { type: 'string' },
+          createdAt: isoDate,
+          updatedAt: isoDate,
+          pendingUpdate: nullable({ type: 'object', required: ['submittedAt'], properties: { submittedAt: isoDate } }),
+          review: nullable({ type: 'object', required: ['action', 'reason', 'at'], properties: { action: { enum: ['approve', 'reject'] }, reason: nullable({ type: 'string' }), at: isoDate } }),
+        },
+      },
+      PluginFields: pluginFields,
+      Reply: {
+        type: 'object',
+        required: ['id', 'user', 'avatar', 'body', 'createdAt'],
+        properties: { id: { type: 'integer' }, user: { type: 'string' }, avatar: { type: 'string' }, body: { type: 'string' }, createdAt: isoDate },
+      },
+      Rating: {
+        type: 'object',
+        required: ['user', 'avatar', 'stars', 'comment', 'createdAt', 'updatedAt', 'replies'],
+        properties: {
+          user: { type: 'string' },
+          avatar: { type: 'string' },
+          stars: { type: 'integer', minimum: 1, maximum: 5 },
+          comment: { type: 'string' },
+          createdAt: isoDate,
+          updatedAt: isoDate,
+          replies: { type: 'array', items: ref('Reply') },
+        },
+      },
+      RatingStats: {
+        type: 'object',
+        required: ['avg', 'count', 'distribution'],
+        properties: { avg: { type: 'number' }, count: { type: 'integer' }, distribution: { type: 'object' } },
+      },
+      Token: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'name', 'scopes', 'prefix', 'createdAt', 'expiresAt', 'lastUsedAt'],
+        properties: {
+          id: { type: 'string', pattern: '^[1-9][0-9]*$' },
+          name: { type: 'string', minLength: 1, maxLength: 100 },
+          scopes: { type: 'array', minItems: 1, items: { enum: ['plugins:write', 'media:upload'] } },
+          prefix: { type: 'string', pattern: '^lwt_' },
+          createdAt: isoDate,
+          expiresAt: isoDate,
+          lastUsedAt: nullable(isoDate),
+        },
+      },
+      MediaData: {
+        type: 'object',
+        required: ['url', 'webpUrl', 'timestamp', 'md5', 'filename'],
+        properties: { url: { type: 'string' }, webpUrl: { type: 'string' }, timestamp: { type: 'integer' }, md5: { type: 'string', pattern: '^[0-9a-f]{32}$' }, filename: { type: 'string' } },
+      },
+    },
+  },
+  paths: {
+    '/healthz': { get: { summary: 'The process serves', responses: { '200': json('Alive', probe('ok')) } } },
+    '/readyz': { get: { summary: 'PostgreSQL answers', responses: { '200': json('Ready', probe('ready')), '503': json('Not ready (not an error envelope: probes read the status)', probe('unavailable')) } } },
+    '/openapi.json': { get: { summary: 'This document', responses: { '200': json('OpenAPI 3.1 document', { type: 'object', required: ['openapi', 'paths'] }), '304': { description: 'Not modified (If-None-Match)' } } } },
+    '/api/info': {
+      get: {
+        summary: 'Launcher info (LAUNCHER_CONFIG)',
+        responses: {
+          '200': json('Launcher info', success({ latestVersion: {}, BLTips: { type: 'array' } }, [])),
+          '304': { description: 'Not modified (If-None-Match)' },
+          '500': failure('No launcher configuration was ever read', 'INTERNAL'),
+        },
+      },
+    },
+    '/api/fastdownload': {
+      get: { summary: 'Fast-download configuration', responses: { '200': json('Fast download', success({ enabled: { type: 'boolean' }, versions: { type: 'array' } })), '304': { description: 'Not modified (If-None-Match)' } } },
+    },
+    '/apps/auth/login': {
+      get: {
+        summary: 'Starts a login at the identity provider',
+        parameters: [queryParam('return_to', 'In-site path to land on afterwards (else /apps/)')],
+        responses: { '302': { description: 'To the identity provider (state and PKCE)' }, ...common },
+      },
+    },
+    '/apps/auth/callback': {
+      get: {
+        summary: 'The identity provider returns here',
+        parameters: [queryParam('code', 'Authorization code'), queryParam('state', 'State bound to the login cookie'), queryParam('error', 'Set by the provider on refusal')],
+        responses: {
+          '302': { description: 'Session cookie set; to return_to' },
+          '400': failure('State missing or not this browser\'s', 'BAD_REQUEST'),
+          '401': failure('The provider refused the login', 'LOGIN_DENIED', 'UNAUTHORIZED'),
+          '502': failure('The identity provider failed', 'UPSTREAM_FAILED'),
+          ...common,
+        },
+      },
+    },
+    '/apps/auth/password': {
+      post: {
+        summary: 'Logs in with a local account',
+        requestBody: jsonBody({ type: 'object', required: ['username', 'password'], properties: { username: { type: 'string' }, password: { type: 'string' } } }),
+        responses: {
+          '200': json('Logged in; session cookie set', success({ user: ref('User') })),
+          ...jsonWrite,
+          '401': failure('Wrong name or password (one message for both)', 'INVALID_CREDENTIALS'),
+          '429': rateLimited,
+          ...common,
+        },
+      },
+    },
+    '/apps/auth/logout': {
+      post: { summary: 'Deletes the session', responses: { '200': json('Logged out', ref('Ok')), '403': failure('Cross-site request', 'FORBIDDEN'), ...common } },
+      get: { summary: 'Deletes the session and goes to the store', responses: { '302': { description: 'To /apps/' }, ...common } },
+    },
+    '/apps/api/me': {
+      get: {
+        summary: 'Who is logged in',
+        security: sessionOnly,
+        responses: {
+          '200': json('The session\'s user, or loggedIn false', success({ loggedIn: { type: 'boolean' }, user: nullable(ref('User')) })),
+          '400': badRequest,
+          '401': unauthorized,
+          '403': forbidden,
+          '429': rateLimited,
+          ...common,
+        },
+      },
+    },
+    '/apps/api/plugins': {
+      get: {
+        summary: 'Lists and searches plugins the caller may see',
+        security: [{}, { sessionCookie: [] }],
+        parameters: [
+          queryParam('q', 'Search words (typo-tolerant)'),
+          queryParam('tag', 'Only plugins with this tag'),
+          queryParam('sort', 'Order', { enum: ['updated', 'installs', 'rating', 'name', 'new'] }),
+          queryParam('public', '1: approved plugins only'),
+          queryParam('scope', 'mine: own plugins (login); admin: all (administrators)', { enum: ['mine', 'admin'] }),
+          queryParam('status', 'Filter by status', { enum: ['pending', 'approved', 'rejected'] }),
+          queryParam('update', 'pending: plugins with a pending update (review queue)'),
+          queryParam('featured', '1: featured only'),
+          ...page,
+        ],
+        responses: {
+          '200': json('A page of plugins', success({ plugins: { type: 'array', items: ref('Plugin') }, total: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' } })),
+          '400': invalid,
+          '401': unauthorized,
+          '403': forbidden,
+          '429': rateLimited,
+          ...common,
+        },
+      },
+      post: {
+        summary: 'Submits a plugin (pending review)',
+        security: sessionOrToken('plugins:write'),
+        requestBody: jsonBody({ allOf: [ref('PluginFields'), { required: ['id', 'name', 'version', 'download'] }] }),
+        responses: {
+          '201': json('Created, pending', success({ plugin: ref('Plugin') })),
+          ...jsonWrite,
+          '401': unauthorized,
+          '403': forbidden,
+          '409': failure('The id is taken (in any case)', 'CONFLICT'),
+          '429': rateLimited,
+          ...common,
+        },
+      },
+    },
+    '/apps/api/plugins/{id}': {
+      get: {
+        summary: 'One plugin',
+        security: [{}, { sessionCookie: [] }],
+        parameters: [pluginId, queryParam('include', 'related: also up to 6 related approved plugins'), queryParam('related', '1: same as include=related')],
+        responses: {
+          '200': json('The plugin', success({ plugin: ref('Plugin'), related: { type: 'array', items: ref('Plugin') } }, ['plugin'])),
+          '400': badRequest,
+          '401': unauthorized,
+          '403': forbidden,
+          '404': notFound,
+          '429': rateLimited,
+          ...common,
+        },
+      },
+      patch: {
+        summary: 'Edits a plugin (an approved plugin\'s edit becomes its pending update)',
+        security: sessionOrToken('plugins:write'),
+        parameters: [pluginId],
+        requestBody: jsonBody(ref('PluginFields')),
+        responses: {
+          '200': json('Edited', success({ plugin: ref('Plugin') })),
+          ...jsonWrite,
+          '401': unauthorized,
+          '403': forbidden,
+          '404': notFound,
+          '429': rateLimited,
+          ...common,
+        },
+      },
+    },
+    '/apps/api/plugins/{id}/review': {
+      post: {
+        summary: 'Approves or rejects a plugin or its pending update (administrators)',
+        security: sessionOnly,
+        parameters: [pluginId],
+        requestBody: jsonBody({ type: 'object', required: ['action'], properties: { action: { enum: ['approve', 'reject'] }, reason: { type: 'string' } } }),
+        responses: {
+          '200': json('Reviewed', success({ plugin: ref('Plugin') })),
+          ...jsonWrite,
+          '401': unauthorized,
+          '403': forbidden,
+          '404': notFound,
+          '409': failure('Nothing to review', 'CONFLICT'),
+          ...common,
+        },
+      },
+    },
+    '/apps/api/plugins/{id}/install-link': {
+      get: {
+        summary: 'The launcher\'s install link',
+        parameters: [pluginId],
+        responses: {
+          '200': json('Install link', success({ install_url: { type: 'string' }, download: { type: 'string' }, sha256: nullable({ type: 'string' }), propose: { type: 'object' } })),
+          '400': badRequest,
+          '404': notFound,
+          ...common,
+        },
+      },
+    },
+    '/apps/api/plugins/{id}/manifest.json': {
+      get: {
+        summary: 'Launcher manifest (no envelope)',
+        parameters: [pluginId],
+        responses: {
+          '200': json('Manifest', { type: 'object', required: ['name', 'master', 'download', 'version'], properties: { name: { type: 'string' }, master: { type: 'string' }, download: { type: 'string' }, version: { type: 'string' } } }),
+          '400': badRequest,
+          '404': notFound,
+          ...common,
+        },
+      },
+    },
+    '/apps/api/plugins/{id}/install-click': {
+      post: {
+        summary: 'Counts an install (once per address per plugin per hour)',
+        parameters: [pluginId],
+        responses: {
+          '200': json('Count', success({ id: { type: 'string' }, installCount: { type: 'integer' } })),
+          '400': badRequest,
+          '404': notFound,
+          '429': rateLimited,
+          ...common,
+        },
+      },
+    },
+    '/apps/api/plugins/{id}/ratings': {
+      get: {
+        summary: 'Ratings of a plugin, newest first',
+        security: [{}, { sessionCookie: [] }],
+        parameters: [pluginId, ...page],
+        responses: {
+          '200': json('A page of ratings', { allOf: [ref('RatingStats'), success({ ratings: { type: 'array', items: ref('Rating') }, limit: { type: 'integer' }, offset: { type: 'integer' }, myRating: nullable(ref('Rating')) }, ['ratings', 'limit', 'offset'])] }),
+          '400': invalid,
+          '401': unauthorized,
+          '403': forbidden,
+          '404': notFound,
+          '429': rateLimited,
+          ...common,
+        },
+      },
+      put: {
+        summary: 'Rates a plugin (or changes the caller\'s rating)',
+        security: sessionOnly,
+        parameters: [pluginId],
+        requestBody: jsonBody({ type: 'object', required: ['stars'], properties: { stars: { type: 'integer', minimum: 1, maximum: 5 }, comment: { type: 'string' } } }),
+        responses: {
+          '200': json('Rated', { allOf: [ref('RatingStats'), success({ rating: ref('Rating') })] }),
+          ...jsonWrite,
+          '401': unauthorized,
+          '403': forbidden,
+          '404': notFound,
+          '429': rateLimited,
+          ...common,
+        },
+      },
+      delete: {
+        summary: 'Deletes the caller\'s rating and its replies',
+        security: sessionOnly,
+        parameters: [pluginId],
+        responses: {
+          '200': json('Deleted', { allOf: [ref('RatingStats'), success({})] }),
+          '400': badRequest,
+          '401': unauthorized,
+          '403': forbidden,
+          '404': notFound,
+          ...common,
+        },
+      },
+    },
+    '/apps/api/plugins/{id}/ratings/{ratingUser}/replies': {
+      post: {
+        summary: 'Replies to a user\'s rating',
+        security: sessionOnly,
+        parameters: [pluginId, pathParam('ratingUser', 'Username of the rating replied to')],
+        requestBody: jsonBody({ type: 'object', properties: { body: { type: 'string' }, comment: { type: 'string' } } }),
+        responses: {
+          '201': json('Reply created', success({ reply: ref('Reply') })),
+          ...jsonWrite,
+          '401': unauthorized,
+          '403': forbidden,
+          '404': notFound,
+          '429': rateLimited,
+          ...common,
+        },
+      },
+    },
+    '/apps/api/plugins/{id}/ratings/replies/{replyId}': {
+      delete: {
+        summary: 'Deletes a reply (its author or an administrator)',
+        security: sessionOnly,
+        parameters: [pluginId, pathParam('replyId', 'Reply id', { type: 'string', pattern: '^[0-9]+$' })],
+        responses: { '200': json('Deleted', ref('Ok')), '400': badRequest, '401': unauthorized, '403': forbidden, '404': notFound, ...common },
+      },
+    },
+    '/apps/api/media/upload': {
+      post: {
+        summary: 'Uploads an image through the image host',
+        security: sessionOrToken('media:upload'),
+        requestBody: {
+          required: true,
+          content: { 'multipart/form-data': { schema: { type: 'object', required: ['image'], properties: { image: { type: 'string', contentMediaType: 'application/octet-stream', description: 'JPG, PNG, GIF or WebP (by content), up to 8 MiB' } } } } },
+        },
+        responses: {
+          '200': json('Stored', success({ data: ref('MediaData') })),
+          '400': invalid,
+          '401': unauthorized,
+          '403': forbidden,
+          '413': tooLarge,
+          '415': failure('Not multipart/form-data', 'UNSUPPORTED_MEDIA_TYPE'),
+          '429': rateLimited,
+          '502': failure('The image host failed or did not answer', 'UPSTREAM_FAILED'),
+          ...common,
+        },
+      },
+    },
+    '/apps/api/tokens': {
+      get: {
+        summary: 'The caller\'s API tokens, newest first (never a secret)',
+        security: sessionOnly,
+        responses: { '200': json('Tokens', success({ tokens: { type: 'array', items: ref('Token') } })), '400': badRequest, '401': unauthorized, '403': forbidden, '429': rateLimited, ...common },
+      },
+      post: {
+        summary: 'Creates an API token; its secret is in this answer only',
+        security: sessionOnly,
+        requestBody: jsonBody({
+          type: 'object',
+          required: ['name', 'scopes'],
+          properties: {
+            name: { type: 'string', minLength: 1, maxLength: 100 },
+            scopes: { type: 'array', minItems: 1, items: { enum: ['plugins:write', 'media:upload'] } },
+            expiresInDays: { type: 'integer', minimum: 1, maximum: 365, default: 90 },
+          },
+        }),
+        responses: {
+          '201': json('Created', success({ token: ref('Token'), secret: { type: 'string', pattern: '^lwt_[A-Za-z0-9_-]{43}$' } })),
+          ...jsonWrite,
+          '401': unauthorized,
+          '403': forbidden,
+          '409': failure('Already 20 live tokens', 'CONFLICT'),
+          '429': rateLimited,
+          ...common,
+        },
+      },
+    },
+    '/apps/api/tokens/{id}': {
+      delete: {
+        summary: 'Revokes one of the caller\'s tokens',
+        security: sessionOnly,
+        parameters: [pathParam('id', 'Token id')],
+        responses: { '200': json('Revoked', ref('Ok')), '400': badRequest, '401': unauthorized, '403': forbidden, '404': notFound, '429': rateLimited, ...common },
+      },
+    },
+    '/': { get: { summary: 'Landing page', responses: { '200': html } } },
+    '/apps': { get: { summary: 'To the store', responses: { '301': { description: 'To /apps/' } } } },
+    '/apps/': { get: { summary: 'Store page', responses: { '200': html } } },
+    '/apps/plugin/{id}': { get: { summary: 'A plugin\'s page (the launcher\'s link)', parameters: [pluginId], responses: { '200': html, '404': html, ...common } } },
+    '/apps/submit': { get: { summary: 'Submit page', responses: { '200': html } } },
+    '/apps/edit/{id}': { get: { summary: 'Edit page', parameters: [pluginId], responses: { '200': html } } },
+    '/apps/mine': { get: { summary: 'My plugins page', responses: { '200': html } } },
+    '/apps/review': { get: { summary: 'Review page (administrators)', responses: { '200': html } } },
+    '/static/{path}': {
+      get: {
+        'x-route': '/static/*',
+        summary: 'Static assets of the pages',
+        parameters: [pathParam('path', 'Asset path')],
+        responses: { '200': media('The file', '*/*'), '304': { description: 'Not modified' }, '404': notFound },
+      },
+    },
+  },
+} as const;
