@@ -70,11 +70,10 @@ export const IMGHOST_OPENAPI = {
         },
         responses: {
           '200': json('Stored', ref('Upload')),
-          '400': failure('No file, or not an accepted image by content, or a malformed form', 'BAD_REQUEST'),
+          '400': failure('No file (also when the body is not multipart/form-data), not an accepted image by content, or a malformed form', 'BAD_REQUEST'),
           '401': failure('Missing or wrong upload token', 'UNAUTHORIZED'),
           '409': failure('Another image with the same md5 is stored', 'CONFLICT'),
           '413': failure('Over IMGHOST_MAX_BYTES', 'PAYLOAD_TOO_LARGE'),
-          '415': failure('Not multipart/form-data', 'UNSUPPORTED_MEDIA_TYPE'),
           '500': failure('Storage failure', 'INTERNAL'),
           '503': busy,
           '507': failure('Not enough disk space', 'INSUFFICIENT_STORAGE'),

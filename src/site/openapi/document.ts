@@ -29,6 +29,7 @@ const notFound = failure('No such record, or one the caller may not see', 'NOT_F
 const rateLimited = json('Too many requests', { allOf: [ref('Error'), { type: 'object', properties: { code: { enum: ['RATE_LIMITED'] } } }] }, retryAfter);
 const tooLarge = failure('Body too large', 'PAYLOAD_TOO_LARGE');
 const notJson = failure('Content-Type is not application/json', 'UNSUPPORTED_MEDIA_TYPE');
+const noProvider = failure('Login through an identity provider is not configured', 'NOT_FOUND');
 const sessionOnly = [{ sessionCookie: [] }];
 const sessionOrToken = (scope: string) => [{ sessionCookie: [] }, { apiToken: [scope] }];
 const jsonWrite = { '400': invalid, '413': tooLarge, '415': notJson };
@@ -167,7 +168,7 @@ export const SITE_OPENAPI = {
       get: {
         summary: 'Starts a login at the identity provider',
         parameters: [queryParam('return_to', 'In-site path to land on afterwards (else /apps/)')],
-        responses: { '302': { description: 'To the identity provider (state and PKCE)' }, ...common },
+        responses: { '302': { description: 'To the identity provider (state and PKCE)' }, '404': noProvider, ...common },
       },
     },
     '/apps/auth/callback': {
@@ -178,6 +179,7 @@ export const SITE_OPENAPI = {
           '302': { description: 'Session cookie set; to return_to' },
           '400': failure('State missing or not this browser\'s', 'BAD_REQUEST'),
           '401': failure('The provider refused the login', 'LOGIN_DENIED', 'UNAUTHORIZED'),
+          '404': noProvider,
           '502': failure('The identity provider failed', 'UPSTREAM_FAILED'),
           ...common,
         },
@@ -421,7 +423,6 @@ export const SITE_OPENAPI = {
           '401': unauthorized,
           '403': forbidden,
           '413': tooLarge,
-          '415': failure('Not multipart/form-data', 'UNSUPPORTED_MEDIA_TYPE'),
           '429': rateLimited,
           '502': failure('The image host failed or did not answer', 'UPSTREAM_FAILED'),
           ...common,

@@ -1,6 +1,9 @@
 // A JSON client of the site for token tests: a request carries a session cookie,
-// an API token (Authorization: Bearer), both, or neither.
+// an API token (Authorization: Bearer), both, or neither. Each answer is checked
+// against the site's OpenAPI document.
 import type { Sql } from '../../../src/db/pool.js';
+import { SITE_OPENAPI } from '../../../src/site/openapi/document.js';
+import { assertDocumented } from '../../helpers/openapi.js';
 
 export interface Answer {
   status: number;
@@ -23,6 +26,8 @@ export function tokenClient(baseUrl: string) {
     if (body !== undefined) headers['content-type'] = 'application/json';
     const response = await fetch(baseUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await response.text();
+    // Every answer these tests see must be one /openapi.json describes.
+    assertDocumented(SITE_OPENAPI, method, path, response.status, response.headers.get('content-type'), text);
     let parsed: unknown = text;
     try {
       parsed = JSON.parse(text);
