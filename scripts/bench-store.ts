@@ -1,0 +1,234 @@
+// Benchmark of the plugin store's reads on the built site (`node dist/site.js`, its
+// request log written to a file) over a real PostgreSQL, beside a bare node:http
+// server answering the same bytes, through the shared harness (scripts/bench/
+// harness.ts: server pinned to core 0, autocannon with 50 connections pinned to
+// core 1, median of 3 runs). Run after `npx tsc -p test/tsconfig.json`:
+//
+//   node .test-build/scripts/bench-store.js
+//
+// For each catalogue size (BENCH_SIZES, default "10000,100000" approved plugins,
+// seeded by scripts/seed with 5 ratings per plugin on average) it measures:
+//
+//   GET /apps/api/plugins?public=1&limit=100          the store front
+//   GET /apps/api/plugins?q=<typo of a real name>     ranked, typo-tolerant search
+//   GET /apps/api/plugins?tag=<common tag>&sort=rating
+//   GET /apps/api/plugins?sort=installs&offset=5000&limit=50
+//   GET /apps/api/plugins/<id>?include=related        detail with related plugins
+//   GET /apps/api/plugins/<id>/ratings                a ratings page of the most rated plugin
+//
+// and prints requests/s, p50 and p99 beside the bare figures, the targets (p99 under
+// 50 ms at 10,000 plugins; at most twice that at 100,000), and the EXPLAIN
+// (ANALYZE, BUFFERS) plan of every query each request runs, flagging any sequential
+// scan of a store table.
+//
+// PostgreSQL: BENCH_DATABASE_URL, a server URL on which the benchmark may create
+// and drop its databases (e.g. Debian's PostgreSQL 15); else an embedded one in a
+// temporary folder. PostgreSQL itself is not pinned: it shares the two cores.
+
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { loadConfig } from '../src/core/config.js';
+import { createLogger, silentLogger } from '../src/core/log.js';
+import { projectRoot } from '../src/core/project-root.js';
+import { listen } from '../src/core/server.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
+import { migrate } from '../src/db/migrate.js';
+import { createPool, type Sql } from '../src/db/pool.js';
+import { createSite } from '../src/site/app.js';
+import { explain, recordingSql, type Plan } from './bench/explain.js';
+import {
+  benchDir, buildDist, captureAnswer, compare, CONNECTIONS, freePort, machineLoad, RUN_SECONDS, RUNS, startBare, startPinned,
+  type Comparison, type Server,
+} from './bench/harness.js';
+import { buildCatalogue, type Catalogue } from './seed/catalogue.js';
+import { writeCatalogue } from './seed/write.js';
+
+const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map((size) => Number(size.trim()));
+const RATINGS_PER_PLUGIN = 5;
+const P99_TARGET_MS = 50;
+/** At the largest size, p99 may be at most this many times the first size's. */
+const GROWTH_TARGET = 2;
+const root = projectRoot();
+const log = createLogger({ component: 'bench-store' }, { level: 'warn' });
+
+interface Row {
+  what: string;
+  path: string;
+}
+
+/** The six requests of the issue, with values taken from the catalogue itself. */
+function rowsFor(catalogue: Catalogue): Row[] {
+  const byInstalls = [...catalogue.plugins].sort((a, b) => b.installCount - a.installCount);
+  const popular = byInstalls[0]!;
+  const longest = popular.name.split(' ').reduce((a, b) => (b.length > a.length ? b : a));
+  // One letter dropped near the end of its longest word: "Minimap" -> "Minimp".
+  const typo = popular.name.replace(longest, longest.slice(0, -2) + longest.slice(-1)).toLowerCase();
+  const tagCounts = new Map<string, number>();
+  for (const plugin of catalogue.plugins) for (const tag of plugin.tags) tagCounts.set(tag.toLowerCase(), (tagCounts.get(tag.toLowerCase()) ?? 0) + 1);
+  const commonTag = [...tagCounts].sort((a, b) => b[1] - a[1])[0]![0];
+  const detail = byInstalls.slice(0, 100).reduce((a, b) => (b.tags.length > a.tags.length ? b : a));
+  const mostRated = catalogue.plugins.reduce((a, b) => (total(b.stars) > total(a.stars) ? b : a));
+  return [
+    { what: 'list ?public=1&limit=100', path: '/apps/api/plugins?public=1&limit=100' },
+    { what: `search ?q=${typo}`, path: `/apps/api/plugins?q=${encodeURIComponent(typo)}` },
+    { what: `?tag=${commonTag}&sort=rating`, path: `/apps/api/plugins?tag=${encodeURIComponent(commonTag)}&sort=rating` },
+    { what: '?sort=installs&offset=5000&limit=50', path: '/apps/api/plugins?sort=installs&offset=5000&limit=50' },
+    { what: `detail + related (${detail.tags.length} tags)`, path: `/apps/api/plugins/${detail.id}?include=related` },
+    { what: `ratings page (${total(mostRated.stars)} ratings)`, path: `/apps/api/plugins/${mostRated.id}/ratings` },
+  ];
+}
+
+function total(stars: readonly number[]): number {
+  return stars.reduce((a, b) => a + b, 0);
+}
+
+function withDatabase(serverUrl: string, name: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = '/' + name;
+  return url.href;
+}
+
+/** Every query each row runs, explained, through the site mounted in this process. */
+async function plansOf(sql: Sql, rows: Row[]): Promise<Map<string, Plan[]>> {
+  const recording = recordingSql(sql);
+  const config = loadConfig({ HOST: '127.0.0.1', SITE_PORT: '0', DATA_DIR: join(root, 'data'), PUBLIC_URL: 'http://bench.test' });
+  const site = createSite({ config, sql: recording.sql, log: silentLogger });
+  const server = await listen(site.handler, '127.0.0.1', 0);
+  const plans = new Map<string, Plan[]>();
+  try {
+    for (const row of rows) {
+      recording.take();
+      const response = await fetch(server.url + row.path);
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`${row.path} answered ${response.status}`);
+      const explained: Plan[] = [];
+      for (const query of recording.take()) explained.push(await explain(sql, query));
+      plans.set(row.what, explained);
+    }
+  } finally {
+    await server.close(1000);
+    await site.close();
+  }
+  return plans;
+}
+
+interface SizeResult {
+  size: number;
+  seedSeconds: number;
+  comparisons: Comparison[];
+  plans: Map<string, Plan[]>;
+}
+
+async function measureSize(serverUrl: string, size: number): Promise<SizeResult> {
+  const name = `lw_bench_store_${size}_${process.pid}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  const url = withDatabase(serverUrl, name);
+  const sql = createPool(url);
+  const servers: Server[] = [];
+  try {
+    await migrate(sql, log);
+    const started = performance.now();
+    const catalogue = buildCatalogue({ plugins: size, ratings: size * RATINGS_PER_PLUGIN, seed: 1, allApproved: true });
+    await writeCatalogue(sql, catalogue);
+    await sql.begin(async (tx) => {
+      // The pool's statement bound is for requests; statistics of 100,000 plugins may take longer on a busy machine.
+      await tx.unsafe('set local statement_timeout = 0');
+      await tx.unsafe('analyze');
+    });
+    const seedSeconds = (performance.now() - started) / 1000;
+    process.stdout.write(`${size} plugins seeded in ${seedSeconds.toFixed(1)} s (${catalogue.ratings.length} ratings)\n`);
+
+    const rows = rowsFor(catalogue);
+    const plans = await plansOf(sql, rows);
+
+    const dir = await benchDir('bench-store-');
+    const port = await freePort();
+    const site = await startPinned({
+      name: 'site',
+      args: [join(root, 'dist', 'site.js')],
+      cwd: dir, // no stray .env
+      port,
+      logFile: join(dir, 'site.log'),
+      readyPath: '/readyz',
+      env: {
+        HOST: '127.0.0.1',
+        SITE_PORT: String(port),
+        DATA_DIR: dir,
+        DATABASE_URL: url,
+        LAUNCHER_CONFIG: join(root, 'config', 'launcher.example.json'),
+        LOG_LEVEL: 'info',
+      },
+    });
+    servers.push(site);
+    const comparisons: Comparison[] = [];
+    for (const row of rows) {
+      const bare = await startBare(`bare-${comparisons.length}`, await captureAnswer(site.origin, row.path), dir);
+      try {
+        comparisons.push(await compare({ what: row.what, ours: site, bare, path: row.path, target: 0 }));
+      } finally {
+        await bare.stop();
+      }
+      process.stdout.write(`  measured ${row.what}\n`);
+    }
+    return { size, seedSeconds, comparisons, plans };
+  } finally {
+    for (const server of servers) await server.stop();
+    await sql.end({ timeout: 5 });
+    await admin.unsafe(`drop database if exists ${name} with (force)`).catch(() => {});
+    await admin.end({ timeout: 5 });
+  }
+}
+
+function report(results: SizeResult[]): void {
+  const line = (cells: Array<string | number>) => '| ' + cells.join(' | ') + ' |';
+  const first = results[0]!;
+  for (const result of results) {
+    const header = ['request', 'ours req/s', 'bare req/s', 'p50 ours/bare ms', 'p99 ours/bare ms', 'server CPU µs/req ours/bare', 'log lines/req', 'target'];
+    const rows = result.comparisons.map((c, index) => {
+      const base = first.comparisons[index]!.ours.p99;
+      const target = result === first
+        ? `p99 < ${P99_TARGET_MS} ms ${c.ours.p99 < P99_TARGET_MS ? 'met' : 'MISSED'}`
+        : `p99 ≤ ${GROWTH_TARGET}× ${first.size} (${(GROWTH_TARGET * base).toFixed(0)} ms) ${c.ours.p99 <= GROWTH_TARGET * base ? 'met' : 'MISSED'}`;
+      return line([
+        c.what, c.ours.rps.toFixed(0), c.bare.rps.toFixed(0), `${c.ours.p50} / ${c.bare.p50}`, `${c.ours.p99} / ${c.bare.p99}`,
+        `${c.ours.cpuUs.toFixed(0)} / ${c.bare.cpuUs.toFixed(0)}`, c.logLinesPerRequest.toFixed(2), target,
+      ]);
+    });
+    process.stdout.write(`\n${result.size} approved plugins (seeded in ${result.seedSeconds.toFixed(1)} s)\n\n${[line(header), line(header.map(() => '---')), ...rows].join('\n')}\n`);
+  }
+  process.stdout.write(
+    `\nnode dist/site.js (request log to a file) on core 0 vs bare node:http on core 0; autocannon on core 1, ${CONNECTIONS} connections, ` +
+      `median of ${RUNS} runs of ${RUN_SECONDS} s; PostgreSQL unpinned; ${machineLoad()} at the end\n`,
+  );
+  for (const result of results) {
+    process.stdout.write(`\n## Plans at ${result.size} plugins\n`);
+    for (const [what, plans] of result.plans) {
+      for (const plan of plans) {
+        const flag = plan.seqScans.length ? `  SEQUENTIAL SCAN of ${plan.seqScans.join(', ')}` : '  (indexes only)';
+        process.stdout.write(`\n### ${what}: ${plan.title}${flag}\n${plan.plan}\n`);
+      }
+    }
+  }
+  const scans = results.flatMap((r) => [...r.plans].flatMap(([what, plans]) => plans.filter((p) => p.seqScans.length).map(() => `${r.size}: ${what}`)));
+  process.stdout.write(scans.length ? `\nsequential scans of store tables: ${scans.join('; ')}\n` : '\nevery plan reads the store tables through indexes\n');
+}
+
+async function main(): Promise<void> {
+  buildDist();
+  let embedded: EmbeddedDatabase | undefined;
+  let serverUrl = process.env.BENCH_DATABASE_URL;
+  if (!serverUrl) {
+    embedded = await startEmbeddedPostgres({ dir: join(await benchDir('bench-store-pg-'), 'pg'), log, ephemeral: true });
+    serverUrl = embedded.url;
+  }
+  try {
+    const results: SizeResult[] = [];
+    for (const size of SIZES) results.push(await measureSize(serverUrl, size));
+    report(results);
+  } finally {
+    await embedded?.stop();
+  }
+}
+
+await main();
