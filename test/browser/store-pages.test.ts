@@ -495,6 +495,17 @@ test('languages: Chinese from Accept-Language, the switch is remembered', async 
   assert.is(await page.getAttribute('html', 'lang'), 'en', 'the choice is remembered');
 });
 
+test('dark theme: the store and a plugin page pass axe-core (contrast included)', async () => {
+  await visitor.emulateMedia({ colorScheme: 'dark' });
+  await visitor.goto(site.url + '/apps/');
+  await visitor.waitForSelector('#results .card', WAIT);
+  await check(visitor, 'store-dark');
+  await visitor.goto(site.url + `/apps/plugin/${NEW_ID}`);
+  await visitor.waitForSelector('#ratings .rating', WAIT);
+  await check(visitor, 'plugin-dark');
+  await visitor.emulateMedia({ colorScheme: 'light' });
+});
+
 test('logout from the header', async () => {
   await rater.locator('#account button').click();
   await rater.waitForURL(/\/apps\/$/, WAIT);
@@ -502,7 +513,7 @@ test('logout from the header', async () => {
 });
 
 test('axe-core: no serious or critical violation on any page', () => {
-  for (const page of ['landing', 'store', 'plugin', 'submit', 'mine', 'review', 'review-diff', 'store-zh']) assert.ok(pagesChecked.has(page), `${page} was checked`);
+  for (const page of ['landing', 'store', 'plugin', 'submit', 'mine', 'review', 'review-diff', 'store-zh', 'plugin-dark']) assert.ok(pagesChecked.has(page), `${page} was checked`);
   assert.equal(axeFindings, []);
 });
 
