@@ -8,6 +8,7 @@ import type { Context, Middleware, Route } from './context.js';
 import { HttpError } from './errors.js';
 import type { Logger } from './log.js';
 import { CLIENT_REQUEST_ID, nextRequestId } from './request-id.js';
+import type { HttpMetrics, RouteMeter } from './metrics/http-metrics.js';
 import { logWhenDone } from './request-log.js';
 import { sendBody } from './respond.js';
 import { compileRoutes, NO_PARAMS } from './router.js';
@@ -33,12 +34,20 @@ export interface AppOptions<L extends object> {
   log: Logger;
   /** Proxies trusted to append to X-Forwarded-For (see client-ip.ts); 0 or false: none. */
   trustProxy: number | boolean;
+  /** Counts requests by route and status for /metrics (METRICS_TOKEN set); none when absent. */
+  metrics?: HttpMetrics;
 }
 
 /** Longest request target accepted; longer ones get 414 before any routing. */
 export const MAX_URL_LENGTH = 8 * 1024;
 
 type Chain<L extends object> = (ctx: Context<L>) => Promise<void>;
+
+/** What the router finds for a route: its composed chain, and its meter when metrics are on. */
+interface CompiledRoute<L extends object> {
+  run: Chain<L>;
+  meter: RouteMeter | undefined;
+}
 
 /** A service's `(req, res)` function, and its server's 'clientError' listener. */
 export interface AppHandler {
@@ -56,13 +65,18 @@ export function createApp<L extends object>(options: AppOptions<L>): AppHandler 
   // its handler) is composed once, here. A request finds its route first and runs
   // one chain, rather than a service chain whose last step routes and starts a
   // second chain: a level of promises and closures fewer on every request.
-  const router = compileRoutes(
+  const metrics = options.metrics;
+  const router = compileRoutes<CompiledRoute<L>>(
     options.routes.map((route) => ({
       method: route.method,
       path: route.path,
-      value: compose([...middleware, ...(route.use ?? [])], route.handler),
+      value: {
+        run: compose([...middleware, ...(route.use ?? [])], route.handler),
+        meter: metrics?.meterFor(route.method, route.path),
+      },
     })),
   );
+  const unmatchedMeter = metrics?.unmatched;
   // A request no route takes (a malformed target, an unknown path, a wrong method,
   // a bad escape in a parameter) still passes the service's middleware, in the
   // same order as any other.
@@ -78,6 +92,7 @@ export function createApp<L extends object>(options: AppOptions<L>): AppHandler 
     const problem = targetProblem(ctx.req, target, ctx.path);
     if (problem) {
       ctx.refusal = problem;
+      ctx.meter = unmatchedMeter;
       return refuse;
     }
     const found = router.find(ctx.method, ctx.path);
@@ -88,14 +103,17 @@ export function createApp<L extends object>(options: AppOptions<L>): AppHandler 
               headers: { Allow: found.allowed.join(', ') },
             })
           : new HttpError(404, 'NOT_FOUND', 'Not found');
+      ctx.meter = unmatchedMeter;
       return refuse;
     }
+    const route = found.match.value;
+    ctx.meter = route.meter;
     if (!decodeParams(found.match.rawParams)) {
       ctx.refusal = malformedEscape();
       return refuse;
     }
     ctx.params = found.match.rawParams;
-    return found.match.value;
+    return route.run;
   };
 
   // Not an async function: the chain already returns a promise, and awaiting it
@@ -108,7 +126,7 @@ export function createApp<L extends object>(options: AppOptions<L>): AppHandler 
     const id = typeof incomingId === 'string' && CLIENT_REQUEST_ID.test(incomingId) ? incomingId : nextRequestId();
     const ctx = new RequestContext<L>(req, res, id, rawPath, queryAt === -1 ? '' : target.slice(queryAt + 1), log, options);
     startAnswer(res, ctx, ours);
-    logWhenDone(ctx, log);
+    logWhenDone(ctx, log, metrics !== undefined);
     // A chain never throws: compose turns a throw into a rejected promise.
     return chainFor(ctx, target)(ctx).then(undefined, (error: unknown) => answerError(ctx, error, renderError));
   } as AppHandler;
@@ -129,6 +147,8 @@ class RequestContext<L extends object> implements Context<L> {
   clientErrorStatus: number | undefined = undefined;
   /** Why no route takes this request; thrown at the end of the service's middleware. */
   refusal: HttpError | undefined = undefined;
+  /** Where the finished request is counted (metrics on); set once its route is known. */
+  meter: RouteMeter | undefined = undefined;
   #query: URLSearchParams | undefined;
   #ip: string | undefined;
   #log: Logger | undefined;

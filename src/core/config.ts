@@ -46,6 +46,8 @@ export interface Config {
   /** Proxies in front of the service that append to X-Forwarded-For (TRUST_PROXY); 0 trusts none. */
   trustProxy: number;
   logLevel: LogLevel;
+  /** Bearer token of GET /metrics (METRICS_TOKEN); unset, /metrics is 404 and nothing is counted. */
+  metricsToken: string | undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -98,6 +100,11 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('IMGHOST_MIN_FREE_BYTES', `must be a whole number of bytes (got "${minFreeText}")`);
   }
 
+  const metricsToken = read('METRICS_TOKEN');
+  if (metricsToken !== undefined && !/^[\x21-\x7E]{1,512}$/.test(metricsToken)) {
+    throw new ConfigError('METRICS_TOKEN', 'must be 1-512 visible ASCII characters');
+  }
+
   const installScheme = read('INSTALL_SCHEME') ?? 'bloret';
   if (!/^[A-Za-z][A-Za-z0-9+.-]{0,31}$/.test(installScheme)) {
     throw new ConfigError('INSTALL_SCHEME', `must be a URL scheme such as "bloret" (got "${installScheme}")`);
@@ -131,6 +138,7 @@ export function loadConfig(env: Env = process.env): Config {
     installScheme,
     trustProxy: trustedHopsFrom(read('TRUST_PROXY') ?? 'false'),
     logLevel: logLevelFrom(read('LOG_LEVEL') ?? 'info'),
+    metricsToken,
   };
 }
 

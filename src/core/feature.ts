@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Middleware, Route } from './context.js';
+import type { Sample } from './metrics/exposition.js';
 
 /**
  * A slice of a service: its routes, any middleware it needs on every request, and
@@ -14,4 +15,6 @@ export interface Feature<L extends object> {
    * request before reading its body, so no 100 invites the client to send it.
    */
   checkContinue?(req: IncomingMessage): boolean;
+  /** What this feature reports on /metrics (queue depths, its own counters), read at scrape time. */
+  metrics?(): Sample[];
 }

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from './log.js';
+import type { RouteMeter } from './metrics/http-metrics.js';
 
 const MAX_LOGGED_PATH = 256;
 
@@ -22,11 +23,13 @@ export interface LoggedRequest {
   readonly contentLength: number | undefined;
   /** The status client-error.ts answered with in the request's place, if it did. */
   readonly clientErrorStatus: number | undefined;
+  /** The route's meter (metrics on), read when the answer is done: the route is found after this is called. */
+  readonly meter: RouteMeter | undefined;
 }
 
 /**
  * One JSON line per request once its answer is finished, or the connection ended
- * first. Such a line carries `"aborted":true`; its status is the one sent when the
+ * first, and the request counted on its route's meter when `metered` (/metrics). Such a line carries `"aborted":true`; its status is the one sent when the
  * head went out (the body was cut short), the one client-error.ts answered with
  * (a request timeout), or else CLIENT_CLOSED_REQUEST.
  *
@@ -37,13 +40,15 @@ export interface LoggedRequest {
  * accepts only known methods) and the address (from the
  * socket, or validated from X-Forwarded-For) cannot hold a quote or a backslash.
  */
-export function logWhenDone(request: LoggedRequest, log: Logger): void {
-  // Under LOG_LEVEL=warn or error the line would be dropped: do not time or watch for it.
-  if (!log.enabled('info')) return;
+export function logWhenDone(request: LoggedRequest, log: Logger, metered: boolean): void {
+  // Under LOG_LEVEL=warn or error the line would be dropped: unless metrics count
+  // the request, do not time or watch for it. One listener serves both.
+  const logging = log.enabled('info');
+  if (!logging && !metered) return;
   // performance.now() is a plain number; hrtime.bigint() made a BigInt twice a request.
   const started = performance.now();
   // Read now: once the answer is done the socket may be gone.
-  const ip = request.ip;
+  const ip = logging ? request.ip : '';
   // A server response always emits 'close', exactly once: after 'finish', or when
   // the connection ended first (then writableFinished is false). `on`, not `once`:
   // once() wraps the listener in a second function on every request for nothing.
@@ -52,6 +57,8 @@ export function logWhenDone(request: LoggedRequest, log: Logger): void {
     const res = request.res;
     const finished = res.writableFinished;
     const status = request.clientErrorStatus ?? (finished || res.headersSent ? res.statusCode : CLIENT_CLOSED_REQUEST);
+    request.meter?.observe(status, ms);
+    if (!logging) return;
     const path = request.path.length > MAX_LOGGED_PATH ? request.path.slice(0, MAX_LOGGED_PATH) + '…' : request.path;
     const bytes = request.contentLength ?? 0;
     log.raw(

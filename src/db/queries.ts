@@ -3,6 +3,7 @@ import { join, relative, sep } from 'node:path';
 import { projectRoot } from '../core/project-root.js';
 import { QUERY_TIMEOUT_MS, withDeadline } from './deadline.js';
 import type { Sql } from './pool.js';
+import { poolUse } from './pool-use.js';
 
 // Named queries live in sql/queries/<area>/<name>.sql as real SQL with $1, $2...
 // placeholders. They are read once, at start-up, so no request reads a file.
@@ -45,8 +46,15 @@ interface PendingQuery<T> extends PromiseLike<T> {
  */
 export function runQuery<T extends object = Record<string, unknown>>(sql: Sql, name: string, params: unknown[] = []): Promise<T[]> {
   const query = sql.unsafe(queryText(name), params as never[], { prepare: true }) as unknown as PendingQuery<T[]>;
-  return withDeadline(query, QUERY_TIMEOUT_MS, () => abandon(query));
+  const answer = withDeadline(query, QUERY_TIMEOUT_MS, () => abandon(query));
+  // A query inside a transaction uses the transaction's connection, counted there.
+  if (transactions.has(sql)) return answer;
+  poolUse.queries++;
+  return answer.finally(() => poolUse.queries--);
 }
+
+/** The `tx` handles of transactions under way (see poolUse). */
+const transactions = new WeakSet<Sql>();
 
 /**
  * A query past its deadline that still waits for a connection is taken out of the
@@ -69,12 +77,14 @@ function abandon<T>(query: PendingQuery<T>): void {
  */
 export function inTransaction<T>(sql: Sql, work: (tx: Sql) => Promise<T>, ms = 2 * QUERY_TIMEOUT_MS): Promise<T> {
   let abandoned = false;
+  poolUse.transactions++;
   const transaction = sql.begin(async (tx) => {
+    transactions.add(tx as unknown as Sql);
     const result = await work(tx as unknown as Sql);
     if (abandoned) throw new Error('transaction outlived its deadline; rolled back');
     return result;
   }) as Promise<T>;
   return withDeadline(transaction, ms, () => {
     abandoned = true;
-  });
+  }).finally(() => poolUse.transactions--);
 }

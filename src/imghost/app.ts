@@ -5,6 +5,7 @@ import type { Feature } from '../core/feature.js';
 import type { Route } from '../core/context.js';
 import { healthRoutes } from '../core/health.js';
 import { openApiRoute } from '../core/openapi-route.js';
+import { serviceMetrics } from '../core/metrics/service-metrics.js';
 import { IMGHOST_OPENAPI } from './openapi/document.js';
 import type { ImghostDeps, ImghostLocals } from './context.js';
 import { renderImghostError } from './errors.js';
@@ -16,10 +17,12 @@ import { imagesDirReady } from './readiness.js';
 export async function createImghost(deps: ImghostDeps) {
   await mkdir(deps.config.imagesDir, { recursive: true });
   const features: Feature<ImghostLocals>[] = [await imagesFeature(deps), await iconsFeature(deps)];
+  const metrics = serviceMetrics(deps.config.metricsToken, features);
   const continueChecks = features.flatMap((feature) => (feature.checkContinue ? [feature.checkContinue] : []));
   const routes: Route<ImghostLocals>[] = [
     ...healthRoutes(imagesDirReady(deps.config.imagesDir, deps.config.imghostMinFreeBytes)),
     openApiRoute(IMGHOST_OPENAPI),
+    metrics.route,
     ...features.flatMap((feature) => feature.routes),
   ];
   const app = createApp<ImghostLocals>({
@@ -30,6 +33,7 @@ export async function createImghost(deps: ImghostDeps) {
     renderError: renderImghostError,
     middleware: features.flatMap((feature) => feature.middleware ?? []),
     routes,
+    metrics: metrics.http,
   });
   // Read by listen() (server.ts), like the handler's clientError.
   const handler = Object.assign(app, {

@@ -8,6 +8,8 @@ import { databaseIsReady } from '../db/pool.js';
 import { authFeature } from './auth/feature.js';
 import type { SiteDeps, SiteLocals, SiteRoute } from './context.js';
 import { openApiRoute } from '../core/openapi-route.js';
+import { serviceMetrics } from '../core/metrics/service-metrics.js';
+import { poolUseMetrics } from '../db/pool-use.js';
 import { SITE_OPENAPI } from './openapi/document.js';
 import { renderSiteError } from './errors.js';
 import { launcherFeature } from './launcher/feature.js';
@@ -20,10 +22,12 @@ import { tokensFeature } from './tokens/feature.js';
 /** Service A: the route table is the sum of its features, read top to bottom. */
 export function createSite(deps: SiteDeps) {
   const features: Feature<SiteLocals>[] = [launcherFeature(deps), authFeature(deps), pluginsFeature(deps), ratingsFeature(deps), mediaFeature(deps), tokensFeature(deps), pagesFeature(deps)];
+  const metrics = serviceMetrics(deps.config.metricsToken, features, poolUseMetrics);
   const staticFiles = loadStaticFolder(join(projectRoot(), 'static', 'site'), SITE_STATIC_OPTIONS);
   const routes: SiteRoute[] = [
     ...healthRoutes(() => databaseIsReady(deps.sql)),
     openApiRoute(SITE_OPENAPI),
+    metrics.route,
     ...features.flatMap((feature) => feature.routes),
     { method: 'GET', path: '/static/*', handler: staticHandler(staticFiles) },
   ];
@@ -35,6 +39,7 @@ export function createSite(deps: SiteDeps) {
     renderError: renderSiteError,
     middleware: features.flatMap((feature) => feature.middleware ?? []),
     routes,
+    metrics: metrics.http,
   });
   return {
     handler,

@@ -3,7 +3,7 @@ import { createTaskQueue } from '../../core/task-queue.js';
 import type { ImghostDeps, ImghostLocals } from '../context.js';
 import { threadBudget } from '../thread-budget.js';
 import { configureSharp, MAX_WAITING_DECODES } from './imaging.js';
-import { createPreviews } from './previews.js';
+import { conversionStats, createPreviews } from './previews.js';
 import { imageNotFound, serveImage } from './serve.js';
 import { openImageStore } from './store.js';
 import { UPLOAD_PATH, uploadImage, uploadWouldAccept } from './upload.js';
@@ -48,6 +48,12 @@ export async function imagesFeature(deps: ImghostDeps): Promise<Feature<ImghostL
       },
     ],
     checkContinue: uploadWouldAccept(upload),
+    metrics: () => [
+      { name: 'imghost_decode_queue_running', help: 'Image decodes and conversions running now', type: 'gauge', value: limiter.running },
+      { name: 'imghost_decode_queue_waiting', help: 'Image decodes and conversions waiting for a slot', type: 'gauge', value: limiter.waiting },
+      { name: 'imghost_webp_conversions_total', help: 'WebP previews this process started converting', type: 'counter', value: conversionStats.started },
+      { name: 'imghost_webp_conversion_failures_total', help: 'WebP conversions that failed', type: 'counter', value: conversionStats.failed },
+    ],
     close: async () => {
       await previews.settle();
       await store.close();

@@ -150,6 +150,16 @@ export const SITE_OPENAPI = {
   paths: {
     '/healthz': { get: { summary: 'The process serves', responses: { '200': json('Alive', probe('ok')) } } },
     '/readyz': { get: { summary: 'PostgreSQL answers', responses: { '200': json('Ready', probe('ready')), '503': json('Not ready (not an error envelope: probes read the status)', probe('unavailable')) } } },
+    '/metrics': {
+      get: {
+        summary: 'Prometheus text (METRICS_TOKEN as a bearer token); 404 while METRICS_TOKEN is unset',
+        responses: {
+          '200': media('Prometheus text exposition format 0.0.4', 'text/plain'),
+          '401': failure('Missing or wrong metrics token', 'UNAUTHORIZED'),
+          '404': notFound,
+        },
+      },
+    },
     '/openapi.json': { get: { summary: 'This document', responses: { '200': json('OpenAPI 3.1 document', { type: 'object', required: ['openapi', 'paths'] }), '304': { description: 'Not modified (If-None-Match)' } } } },
     '/api/info': {
       get: {

@@ -1,0 +1,30 @@
+import type { Route } from '../context.js';
+import type { Feature } from '../feature.js';
+import { renderSamples, type Sample } from './exposition.js';
+import { createHttpMetrics, type HttpMetrics } from './http-metrics.js';
+import { metricsRoute } from './metrics-route.js';
+
+/**
+ * A service's /metrics: its request counters (handed to createApp) and the route
+ * that renders them with what each feature, and the service itself, reports.
+ * Without METRICS_TOKEN nothing is counted at all and the route answers 404.
+ */
+export function serviceMetrics<L extends object>(
+  token: string | undefined,
+  features: readonly Feature<L>[],
+  ...more: Array<() => Sample[]>
+): { http: HttpMetrics | undefined; route: Route<L> } {
+  const http = token === undefined ? undefined : createHttpMetrics();
+  const sources = [...features.flatMap((feature) => (feature.metrics ? [() => feature.metrics!()] : [])), ...more];
+  const render = () => http!.render() + renderSamples([...processSamples(), ...sources.flatMap((source) => source())]);
+  return { http, route: metricsRoute<L>(token, render) };
+}
+
+function processSamples(): Sample[] {
+  const memory = process.memoryUsage();
+  return [
+    { name: 'process_resident_memory_bytes', help: 'Resident memory of this process', type: 'gauge', value: memory.rss },
+    { name: 'nodejs_heap_used_bytes', help: 'V8 heap in use', type: 'gauge', value: memory.heapUsed },
+    { name: 'process_uptime_seconds', help: 'Seconds since this process started', type: 'gauge', value: Math.round(process.uptime()) },
+  ];
+}
