@@ -7,7 +7,7 @@ import { createHttpMetrics, DURATION_BUCKETS } from '../../src/core/metrics/http
 import { labelValue } from '../../src/core/metrics/exposition.js';
 import { makePng } from '../fixtures/images/generate.js';
 import { upload } from '../fixtures/images/client.js';
-import { parsePrometheus, sampleValue } from '../helpers/prometheus.js';
+import { parsePrometheus, sampleValue, type PromSample } from '../helpers/prometheus.js';
 import { closeTestSql, startTestImghost, startTestSite, type TestServer } from '../helpers/servers.js';
 
 const TOKEN = 'metrics-test-token-0123456789';
@@ -26,6 +26,19 @@ test.after(async () => {
   await Promise.all([site, imghost, siteOff, imghostOff].map((server) => server?.close()));
   await closeTestSql();
 });
+
+/**
+ * A request is counted when its answer is done ('close' on the server), which may
+ * come a moment after the client has read the last byte: wait for `moved`.
+ */
+async function scrapeUntil(server: TestServer, moved: (samples: PromSample[]) => boolean): Promise<PromSample[]> {
+  let samples = await scrape(server);
+  for (let tries = 0; tries < 50 && !moved(samples); tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    samples = await scrape(server);
+  }
+  return samples;
+}
 
 const scrape = async (server: TestServer) => {
   const answer = await fetch(server.url + '/metrics', { headers: { authorization: `Bearer ${TOKEN}` } });
@@ -64,7 +77,7 @@ test('site: requests are counted by route pattern and status, with durations', a
   const labels = { method: 'GET', route: '/healthz', status: '200' };
   const before = await scrape(site);
   for (let i = 0; i < 5; i++) await (await fetch(site.url + '/healthz')).text();
-  const after = await scrape(site);
+  const after = await scrapeUntil(site, (samples) => sampleValue(samples, 'http_requests_total', labels) - sampleValue(before, 'http_requests_total', labels) >= 5);
   assert.is(sampleValue(after, 'http_requests_total', labels) - sampleValue(before, 'http_requests_total', labels), 5);
   const count = { method: 'GET', route: '/healthz' };
   assert.is(sampleValue(after, 'http_request_duration_seconds_count', count) - sampleValue(before, 'http_request_duration_seconds_count', count), 5);
@@ -74,7 +87,7 @@ test('site: requests are counted by route pattern and status, with durations', a
 
 test('site: a parameterised route counts under its pattern, never the raw path', async () => {
   await (await fetch(site.url + '/apps/api/plugins/metrics-no-such-plugin')).text();
-  const samples = await scrape(site);
+  const samples = await scrapeUntil(site, (now) => sampleValue(now, 'http_requests_total', { route: '/apps/api/plugins/:id', status: '404' }) >= 1);
   assert.ok(sampleValue(samples, 'http_requests_total', { route: '/apps/api/plugins/:id', status: '404' }) >= 1);
   assert.not.ok(samples.some((s) => Object.values(s.labels).some((v) => v.includes('metrics-no-such-plugin'))), 'raw path in a label');
 });
@@ -82,9 +95,9 @@ test('site: a parameterised route counts under its pattern, never the raw path',
 test('regression: paths no route takes share one "unmatched" series (the label set stays bounded)', async () => {
   const before = await scrape(site);
   for (const path of ['/metrics-a', '/metrics-b/c', '/%zz']) await (await fetch(site.url + path)).text();
-  const after = await scrape(site);
-  const unmatched = (samples: typeof after) =>
+  const unmatched = (samples: PromSample[]) =>
     samples.filter((s) => s.name === 'http_requests_total' && s.labels.route === 'unmatched').reduce((sum, s) => sum + s.value, 0);
+  const after = await scrapeUntil(site, (now) => unmatched(now) - unmatched(before) >= 3);
   assert.is(unmatched(after) - unmatched(before), 3);
   assert.not.ok(after.some((s) => Object.values(s.labels).some((v) => v.startsWith('/metrics-'))));
   assert.is(new Set(after.filter((s) => s.name === 'http_requests_total').map((s) => s.labels.route)).has('unmatched'), true);
@@ -107,7 +120,7 @@ test('image host: decode queue depth and WebP conversions, which move with a fir
   const preview = await fetch(imghost.url + (answer.body.data as { webpUrl: string }).webpUrl);
   assert.is(preview.status, 200);
   await preview.arrayBuffer();
-  const after = await scrape(imghost);
+  const after = await scrapeUntil(imghost, (now) => sampleValue(now, 'http_requests_total', { route: '/img/:timestamp/:file', status: '200' }) >= 1);
   assert.is(sampleValue(after, 'imghost_webp_conversions_total') - sampleValue(before, 'imghost_webp_conversions_total'), 1);
   assert.is(sampleValue(after, 'http_requests_total', { method: 'POST', route: '/api/upload', status: '200' }) - sampleValue(before, 'http_requests_total', { method: 'POST', route: '/api/upload', status: '200' }), 1);
   assert.ok(sampleValue(after, 'http_requests_total', { route: '/img/:timestamp/:file', status: '200' }) >= 1);
