@@ -30,7 +30,7 @@ export function mediaFeature(deps: SiteDeps, options: MediaOptions = {}): Featur
         method: 'POST',
         path: '/apps/api/media/upload',
         // The guard refuses before any body byte is read; refuseBodyOnError then
-        // lets the client finish sending so it reads the 401.
+        // lets the client finish sending so it reads the 401 (or a token's 403).
         use: [refuseBodyOnError, guards.userOrToken('media:upload')],
         handler: uploadHandler(client, limiter),
       },
