@@ -109,6 +109,8 @@ test('site: answers of every route match /openapi.json', async () => {
     { method: 'POST', path: '/apps/api/plugins', json: plugin, status: 401 },
     { method: 'POST', path: '/apps/api/plugins', json: plugin, token: 'lwt_bad', status: 401 },
     { path: '/apps/api/plugins/oa-approved?include=related', status: 200 },
+    { path: '/apps/api/plugins/oa-approved/stats?days=90', status: 200 },
+    { path: '/apps/api/plugins/oa-approved/stats?days=7', status: 400 },
     { path: '/apps/api/plugins/oa-approved', cookie: alice, status: 200 },
     { path: '/apps/api/plugins/oa-pending', status: 404 },
     { method: 'PATCH', path: '/apps/api/plugins/oa-approved', json: { version: '1.1.0' }, token: secret, status: 200 },

@@ -6,6 +6,9 @@
 -- key check does not conflict with), so clicks of one plugin take turns, none is
 -- lost, and a click that does not count still answers the count as committed by
 -- the click before it (a plain read would see the statement's older snapshot).
+-- A counted click also adds one to the plugin's UTC day (plugin_install_days, the
+-- installs-over-time statistics), in the same statement, so the series and
+-- install_count never disagree.
 -- No row comes back when the plugin is absent or not approved.
 with plugin as (
   select id, install_count from plugins where lower(id) = lower($1) and status = 'approved'
@@ -18,6 +21,11 @@ counted as (
      set counted_at = excluded.counted_at
    where click.counted_at <= excluded.counted_at - interval '1 hour'
   returning plugin_id
+),
+per_day as (
+  insert into plugin_install_days as day (plugin_id, day, installs)
+  select plugin_id, (now() at time zone 'utc')::date, 1 from counted
+  on conflict (plugin_id, day) do update set installs = day.installs + 1
 ),
 bumped as (
   update plugins set install_count = install_count + 1

@@ -350,6 +350,22 @@ export const SITE_OPENAPI = {
         },
       },
     },
+    '/apps/api/plugins/{id}/stats': {
+      get: {
+        summary: 'Install clicks per UTC day, oldest first, today included',
+        security: [{}, { sessionCookie: [] }],
+        parameters: [pluginId, queryParam('days', 'Days in the series (default 30)', { type: 'integer', enum: [30, 90, 365] })],
+        responses: {
+          '200': json('The daily series and its total', success({
+            days: { type: 'array', items: { type: 'object', required: ['date', 'installs'], properties: { date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, installs: { type: 'integer', minimum: 0 } } } },
+            total: { type: 'integer', minimum: 0 },
+          })),
+          '400': badRequest,
+          '404': notFound,
+          ...common,
+        },
+      },
+    },
     '/apps/api/plugins/{id}/ratings': {
       get: {
         summary: 'Ratings of a plugin, newest first',

@@ -1,0 +1,16 @@
+import type { Feature } from '../../core/feature.js';
+import { createGuards } from '../auth/guards.js';
+import type { SiteDeps, SiteLocals } from '../context.js';
+import { installStatsHandler } from './install-stats-route.js';
+
+/**
+ * Statistics over time. Install clicks are counted per plugin per UTC day by the
+ * store's install-click statement as they happen (plugin_install_days); this
+ * feature reads them.
+ */
+export function statsFeature(deps: SiteDeps): Feature<SiteLocals> {
+  const guards = createGuards(deps);
+  return {
+    routes: [{ method: 'GET', path: '/apps/api/plugins/:id/stats', use: [guards.withUser], handler: installStatsHandler(deps) }],
+  };
+}
