@@ -1,3 +1,5 @@
+import { isObject } from '../../core/json-object.js';
+
 // What the image host's upload answer must look like, and what the site hands out
 // from it. The image host is another process (another machine, maybe another
 // version): its answer is checked like any other input before a URL made from it
@@ -24,9 +26,6 @@ export class AnswerShapeError extends Error {
 const IN_HOST_PATH = /^\/(?![/\\])[A-Za-z0-9._~!$&'()*+,;=:@%/-]{0,1023}$/;
 const MD5 = /^[0-9a-f]{32}$/;
 const FILENAME = /^[A-Za-z0-9._-]{1,255}$/;
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The upload answer `{success: true, data: {url, webpUrl, timestamp, md5, filename}}`
