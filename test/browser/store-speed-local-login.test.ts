@@ -19,18 +19,33 @@ let browser: Browser;
 const problems: string[] = [];
 
 test.before(async () => {
+  try {
+    await setUp();
+  } catch (error) {
+    // uvu reports a failing hook without its error: say it here.
+    console.error('setup failed:', error);
+    throw error;
+  }
+});
+
+async function setUp(): Promise<void> {
   assert.ok(chromiumInstalled(), 'Chromium is missing at /usr/bin/chromium');
   site = await startPagesSite({ provider: false });
   browser = await launchChromium();
   const sql = testSql();
   await createLocalAccount(sql, { username: 'keeper', password: 'correct horse battery' });
   const [owner] = await sql<Array<{ id: string }>>`select id::text from users where username = 'keeper'`;
-  await sql`insert into plugins (id, submitter_id, name, version, author, description, download, tags, status, install_count)
-            select 'speed-' || n, ${owner!.id}, 'Speed plugin ' || n, '1.' || (n % 10), 'Author ' || (n % 97),
-                   'Plugin number ' || n || ' for the speed test', 'https://github.com/speed/' || n || '.zip',
-                   array['tag' || (n % 20), 'speed'], 'approved', n % 1000
-              from generate_series(1, ${PLUGINS}) as n`;
-});
+  // One statement for 10,000 rows and their triggers: past the pool's 4 s
+  // statement timeout on a busy machine, so this seeding transaction lifts it.
+  await sql.begin(async (tx) => {
+    await tx`set local statement_timeout = 0`;
+    await tx`insert into plugins (id, submitter_id, name, version, author, description, download, tags, status, install_count)
+              select 'speed-' || n, ${owner!.id}, 'Speed plugin ' || n, '1.' || (n % 10), 'Author ' || (n % 97),
+                     'Plugin number ' || n || ' for the speed test', 'https://github.com/speed/' || n || '.zip',
+                     array['tag' || (n % 20), 'speed'], 'approved', n % 1000
+                from generate_series(1, ${PLUGINS}) as n`;
+  });
+}
 
 test.after(async () => {
   await browser?.close();
