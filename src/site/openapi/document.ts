@@ -366,6 +366,38 @@ export const SITE_OPENAPI = {
         },
       },
     },
+    '/apps/api/audit': {
+      get: {
+        summary: "Administrators' actions, newest first (administrators)",
+        security: sessionOnly,
+        parameters: [queryParam('plugin', 'Only entries about this plugin (id, any case)'), queryParam('user', 'Only entries by this administrator (username)'), ...page],
+        responses: {
+          '200': json('A page of the audit log', success({
+            entries: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['id', 'actor', 'action', 'target', 'before', 'after', 'at'],
+                properties: {
+                  id: { type: 'integer' },
+                  actor: { type: 'string' },
+                  action: { type: 'string' },
+                  target: { type: 'object', required: ['type'], properties: { type: { enum: ['plugin', 'rating', 'report'] }, plugin: { type: 'string' }, user: { type: 'string' } } },
+                  before: { type: 'object' },
+                  after: { type: 'object' },
+                  at: isoDate,
+                },
+              },
+            },
+            total: { type: 'integer', minimum: 0 },
+          })),
+          '400': badRequest,
+          '401': unauthorized,
+          '403': forbidden,
+          ...common,
+        },
+      },
+    },
     '/apps/api/plugins/{id}/ratings': {
       get: {
         summary: 'Ratings of a plugin, newest first',

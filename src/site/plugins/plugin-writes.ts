@@ -2,13 +2,16 @@ import { HttpError } from '../../core/errors.js';
 import type { Sql } from '../../db/pool.js';
 import { inTransaction, runQuery } from '../../db/queries.js';
 import type { SessionUser } from '../context.js';
+import { auditedPluginChange } from '../audit/audit-log.js';
 import { EDITABLE_FIELDS, type EditableField } from './records.js';
 import type { PluginFields, ValidEdit } from './validation.js';
 import { canSee, isOwnerOrAdmin, PLUGIN_ID, pluginNotFound, type PluginStatus } from './visibility.js';
 
 // Creating, editing and reviewing plugins: the states of SPEC.md's state table and
 // CONTRACT.md "Edits". Every edit and review runs in a transaction holding the
-// plugin's row lock, so concurrent ones take turns and none is lost.
+// plugin's row lock, so concurrent ones take turns and none is lost. What an
+// administrator does (a review, an edit of another user's plugin, featured) is
+// recorded in the audit log in the same transaction (src/site/audit).
 
 export type ReviewAction = 'approve' | 'reject';
 
@@ -58,7 +61,11 @@ export async function editPlugin(sql: Sql, id: string, editor: SessionUser, edit
     const changed = EDITABLE_FIELDS.filter((field) => edit.fields[field] !== undefined);
     if (changed.length === 0 && edit.featured === undefined) return plugin.id;
     const params = fieldParams(plugin.id, changed, edit.fields);
-    if (editor.admin) {
+    if (editor.admin && (plugin.submitterId !== editor.id || edit.featured !== undefined)) {
+      await auditedPluginChange(t, { actor: editor, pluginId: plugin.id, action: editAction }, () =>
+        runQuery(t, 'store/apply-plugin-edit', [...params, edit.featured ?? null, false]),
+      );
+    } else if (editor.admin) {
       await runQuery(t, 'store/apply-plugin-edit', [...params, edit.featured ?? null, false]);
     } else if (plugin.status === 'approved') {
       await runQuery(t, 'store/merge-pending-update', params);
@@ -83,15 +90,19 @@ export async function reviewPlugin(sql: Sql, id: string, reviewer: SessionUser, 
     const [locked] = await runQuery<{ id: string; status: PluginStatus; has_pending_update: boolean }>(t, 'store/lock-plugin', [id]);
     if (!locked) throw pluginNotFound();
     const params = [locked.id, action, reason, reviewer.id];
-    if (locked.has_pending_update) {
-      await runQuery(t, 'store/review-pending-update', params);
-    } else if (locked.status !== (action === 'approve' ? 'approved' : 'rejected')) {
-      await runQuery(t, 'store/review-status', params);
-    } else {
+    if (!locked.has_pending_update && locked.status === (action === 'approve' ? 'approved' : 'rejected')) {
       throw new HttpError(409, 'CONFLICT', `Nothing to review: the plugin is ${locked.status} and has no pending update`);
     }
+    const audit = { actor: reviewer, pluginId: locked.id, action: `${locked.has_pending_update ? 'update' : 'review'}.${action}` };
+    await auditedPluginChange(t, audit, () => runQuery(t, locked.has_pending_update ? 'store/review-pending-update' : 'store/review-status', params));
     return locked.id;
   });
+}
+
+/** An administrator's edit: `plugin.featured` when featured is all it changed, else `plugin.edit`. */
+function editAction(_before: Record<string, unknown>, after: Record<string, unknown>): string {
+  const keys = Object.keys(after);
+  return keys.length === 1 && keys[0] === 'featured' ? 'plugin.featured' : 'plugin.edit';
 }
 
 /** $1 id, $2 changed field names, $3..$14 the values in EDITABLE_FIELDS order (null when unchanged). */

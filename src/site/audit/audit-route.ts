@@ -1,0 +1,78 @@
+import { badRequest } from '../../core/errors.js';
+import { integerParam, singleParam } from '../../core/query-params.js';
+import { sendJson } from '../../core/respond.js';
+import { runQuery } from '../../db/queries.js';
+import type { SiteContext, SiteDeps } from '../context.js';
+import { requireAdmin } from '../auth/guards.js';
+import { PLUGIN_ID } from '../plugins/visibility.js';
+
+export const DEFAULT_AUDIT_LIMIT = 50;
+export const MAX_AUDIT_LIMIT = 200;
+export const MAX_AUDIT_OFFSET = 1_000_000;
+const MAX_FILTER_LENGTH = 128;
+
+interface StoredEntry {
+  id: number;
+  actor_name: string;
+  action: string;
+  target_type: string;
+  target_plugin: string | null;
+  target_user: string | null;
+  before: Record<string, unknown>;
+  after: Record<string, unknown>;
+  at: string;
+}
+
+function filterParam(query: URLSearchParams, name: string): string | undefined {
+  const value = singleParam(query, name)?.trim();
+  if (value === undefined || value === '') return undefined;
+  if (value.length > MAX_FILTER_LENGTH) throw badRequest(`${name} is too long`, name);
+  return value;
+}
+
+/** Each filter combination is its own named query, so each has its index (no `$1 is null or ...`). */
+function pageQuery(plugin: string | undefined, user: string | undefined): { name: string; filters: string[] } {
+  if (plugin !== undefined && user !== undefined) return { name: 'audit/page-by-plugin-and-actor', filters: [plugin, user] };
+  if (plugin !== undefined) return { name: 'audit/page-by-plugin', filters: [plugin] };
+  if (user !== undefined) return { name: 'audit/page-by-actor', filters: [user] };
+  return { name: 'audit/page', filters: [] };
+}
+
+/**
+ * GET /apps/api/audit?plugin=&user=&limit=&offset= (administrators): {success,
+ * entries: [{id, actor, action, target, before, after, at}], total}, newest first.
+ * `plugin` is a plugin id (any case), `user` the acting administrator's username.
+ */
+export function auditHandler(deps: SiteDeps) {
+  return async (ctx: SiteContext) => {
+    requireAdmin(ctx);
+    const plugin = filterParam(ctx.query, 'plugin');
+    const user = filterParam(ctx.query, 'user');
+    const limit = integerParam(ctx.query, 'limit', { fallback: DEFAULT_AUDIT_LIMIT, min: 1, max: MAX_AUDIT_LIMIT });
+    const offset = integerParam(ctx.query, 'offset', { fallback: 0, min: 0, max: MAX_AUDIT_OFFSET });
+    // A malformed plugin id names no plugin: an empty page, not an error.
+    if (plugin !== undefined && !PLUGIN_ID.test(plugin)) {
+      sendJson(ctx, 200, { success: true, entries: [], total: 0 }, { 'Cache-Control': 'no-store' });
+      return;
+    }
+    const query = pageQuery(plugin, user);
+    const [row] = await runQuery<{ total: string; entries: string }>(deps.sql, query.name, [limit, offset, ...query.filters]);
+    const entries = (JSON.parse(row!.entries) as StoredEntry[]).map((entry) => ({
+      id: entry.id,
+      actor: entry.actor_name,
+      action: entry.action,
+      target: target(entry),
+      before: entry.before,
+      after: entry.after,
+      at: new Date(entry.at).toISOString(),
+    }));
+    sendJson(ctx, 200, { success: true, entries, total: Number(row!.total) }, { 'Cache-Control': 'no-store' });
+  };
+}
+
+function target(entry: StoredEntry): Record<string, string> {
+  const shape: Record<string, string> = { type: entry.target_type };
+  if (entry.target_plugin !== null) shape.plugin = entry.target_plugin;
+  if (entry.target_user !== null) shape.user = entry.target_user;
+  return shape;
+}
