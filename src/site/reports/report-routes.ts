@@ -1,0 +1,104 @@
+import { HttpError } from '../../core/errors.js';
+import { integerParam, singleParam } from '../../core/query-params.js';
+import { rateLimited } from '../../core/rate-limit.js';
+import { sendJson } from '../../core/respond.js';
+import { runQuery } from '../../db/queries.js';
+import { createSharedRateLimiter } from '../../db/rate-limit.js';
+import { requireAdmin, requireUser } from '../auth/guards.js';
+import type { SiteContext, SiteDeps } from '../context.js';
+import { findVisiblePlugin } from '../plugins/visibility.js';
+import { parseReport } from './validation.js';
+import { badRequest } from '../../core/errors.js';
+
+/** Reports one user may file per day, over all targets (the shared limiter, so every process agrees). */
+export const REPORTS_PER_DAY = 10;
+export const DEFAULT_REPORTS_LIMIT = 50;
+export const MAX_REPORTS_LIMIT = 200;
+const STATUSES = ['open', 'resolved'] as const;
+
+const ratingNotFound = () => new HttpError(404, 'NOT_FOUND', 'Rating not found');
+
+/**
+ * POST /apps/api/reports {target, reason, note}: 201 {success, report}. The target
+ * must be visible to the reporter (404 otherwise, a rating too); a second open
+ * report of one target by one user is 409; past REPORTS_PER_DAY a day, 429.
+ */
+export function createReportHandler(deps: SiteDeps) {
+  const limiter = createSharedRateLimiter(deps.sql, { name: 'reports', limit: REPORTS_PER_DAY, windowMs: 24 * 60 * 60 * 1000 });
+  return async (ctx: SiteContext) => {
+    const user = requireUser(ctx);
+    const input = parseReport(ctx.body);
+    const plugin = await findVisiblePlugin(deps.sql, input.plugin, user);
+    let rater: { user_id: string; username: string } | undefined;
+    if (input.ratingUser !== null) {
+      [rater] = await runQuery<{ user_id: string; username: string }>(deps.sql, 'reports/find-rating', [plugin.id, input.ratingUser]);
+      if (!rater) throw ratingNotFound();
+    }
+    const decision = await limiter.hit(user.id);
+    if (!decision.allowed) throw rateLimited(decision, `At most ${REPORTS_PER_DAY} reports a day; try again later`);
+    const [row] = await runQuery<{ id: string; status: string; created_at: Date }>(deps.sql, 'reports/create', [
+      user.id,
+      plugin.id,
+      rater?.user_id ?? null,
+      input.reason,
+      input.note,
+    ]);
+    if (!row) {
+      // Not a new report: it does not use up the day's allowance.
+      await limiter.refund(user.id);
+      throw new HttpError(409, 'CONFLICT', 'You already have an open report of this target');
+    }
+    const target = rater ? { type: 'rating', plugin: plugin.id, user: rater.username } : { type: 'plugin', plugin: plugin.id };
+    sendJson(
+      ctx,
+      201,
+      { success: true, report: { id: Number(row.id), target, reason: input.reason, note: input.note, status: row.status, createdAt: row.created_at.toISOString() } },
+      { 'Cache-Control': 'no-store' },
+    );
+  };
+}
+
+interface StoredReport {
+  id: number;
+  target_type: 'plugin' | 'rating';
+  plugin_id: string;
+  rating_user: string | null;
+  reporter: string;
+  reason: string;
+  note: string;
+  status: string;
+  resolution: string | null;
+  resolution_reason: string | null;
+  created_at: string;
+  resolved_at: string | null;
+  target_count: number;
+}
+
+/**
+ * GET /apps/api/reports?status=open|resolved&limit&offset (administrators):
+ * {success, reports, total}, grouped by target with each target's report count.
+ */
+export function listReportsHandler(deps: SiteDeps) {
+  return async (ctx: SiteContext) => {
+    requireAdmin(ctx);
+    const status = singleParam(ctx.query, 'status') ?? 'open';
+    if (!(STATUSES as readonly string[]).includes(status)) throw badRequest(`status must be one of ${STATUSES.join(', ')}`, 'status');
+    const limit = integerParam(ctx.query, 'limit', { fallback: DEFAULT_REPORTS_LIMIT, min: 1, max: MAX_REPORTS_LIMIT });
+    const offset = integerParam(ctx.query, 'offset', { fallback: 0, min: 0, max: 1_000_000 });
+    const [row] = await runQuery<{ total: string; reports: string }>(deps.sql, 'reports/page', [status, limit, offset]);
+    const reports = (JSON.parse(row!.reports) as StoredReport[]).map((report) => ({
+      id: report.id,
+      target: report.target_type === 'rating' ? { type: 'rating', plugin: report.plugin_id, user: report.rating_user } : { type: 'plugin', plugin: report.plugin_id },
+      reporter: report.reporter,
+      reason: report.reason,
+      note: report.note,
+      status: report.status,
+      resolution: report.resolution,
+      resolutionReason: report.resolution_reason,
+      targetReports: report.target_count,
+      createdAt: new Date(report.created_at).toISOString(),
+      resolvedAt: report.resolved_at === null ? null : new Date(report.resolved_at).toISOString(),
+    }));
+    sendJson(ctx, 200, { success: true, reports, total: Number(row!.total) }, { 'Cache-Control': 'no-store' });
+  };
+}

@@ -1,0 +1,55 @@
+import { HttpError, validationFailed } from '../../core/errors.js';
+import { text } from '../plugins/text-rules.js';
+import { PLUGIN_ID } from '../plugins/visibility.js';
+
+// The bodies of POST /apps/api/reports and POST /apps/api/reports/:id/resolve.
+// The database holds the same limits (sql/042_reports.sql).
+
+export const REPORT_REASONS = ['malware', 'broken', 'spam', 'abuse', 'copyright', 'other'] as const;
+export type ReportReason = (typeof REPORT_REASONS)[number];
+export const MAX_REPORT_NOTE = 500;
+export const RESOLUTIONS = ['dismiss', 'hide-rating', 'unlist'] as const;
+export type Resolution = (typeof RESOLUTIONS)[number];
+export const MAX_RESOLUTION_REASON = 1000;
+const MAX_USERNAME = 64;
+
+export interface ReportInput {
+  plugin: string;
+  /** The rater, for a report of a rating. */
+  ratingUser: string | null;
+  reason: ReportReason;
+  note: string;
+}
+
+const object = (body: unknown, what: string): Record<string, unknown> => {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'BAD_REQUEST', `Expected a JSON object with ${what}`);
+  return body as Record<string, unknown>;
+};
+
+export function parseReport(body: unknown): ReportInput {
+  const { target, reason, note } = object(body, 'target, reason and note');
+  if (typeof target !== 'object' || target === null || Array.isArray(target)) throw validationFailed('target', 'target must be {type: "plugin", plugin} or {type: "rating", plugin, user}');
+  const { type, plugin, user } = target as Record<string, unknown>;
+  if (type !== 'plugin' && type !== 'rating') throw validationFailed('target.type', 'target.type must be "plugin" or "rating"');
+  if (typeof plugin !== 'string' || !PLUGIN_ID.test(plugin)) throw validationFailed('target.plugin', 'target.plugin must be a plugin id');
+  let ratingUser: string | null = null;
+  if (type === 'rating') {
+    if (typeof user !== 'string' || user.length === 0 || user.length > MAX_USERNAME) throw validationFailed('target.user', 'target.user must be the rater\'s username');
+    ratingUser = user;
+  }
+  if (typeof reason !== 'string' || !(REPORT_REASONS as readonly string[]).includes(reason)) {
+    throw validationFailed('reason', `reason must be one of ${REPORT_REASONS.join(', ')}`);
+  }
+  const cleanNote = note === undefined || note === null ? '' : text('note', note, 0, MAX_REPORT_NOTE).trim();
+  return { plugin, ratingUser, reason: reason as ReportReason, note: cleanNote };
+}
+
+export function parseResolution(body: unknown): { action: Resolution; reason: string | null } {
+  const { action, reason } = object(body, 'action and reason');
+  if (typeof action !== 'string' || !(RESOLUTIONS as readonly string[]).includes(action)) {
+    throw validationFailed('action', `action must be one of ${RESOLUTIONS.join(', ')}`);
+  }
+  if (reason === undefined || reason === null) return { action: action as Resolution, reason: null };
+  const trimmed = text('reason', reason, 0, MAX_RESOLUTION_REASON).trim();
+  return { action: action as Resolution, reason: trimmed === '' ? null : trimmed };
+}
