@@ -161,6 +161,7 @@ test('site: answers of every route match /openapi.json', async () => {
     { path: '/apps/edit/oa-approved', status: 200 },
     { path: '/apps/mine', status: 200 },
     { path: '/apps/review', status: 200 },
+    { path: '/apps/tokens', status: 200 },
     { path: '/static/no-such-file.js', status: 404 },
   ];
   assert.equal(await check(site.url, SITE_OPENAPI, calls), []);

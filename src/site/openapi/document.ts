@@ -610,6 +610,7 @@ export const SITE_OPENAPI = {
     '/apps/edit/{id}': { get: { summary: 'Edit page', parameters: [pluginId], responses: { '200': html } } },
     '/apps/mine': { get: { summary: 'My plugins page', responses: { '200': html } } },
     '/apps/review': { get: { summary: 'Review page (administrators)', responses: { '200': html } } },
+    '/apps/tokens': { get: { summary: 'API tokens page (create, copy once, list, revoke)', responses: { '200': html } } },
     '/static/{path}': {
       get: {
         'x-route': '/static/*',

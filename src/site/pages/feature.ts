@@ -15,7 +15,7 @@ import { escapeHtml, renderPage, type PageDefinition } from './templates.js';
 
 // The web pages of the site: the landing page, the plugin store, a plugin's page
 // (at exactly /apps/plugin/<id>: the Bloret launcher links there), submit and
-// edit, My plugins and the review queue. Each is a static HTML shell rendered per
+// edit, My plugins, the review queue and API tokens. Each is a static HTML shell rendered per
 // language at start-up; its script reads the JSON API. Scripts, the stylesheet
 // and the catalogues are served from /static/ (static/site/).
 
@@ -26,6 +26,7 @@ const PAGES = {
   submit: { name: 'submit', title: 'title.submit' },
   mine: { name: 'mine', title: 'title.mine' },
   review: { name: 'review', title: 'title.review' },
+  tokens: { name: 'tokens', title: 'title.tokens' },
 } satisfies Record<string, PageDefinition>;
 
 export function pagesFeature(deps: SiteDeps): Feature<SiteLocals> {
@@ -84,6 +85,8 @@ export function pagesFeature(deps: SiteDeps): Feature<SiteLocals> {
       { method: 'GET', path: '/apps/edit/:id', handler: serve(PAGES.submit) },
       { method: 'GET', path: '/apps/mine', handler: serve(PAGES.mine) },
       { method: 'GET', path: '/apps/review', handler: serve(PAGES.review) },
+      // Personal API tokens (src/site/tokens): create, copy once, list, revoke.
+      { method: 'GET', path: '/apps/tokens', handler: serve(PAGES.tokens) },
     ],
   };
 }

@@ -16,7 +16,7 @@ test.after(async () => {
   await closeTestSql();
 });
 
-const PAGES = ['/', '/apps/', '/apps/submit', '/apps/edit/minimap', '/apps/mine', '/apps/review'];
+const PAGES = ['/', '/apps/', '/apps/submit', '/apps/edit/minimap', '/apps/mine', '/apps/review', '/apps/tokens'];
 for (const path of PAGES) {
   test(`GET ${path}: an HTML page with a CSP that allows no inline script, and the header`, async () => {
     const res = await rawRequest(site.url, 'GET', path);
