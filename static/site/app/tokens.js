@@ -35,13 +35,11 @@ async function load(before) {
 form.onsubmit = async (event) => {
   event.preventDefault();
   const error = $('token-error');
-  const scopes = [...form.querySelectorAll('[name=scope]:checked')].map((box) => box.value);
+  const data = new FormData(form);
   try {
-    const created = await api('/apps/api/tokens', { method: 'POST', body: { name: $('token-name').value, scopes, expiresInDays: Number($('token-days').value) } });
+    secret.value = (await api('/apps/api/tokens', { method: 'POST', body: { name: data.get('name'), scopes: data.getAll('scope'), expiresInDays: +data.get('expiresInDays') } })).secret;
     error.hidden = true;
-    secret.value = created.secret;
     $('token-secret').hidden = false;
-    secret.select();
     form.reset();
     load();
   } catch (failure) {
