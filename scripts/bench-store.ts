@@ -48,6 +48,11 @@ const RATINGS_PER_PLUGIN = 5;
 const P99_TARGET_MS = 50;
 /** At the largest size, p99 may be at most this many times the first size's. */
 const GROWTH_TARGET = 2;
+/**
+ * autocannon asks for no coding, so ours answers uncompressed; the bare reference
+ * must repeat those bytes, not the gzip or br that fetch would ask for.
+ */
+const IDENTITY = { 'accept-encoding': 'identity' };
 const root = projectRoot();
 const log = createLogger({ component: 'bench-store' }, { level: 'warn' });
 
@@ -165,7 +170,7 @@ async function measureSize(serverUrl: string, size: number): Promise<SizeResult>
     servers.push(site);
     const comparisons: Measured[] = [];
     for (const row of rows) {
-      const bare = await startBare(`bare-${comparisons.length}`, await captureAnswer(site.origin, row.path), dir);
+      const bare = await startBare(`bare-${comparisons.length}`, await captureAnswer(site.origin, row.path, IDENTITY), dir);
       try {
         comparisons.push(await compare({ what: row.what, ours: site, bare, path: row.path, target: 0 }));
       } catch (error) {
@@ -221,7 +226,8 @@ function report(result: SizeResult, first: SizeResult): void {
 }
 
 async function main(): Promise<void> {
-  buildDist();
+  // BENCH_SKIP_BUILD=1 measures the dist/ already built (say, while a test run uses it).
+  if (process.env.BENCH_SKIP_BUILD !== '1') buildDist();
   let embedded: EmbeddedDatabase | undefined;
   let serverUrl = process.env.BENCH_DATABASE_URL;
   if (!serverUrl) {
