@@ -29,6 +29,7 @@ const problems: string[] = [];
 const dialogs: string[] = [];
 const axeFindings: string[] = [];
 const pagesChecked = new Set<string>();
+const overflows: string[] = [];
 
 /** A fresh browser profile (its own cookies), watched for script errors, CSP violations and dialogs. */
 async function newPage(options: { locale?: string } = {}): Promise<Page> {
@@ -66,6 +67,15 @@ async function check(page: Page, name: string): Promise<void> {
   const size = page.viewportSize();
   for (const [label, viewport] of Object.entries(VIEWPORTS)) {
     await page.setViewportSize(viewport);
+    // Responsive: nothing wider than the window (no sideways scrolling), 390 px included.
+    const wide = await page.evaluate((width) => {
+      if (document.documentElement.scrollWidth <= width) return [];
+      return [...document.querySelectorAll<HTMLElement>('body *')]
+        .filter((node) => node.getBoundingClientRect().right > width + 1 && !node.closest('.cards.row, dialog:not([open])'))
+        .slice(0, 5)
+        .map((node) => `${node.tagName.toLowerCase()}#${node.id}.${node.className} right=${Math.round(node.getBoundingClientRect().right)}`);
+    }, viewport.width);
+    if (wide.length > 0) overflows.push(`${name} at ${viewport.width}px: ${wide.join(', ')}`);
     await page.screenshot({ path: join(SHOTS, `${name}-${label}.png`), fullPage: true });
   }
   if (size) await page.setViewportSize(size);
@@ -524,6 +534,10 @@ test('logout from the header', async () => {
 test('axe-core: no serious or critical violation on any page', () => {
   for (const page of ['landing', 'store', 'plugin', 'submit', 'mine', 'review', 'review-diff', 'store-zh', 'plugin-dark']) assert.ok(pagesChecked.has(page), `${page} was checked`);
   assert.equal(axeFindings, []);
+});
+
+test('responsive: no page is wider than the window, desktop or 390 px', () => {
+  assert.equal(overflows, []);
 });
 
 test('no script errors, CSP violations or dialogs on any page', () => {
