@@ -113,7 +113,7 @@ function shotUrls(shot) {
 
 function shotImage(shot, alt) {
   const img = h('img', { src: shot.preview, alt, loading: 'lazy', decoding: 'async' });
-  img.addEventListener('error', () => img.src !== new URL(shot.url, location.href).href && (img.src = shot.url), { once: true });
+  img.addEventListener('error', () => (img.src = shot.url), { once: true });
   return img;
 }
 
