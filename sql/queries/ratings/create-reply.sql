@@ -6,4 +6,4 @@ select rated.plugin_id, rated.user_id, $3::bigint, $4
   from users rater
   join plugin_ratings rated on rated.user_id = rater.id and rated.plugin_id = $1
  where lower(rater.username) = lower($2)
-returning id, created_at
+returning id, created_at, rating_user_id::text as rating_user_id

@@ -8,4 +8,6 @@ on conflict (plugin_id, user_id) do update
    set stars = excluded.stars,
        comment = coalesce($4::text, current.comment),
        updated_at = now()
-returning stars
+-- `created`: true for a new rating (xmax is 0 on a row this statement inserted),
+-- false for a change of an existing one: only a new one notifies the author.
+returning stars, (xmax = 0) as created

@@ -476,6 +476,53 @@ export const SITE_OPENAPI = {
         },
       },
     },
+    '/apps/api/notifications': {
+      get: {
+        summary: "The caller's notifications, newest first",
+        security: sessionOnly,
+        parameters: page,
+        responses: {
+          '200': json('A page of notifications', success({
+            notifications: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['id', 'kind', 'plugin', 'actor', 'message', 'read', 'createdAt'],
+                properties: {
+                  id: { type: 'integer' },
+                  kind: { enum: ['review.approved', 'review.rejected', 'update.approved', 'update.rejected', 'rating.created', 'reply.created', 'report.resolved'] },
+                  plugin: nullable({ type: 'string' }),
+                  actor: nullable({ type: 'string' }),
+                  message: { type: 'string' },
+                  read: { type: 'boolean' },
+                  createdAt: isoDate,
+                },
+              },
+            },
+            unread: { type: 'integer', minimum: 0 },
+            total: { type: 'integer', minimum: 0 },
+          })),
+          '400': badRequest,
+          '401': unauthorized,
+          '403': forbidden,
+          ...common,
+        },
+      },
+    },
+    '/apps/api/notifications/read': {
+      post: {
+        summary: "Marks the caller's notifications read, by ids or all",
+        security: sessionOnly,
+        requestBody: jsonBody({ type: 'object', properties: { ids: { type: 'array', items: { type: 'integer' }, maxItems: 200 }, all: { const: true } } }),
+        responses: {
+          '200': json('The unread count after', success({ unread: { type: 'integer', minimum: 0 } })),
+          ...jsonWrite,
+          '401': unauthorized,
+          '403': forbidden,
+          ...common,
+        },
+      },
+    },
     '/apps/api/plugins/{id}/ratings': {
       get: {
         summary: 'Ratings of a plugin, newest first',

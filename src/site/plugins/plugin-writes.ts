@@ -3,6 +3,7 @@ import type { Sql } from '../../db/pool.js';
 import { inTransaction, runQuery } from '../../db/queries.js';
 import type { SessionUser } from '../context.js';
 import { auditedPluginChange } from '../audit/audit-log.js';
+import { notify } from '../notifications/notify.js';
 import { EDITABLE_FIELDS, type EditableField } from './records.js';
 import type { PluginFields, ValidEdit } from './validation.js';
 import { canSee, isOwnerOrAdmin, PLUGIN_ID, pluginNotFound, type PluginStatus } from './visibility.js';
@@ -87,14 +88,24 @@ export async function editPlugin(sql: Sql, id: string, editor: SessionUser, edit
 export async function reviewPlugin(sql: Sql, id: string, reviewer: SessionUser, action: ReviewAction, reason: string | null): Promise<string> {
   if (!PLUGIN_ID.test(id)) throw pluginNotFound();
   return inTransaction(sql, async (t) => {
-    const [locked] = await runQuery<{ id: string; status: PluginStatus; has_pending_update: boolean }>(t, 'store/lock-plugin', [id]);
+    const [locked] = await runQuery<{ id: string; status: PluginStatus; submitter_id: string; has_pending_update: boolean }>(t, 'store/lock-plugin', [id]);
     if (!locked) throw pluginNotFound();
     const params = [locked.id, action, reason, reviewer.id];
     if (!locked.has_pending_update && locked.status === (action === 'approve' ? 'approved' : 'rejected')) {
       throw new HttpError(409, 'CONFLICT', `Nothing to review: the plugin is ${locked.status} and has no pending update`);
     }
-    const audit = { actor: reviewer, pluginId: locked.id, action: `${locked.has_pending_update ? 'update' : 'review'}.${action}` };
+    const subject = locked.has_pending_update ? 'update' : 'review';
+    const audit = { actor: reviewer, pluginId: locked.id, action: `${subject}.${action}` };
     await auditedPluginChange(t, audit, () => runQuery(t, locked.has_pending_update ? 'store/review-pending-update' : 'store/review-status', params));
+    const decided = action === 'approve' ? 'approved' : 'rejected';
+    const what = locked.has_pending_update ? `The update of your plugin ${locked.id}` : `Your plugin ${locked.id}`;
+    await notify(t, {
+      recipients: [String(locked.submitter_id)],
+      kind: `${subject}.${decided}`,
+      plugin: locked.id,
+      actorId: reviewer.id,
+      message: `${what} was ${decided}${reason === null ? '' : `: ${reason}`}`,
+    });
     return locked.id;
   });
 }

@@ -4,6 +4,7 @@ import { inTransaction, runQuery } from '../../db/queries.js';
 import { requireUser } from '../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { findVisiblePlugin, pluginNotFound } from '../plugins/visibility.js';
+import { notify } from '../notifications/notify.js';
 import { readRatingsPage } from './ratings-reads.js';
 import { parseRatingInput } from './validation.js';
 
@@ -23,7 +24,16 @@ export function rateHandler(deps: SiteDeps) {
     // The upsert's trigger holds the plugin row's lock until commit, so the page read
     // after it sees every rating committed before ours, and none can slip in between.
     const page = await inTransaction(deps.sql, async (tx) => {
-      await runQuery(tx, 'ratings/upsert', [plugin.id, user.id, input.stars, input.comment]);
+      const [written] = await runQuery<{ created: boolean }>(tx, 'ratings/upsert', [plugin.id, user.id, input.stars, input.comment]);
+      if (written?.created) {
+        await notify(tx, {
+          recipients: [plugin.submitterId],
+          kind: 'rating.created',
+          plugin: plugin.id,
+          actorId: user.id,
+          message: `${user.username} rated your plugin ${plugin.id} ${input.stars} of 5`,
+        });
+      }
       return readRatingsPage(tx, plugin.id, { limit: 0, offset: 0, viewerId: user.id });
     });
     sendJson(ctx, 200, { success: true, rating: page.mine, ...page.stats }, { 'Cache-Control': 'no-store' });

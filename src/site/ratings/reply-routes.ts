@@ -1,6 +1,7 @@
 import { HttpError } from '../../core/errors.js';
 import { sendJson, sendOk } from '../../core/respond.js';
-import { runQuery } from '../../db/queries.js';
+import { inTransaction, runQuery } from '../../db/queries.js';
+import { notify } from '../notifications/notify.js';
 import { requireUser } from '../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { findVisiblePlugin } from '../plugins/visibility.js';
@@ -26,9 +27,22 @@ export function createReplyHandler(deps: SiteDeps) {
     const plugin = await findVisiblePlugin(deps.sql, ctx.params.id!, user);
     const ratingUser = ctx.params.ratingUser!;
     if (ratingUser.length > MAX_USERNAME_LENGTH * 2) throw noRating();
-    let created: Array<{ id: string; created_at: Date }>;
+    let created: Array<{ id: string; created_at: Date; rating_user_id: string }>;
     try {
-      created = await runQuery(deps.sql, 'ratings/create-reply', [plugin.id, ratingUser, user.id, body]);
+      // The reply and its notifications (the rater, and the plugin's author) commit together.
+      created = await inTransaction(deps.sql, async (tx) => {
+        const rows = await runQuery<{ id: string; created_at: Date; rating_user_id: string }>(tx, 'ratings/create-reply', [plugin.id, ratingUser, user.id, body]);
+        if (rows[0]) {
+          await notify(tx, {
+            recipients: [rows[0].rating_user_id, plugin.submitterId],
+            kind: 'reply.created',
+            plugin: plugin.id,
+            actorId: user.id,
+            message: `${user.username} replied to a rating of ${plugin.id}`,
+          });
+        }
+        return rows;
+      });
     } catch (error) {
       if ((error as { code?: unknown }).code === FOREIGN_KEY_VIOLATION) throw noRating();
       throw error;

@@ -7,7 +7,15 @@ import { requireAdmin } from '../auth/guards.js';
 import type { SessionUser, SiteContext, SiteDeps } from '../context.js';
 import { readRatingsPage } from '../ratings/ratings-reads.js';
 import { findVisiblePlugin } from '../plugins/visibility.js';
+import { notify } from '../notifications/notify.js';
 import { parseResolution, type Resolution } from './validation.js';
+
+/** What a reporter is told about each resolution. */
+const OUTCOMES: Record<Resolution, string> = {
+  dismiss: 'dismissed, no action taken',
+  'hide-rating': 'the rating is hidden',
+  unlist: 'the plugin is unlisted',
+};
 
 const REPORT_ID = /^[1-9][0-9]{0,17}$/;
 const reportNotFound = () => new HttpError(404, 'NOT_FOUND', 'Report not found');
@@ -44,7 +52,15 @@ export function resolveReportHandler(deps: SiteDeps) {
       if (report.status !== 'open') throw new HttpError(409, 'CONFLICT', 'This report is already resolved');
       if (action === 'hide-rating' && report.target_type !== 'rating') throw validationFailed('action', 'hide-rating resolves reports of ratings only');
       const change = await applyResolution(tx, report, action, reason, admin);
-      const resolved = await runQuery<{ id: string }>(tx, 'reports/resolve-target', [report.plugin_id, report.rating_user_id, action, reason, admin.id]);
+      const resolved = await runQuery<{ id: string; reporter_id: string }>(tx, 'reports/resolve-target', [report.plugin_id, report.rating_user_id, action, reason, admin.id]);
+      const what = report.target_type === 'rating' ? `${report.rating_user}'s rating of ${report.plugin_id}` : `the plugin ${report.plugin_id}`;
+      await notify(tx, {
+        recipients: resolved.map((row) => row.reporter_id),
+        kind: 'report.resolved',
+        plugin: report.plugin_id,
+        actorId: admin.id,
+        message: `Your report of ${what} was resolved: ${OUTCOMES[action]}${reason === null ? '' : ` (${reason})`}`,
+      });
       const target: AuditTarget =
         report.target_type === 'rating' ? { type: 'rating', plugin: report.plugin_id, user: report.rating_user! } : { type: 'plugin', plugin: report.plugin_id };
       const reports = resolved.map((row) => Number(row.id));

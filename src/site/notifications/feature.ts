@@ -1,0 +1,19 @@
+import type { Feature } from '../../core/feature.js';
+import { jsonBody } from '../../core/middleware/json-body.js';
+import { createGuards } from '../auth/guards.js';
+import type { SiteDeps, SiteLocals } from '../context.js';
+import { listNotificationsHandler, readNotificationsHandler } from './notification-routes.js';
+
+/**
+ * Notifications: written by the features whose events they tell about (notify.ts,
+ * in those events' transactions), read and marked read here by their recipient.
+ */
+export function notificationsFeature(deps: SiteDeps): Feature<SiteLocals> {
+  const guards = createGuards(deps);
+  return {
+    routes: [
+      { method: 'GET', path: '/apps/api/notifications', use: [guards.userRequired], handler: listNotificationsHandler(deps) },
+      { method: 'POST', path: '/apps/api/notifications/read', use: [guards.userRequired, jsonBody()], handler: readNotificationsHandler(deps) },
+    ],
+  };
+}
