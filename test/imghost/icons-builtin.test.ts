@@ -7,6 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rawRequest } from '../helpers/raw-http.js';
 import { startTestImghost, type TestServer } from '../helpers/servers.js';
+import { RESOLVED_REQUEST_MAX_KEY_LENGTH, RESOLVED_REQUESTS_MAX_ENTRIES } from '../../src/imghost/icons/icon-route.js';
 
 interface Answer {
   status: number;
@@ -310,6 +311,24 @@ test('GET /SF serves the search page with the HTML CSP and its own script', asyn
   }
   assert.match(String((await get('/static/sf/sf.js')).headers['content-type']), /javascript/);
   assert.is((await get('/static/sf/..%2F..%2Fpackage.json')).status, 404);
+});
+
+
+// The icon route remembers which render a request (name + raw query) resolved to,
+// bounded by count and key length; answers must not depend on what it remembers.
+test('remembered requests: repeats, long queries and a flood of distinct queries answer as the first time', async () => {
+  const first = await get('/SF/home?color=red');
+  const again = await get('/SF/home?color=red');
+  assert.is(again.status, 200);
+  assert.is(again.headers.etag, first.headers.etag);
+  assert.ok(again.body.equals(first.body));
+  const long = `/SF/home?color=red&pad=${'x'.repeat(RESOLVED_REQUEST_MAX_KEY_LENGTH)}`;
+  for (let i = 0; i < 2; i++) assert.is((await get(long)).headers.etag, first.headers.etag);
+  for (let i = 0; i < RESOLVED_REQUESTS_MAX_ENTRIES + 10; i += 1000) {
+    assert.is((await get(`/SF/home?color=red&n=${i}`)).headers.etag, first.headers.etag);
+  }
+  assert.is((await get('/SF/home?color=%23zz')).status, 400, 'a bad colour is still refused after good ones');
+  assert.is((await get('/SF/home?color=blue')).headers.etag === first.headers.etag, false);
 });
 
 test.run();

@@ -155,6 +155,8 @@ test('ICONS_DIR: the list and /SF follow files added, changed and removed', asyn
   rmSync(join(dir, 'added.svg'));
   await eventually('added.svg gone', async () => !JSON.parse((await get(server.url, '/api/svg_files')).text).includes('added.svg'));
   assert.is((await get(server.url, '/SF/added')).status, 404);
+  // The exact request answered (and remembered) before: forgotten with the folder change.
+  assert.is((await get(server.url, '/SF/added?color=red')).status, 404);
 });
 
 test('ICONS_DIR removed after start: /api/svg_files 500 Unable to scan directory, then heals', async () => {

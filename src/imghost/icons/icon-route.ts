@@ -12,22 +12,50 @@ interface Renderer {
 }
 
 /**
+ * Remembered resolutions of a request (name and raw query) to its render key, so a
+ * repeated request for a cached icon skips parsing the query, the colour and the
+ * name candidates: the hot path is a launcher or page asking the same few icons
+ * over and over. Bounded in count and key length (the keys come from clients);
+ * forgotten whole when full or when the icon folder changes.
+ */
+export const RESOLVED_REQUESTS_MAX_ENTRIES = 4096;
+export const RESOLVED_REQUEST_MAX_KEY_LENGTH = 256;
+
+/**
  * GET /SF/{name}. A trailing `*` rather than `:name`, so that `/SF/a/b` and an empty
  * name get the icon answer (`Icon not found`) like any other unknown name. A name
  * that is no icon may be an alias (`house` → `home.svg`, icon-aliases.ts).
  */
 export function iconRoute(catalog: IconCatalog, aliases: IconAliases, renderer: Renderer): ImghostRoute {
+  const resolved = new Map<string, string>();
+  catalog.onChange(() => resolved.clear());
+
+  const resolveAndSend = async (ctx: ImghostContext, requested: string, requestKey: string | undefined): Promise<void> => {
+    if (requested === '') return redirect(ctx, '/SF', 301);
+    const fileName = resolveIconFile(catalog, aliases, requested);
+    if (fileName === undefined) throw iconNotFound();
+    const query = parseIconQuery(ctx.query);
+    const key = renderKey(fileName, query);
+    send(ctx, renderer.cached(key) ?? (await renderer.render(key, fileName, query)));
+    if (requestKey !== undefined) {
+      if (resolved.size >= RESOLVED_REQUESTS_MAX_ENTRIES) resolved.clear();
+      resolved.set(requestKey, key);
+    }
+  };
+
   return {
     method: 'GET',
     path: '/SF/*',
-    handler: async (ctx) => {
+    handler: (ctx) => {
       const requested = ctx.params['*'] ?? '';
-      if (requested === '') return redirect(ctx, '/SF', 301);
-      const fileName = resolveIconFile(catalog, aliases, requested);
-      if (fileName === undefined) throw iconNotFound();
-      const query = parseIconQuery(ctx.query);
-      const key = renderKey(fileName, query);
-      send(ctx, renderer.cached(key) ?? (await renderer.render(key, fileName, query)));
+      const url = ctx.req.url ?? '';
+      const queryAt = url.indexOf('?');
+      const requestKey = requested + '\u0000' + (queryAt === -1 ? '' : url.slice(queryAt + 1));
+      const known = requestKey.length <= RESOLVED_REQUEST_MAX_KEY_LENGTH ? requestKey : undefined;
+      const key = known === undefined ? undefined : resolved.get(known);
+      const icon = key === undefined ? undefined : renderer.cached(key);
+      if (icon !== undefined) return send(ctx, icon);
+      return resolveAndSend(ctx, requested, known);
     },
   };
 }
