@@ -1,3 +1,4 @@
+import type { PluginFields } from '../../src/site/plugins/validation.js';
 import { createRandom, type Random } from './random.js';
 import {
   COMMENTS_BY_STARS, DESCRIPTION_BENEFITS, DESCRIPTION_SENTENCES, FEATURE_LINES, FIRST_NAMES, HANDLE_WORDS, LAST_NAMES,
@@ -26,21 +27,11 @@ export interface SeedUser {
   avatar: string;
 }
 
-export interface SeedPlugin {
+/** A plugin's fields as the API takes them (PluginFields), plus what only the seed sets. */
+export interface SeedPlugin extends PluginFields {
   id: string;
   /** Index into `authors`. */
   submitter: number;
-  name: string;
-  version: string;
-  author: string;
-  description: string;
-  longDescription: string;
-  download: string;
-  sha256: string | null;
-  url: string | null;
-  icon: string | null;
-  tags: string[];
-  permissions: string[];
   screenshots: Array<string | { url: string; webpUrl: string }>;
   status: 'pending' | 'approved' | 'rejected';
   featured: boolean;
