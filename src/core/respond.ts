@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeader, OutgoingHttpHeaders } from 'node:http';
 import { isHeaderList, type HeaderList } from './answer-head.js';
-import { compressFast, preferredCoding } from './content-encoding.js';
+import { compressFast, preferredCoding, type Coding } from './content-encoding.js';
 import type { Context } from './context.js';
 
 // Every answer goes through these, so headers and encodings are set in one place.
@@ -27,13 +27,22 @@ export function sendBody(ctx: Context<any>, status: number, body: string | Buffe
 export const JSON_COMPRESS_MIN_BYTES = 8 * 1024;
 
 export function sendJson(ctx: Context<any>, status: number, value: unknown, headers?: ExtraHeaders): void {
-  const body = Buffer.from(JSON.stringify(value));
+  sendJsonBytes(ctx, status, Buffer.from(JSON.stringify(value)), compressFast, headers);
+}
+
+/**
+ * JSON already serialized, compressed by `compress` when large and accepted: a
+ * prepared answer (prepared-json.ts) passes one that keeps what it made.
+ */
+export function sendJsonBytes(
+  ctx: Context<any>, status: number, body: Buffer, compress: (body: Buffer, coding: Coding) => Buffer, headers?: ExtraHeaders,
+): void {
   if (body.length >= JSON_COMPRESS_MIN_BYTES) {
     const coding = preferredCoding(ctx.req.headers['accept-encoding']);
     if (coding !== undefined) {
       const head = headerList(headers);
       head.push('Content-Encoding', coding, 'Vary', 'Accept-Encoding');
-      sendBody(ctx, status, compressFast(body, coding), 'application/json; charset=utf-8', head);
+      sendBody(ctx, status, compress(body, coding), 'application/json; charset=utf-8', head);
       return;
     }
   }

@@ -1,10 +1,12 @@
 import { HttpError, badRequest } from '../../core/errors.js';
+import { sendPreparedJson } from '../../core/prepared-json.js';
 import { sendJson } from '../../core/respond.js';
 import { runQuery } from '../../db/queries.js';
 import { requireAdmin, requireUser } from '../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { pluginRecord, type PluginRow } from './records.js';
 import { searchTerms } from './search-terms.js';
+import { createVisitorLists } from './visitor-lists.js';
 import { listVisibility, type PluginStatus } from './visibility.js';
 
 // GET /apps/api/plugins: {success, plugins, total, limit, offset}. One query, one
@@ -19,6 +21,7 @@ const SORTS = ['updated', 'rating', 'installs'] as const;
 const STATUSES: PluginStatus[] = ['pending', 'approved', 'rejected'];
 
 export function listHandler(deps: SiteDeps) {
+  const visitorLists = createVisitorLists(deps.sql);
   return async (ctx: SiteContext) => {
     const query = ctx.query;
     const user = ctx.locals.user;
@@ -44,31 +47,34 @@ export function listHandler(deps: SiteDeps) {
       if (scope !== 'admin' && scope !== 'mine') throw badRequest('update=pending needs scope=admin or scope=mine', 'update');
       const queued = await runQuery<PluginRow & { total: number }>(deps.sql, 'store/list-pending-updates', [limit, offset, submitter]);
       const plugins = queued.filter((row) => row.id !== null).map((row) => pluginRecord(row, user));
-      return answer(ctx, plugins, queued[0]?.total ?? 0, limit, offset);
+      return sendJson(ctx, 200, listAnswer(plugins, queued[0]?.total ?? 0, limit, offset), NO_STORE);
     }
     const filters = [visibility.viewerId, visibility.seesAll, status, submitter, tag, flag(query, 'featured'), limit, offset];
-
     const q = single(query, 'q');
-    let rows: Array<PluginRow & { total: number }>;
-    if (q !== undefined && q.trim() !== '') {
-      const terms = searchTerms(q);
+    const terms = q !== undefined && q.trim() !== '' ? searchTerms(q) : undefined;
+
+    const page = async () => {
       // Only punctuation: nothing can match it (an empty list, not everything).
-      if (!terms) return answer(ctx, [], 0, limit, offset);
-      rows = await runQuery(deps.sql, 'store/search', [
-        ...filters, terms.lower, terms.phrase, terms.compact, terms.others, terms.longest, sort ?? 'relevance',
-      ]);
-    } else {
-      rows = await runQuery(deps.sql, `store/list-${sort ?? 'updated'}`, filters);
-    }
-    const total = rows[0]?.total ?? 0;
-    const plugins = rows.filter((row) => row.id !== null).map((row) => pluginRecord(row, user));
-    answer(ctx, plugins, total, limit, offset);
+      if (terms === null) return listAnswer([], 0, limit, offset);
+      const rows: Array<PluginRow & { total: number }> = terms
+        ? await runQuery(deps.sql, 'store/search', [
+          ...filters, terms.lower, terms.phrase, terms.compact, terms.others, terms.longest, sort ?? 'relevance',
+        ])
+        : await runQuery(deps.sql, `store/list-${sort ?? 'updated'}`, filters);
+      const plugins = rows.filter((row) => row.id !== null).map((row) => pluginRecord(row, user));
+      return listAnswer(plugins, rows[0]?.total ?? 0, limit, offset);
+    };
+    // Every visitor asking the same question gets the same bytes (visitor-lists.ts).
+    if (user === null) sendPreparedJson(ctx, 200, await visitorLists.answer(query.toString(), page), NO_STORE);
+    else sendJson(ctx, 200, await page(), NO_STORE);
   };
 }
 
-function answer(ctx: SiteContext, plugins: unknown[], total: number, limit: number, offset: number): void {
-  // Lists depend on the caller's session: no shared cache may keep them.
-  sendJson(ctx, 200, { success: true, plugins, total, limit, offset }, { 'Cache-Control': 'no-store' });
+// Lists depend on the caller's session: no shared cache may keep them.
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
+function listAnswer(plugins: unknown[], total: number, limit: number, offset: number) {
+  return { success: true, plugins, total, limit, offset };
 }
 
 /** One value of a parameter; repeating it is a malformed query. */
