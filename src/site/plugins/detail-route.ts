@@ -1,8 +1,10 @@
+import { sendPreparedJson } from '../../core/prepared-json.js';
 import { sendJson } from '../../core/respond.js';
 import { runQuery } from '../../db/queries.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { findPluginRecord } from './plugin-reads.js';
 import { pluginRecord, type PluginRow } from './records.js';
+import type { VisitorAnswers } from './visitor-answers.js';
 import { canSee, pluginNotFound } from './visibility.js';
 
 export const MAX_RELATED = 6;
@@ -12,21 +14,30 @@ export const MAX_RELATED = 6;
  * (`include=related` or `related=1`): up to 6 approved plugins, most shared tags
  * first, then the same submitter, never the plugin itself.
  */
-export function detailHandler(deps: SiteDeps) {
+export function detailHandler(deps: SiteDeps, visitorAnswers: VisitorAnswers) {
   return async (ctx: SiteContext) => {
     const user = ctx.locals.user;
-    const row = await findPluginRecord(deps.sql, ctx.params.id!);
-    if (!row || !canSee({ id: row.id, status: row.status, submitterId: String(row.submitter_id) }, user)) throw pluginNotFound();
-    const body: Record<string, unknown> = { success: true, plugin: pluginRecord(row, user) };
-    if (wantsRelated(ctx.query)) {
-      const related = await runQuery<PluginRow>(deps.sql, 'store/related-plugins', [
-        row.id, row.tags.map((tag) => tag.toLowerCase()), row.submitter_id, MAX_RELATED,
-      ]);
-      body.related = related.map((item) => pluginRecord(item, user));
-    }
-    sendJson(ctx, 200, body, { 'Cache-Control': 'no-store' });
+    const id = ctx.params.id!;
+    const related = wantsRelated(ctx.query);
+    const detail = async () => {
+      const row = await findPluginRecord(deps.sql, id);
+      if (!row || !canSee({ id: row.id, status: row.status, submitterId: String(row.submitter_id) }, user)) throw pluginNotFound();
+      const body: Record<string, unknown> = { success: true, plugin: pluginRecord(row, user) };
+      if (related) {
+        const rows = await runQuery<PluginRow>(deps.sql, 'store/related-plugins', [
+          row.id, row.tags.map((tag) => tag.toLowerCase()), row.submitter_id, MAX_RELATED,
+        ]);
+        body.related = rows.map((item) => pluginRecord(item, user));
+      }
+      return body;
+    };
+    // A visitor's detail is everyone's (visitor-answers.ts); a 404 is thrown, never kept.
+    if (user === null) sendPreparedJson(ctx, 200, await visitorAnswers.answer(`detail ${id.toLowerCase()} ${related}`, detail), NO_STORE);
+    else sendJson(ctx, 200, await detail(), NO_STORE);
   };
 }
+
+const NO_STORE = { 'Cache-Control': 'no-store' };
 
 function wantsRelated(query: URLSearchParams): boolean {
   const related = query.get('related');

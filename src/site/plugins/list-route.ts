@@ -6,7 +6,7 @@ import { requireAdmin, requireUser } from '../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { pluginRecord, type PluginRow } from './records.js';
 import { searchTerms } from './search-terms.js';
-import { createVisitorLists } from './visitor-lists.js';
+import type { VisitorAnswers } from './visitor-answers.js';
 import { listVisibility, type PluginStatus } from './visibility.js';
 
 // GET /apps/api/plugins: {success, plugins, total, limit, offset}. One query, one
@@ -20,8 +20,7 @@ export const MAX_LIST_OFFSET = 1_000_000;
 const SORTS = ['updated', 'rating', 'installs'] as const;
 const STATUSES: PluginStatus[] = ['pending', 'approved', 'rejected'];
 
-export function listHandler(deps: SiteDeps) {
-  const visitorLists = createVisitorLists(deps.sql);
+export function listHandler(deps: SiteDeps, visitorAnswers: VisitorAnswers) {
   return async (ctx: SiteContext) => {
     const query = ctx.query;
     const user = ctx.locals.user;
@@ -64,8 +63,8 @@ export function listHandler(deps: SiteDeps) {
       const plugins = rows.filter((row) => row.id !== null).map((row) => pluginRecord(row, user));
       return listAnswer(plugins, rows[0]?.total ?? 0, limit, offset);
     };
-    // Every visitor asking the same question gets the same bytes (visitor-lists.ts).
-    if (user === null) sendPreparedJson(ctx, 200, await visitorLists.answer(query.toString(), page), NO_STORE);
+    // Every visitor asking the same question gets the same bytes (visitor-answers.ts).
+    if (user === null) sendPreparedJson(ctx, 200, await visitorAnswers.answer(`list ${query}`, page), NO_STORE);
     else sendJson(ctx, 200, await page(), NO_STORE);
   };
 }

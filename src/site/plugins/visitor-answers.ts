@@ -4,10 +4,11 @@ import { createSingleFlight } from '../../core/single-flight.js';
 import { runQuery } from '../../db/queries.js';
 import type { Sql } from '../../db/pool.js';
 
-// The store's lists as visitors see them (no session: the launcher, the store front,
-// a search from the home page) are the same bytes for everyone until the catalogue
-// changes, and building a page of 100 plugins (rows parsed, records shaped,
-// JSON.stringify, zlib) costs far more than reading one number. So each answer is
+// The store's lists and details as visitors see them (no session: the launcher, the
+// store front, a search from the home page, a plugin page) are the same bytes for
+// everyone until the catalogue changes, and building a page of 100 plugins (rows
+// parsed, records shaped, JSON.stringify, zlib) costs far more than reading one
+// number. So each answer is
 // kept, tagged with the store's generation read before it was built
 // (sql/050_store_generation.sql), and reused while the generation is the same.
 //
@@ -15,21 +16,21 @@ import type { Sql } from '../../db/pool.js';
 // this is exact across any number of site processes: a request reads it first, and
 // an answer built before a commit is never served after it. Concurrent requests for
 // the same missing answer share one build. Logged-in users are never served from
-// here: their lists carry their own plugins and review fields.
+// here: their answers carry their own plugins and review fields.
 
-export const VISITOR_LISTS: LruOptions = { maxEntries: 256, maxBytes: 32 * 1024 * 1024 };
+export const VISITOR_ANSWERS: LruOptions = { maxEntries: 256, maxBytes: 32 * 1024 * 1024 };
 
 interface Kept {
   generation: bigint;
   answer: PreparedJson;
 }
 
-export interface VisitorLists {
+export interface VisitorAnswers {
   /** The answer for `key` under the current generation, built by `build` when missing. */
   answer(key: string, build: () => Promise<unknown>): Promise<PreparedJson>;
 }
 
-export function createVisitorLists(sql: Sql, limits: LruOptions = VISITOR_LISTS): VisitorLists {
+export function createVisitorAnswers(sql: Sql, limits: LruOptions = VISITOR_ANSWERS): VisitorAnswers {
   const kept = createLru<Kept>(limits);
   const building = createSingleFlight<PreparedJson>();
   return {

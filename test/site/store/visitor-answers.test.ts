@@ -1,4 +1,4 @@
-// Visitors' lists are built once per store generation (src/site/plugins/visitor-lists.ts,
+// Visitors' lists are built once per store generation (src/site/plugins/visitor-answers.ts,
 // sql/050_store_generation.sql): every change committed anywhere (through this
 // site, another site process, or SQL) shows in the very next answer; logged-in
 // users are never served a visitor's answer.
@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { createPool } from '../../../src/db/pool.js';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
 import { insertPlugin, insertRating, testUser, type TestUser } from '../../helpers/store-fixtures.js';
-import { createVisitorLists } from '../../../src/site/plugins/visitor-lists.js';
+import { createVisitorAnswers } from '../../../src/site/plugins/visitor-answers.js';
 
 const sql = testSql();
 let first: TestServer;
@@ -114,6 +114,27 @@ test('a logged-in user gets their own answer, never a visitor\'s', async () => {
   assert.equal((await listIds(first, '/apps/api/plugins')).ids, ['vl-one']);
 });
 
+test("a visitor's detail, with and without related, follows every change; a hidden plugin stays 404", async () => {
+  const detail = async (site: TestServer, path: string) => {
+    const response = await fetch(site.url + path);
+    return { status: response.status, body: await response.json() };
+  };
+  assert.is((await detail(first, '/apps/api/plugins/vl-one')).body.plugin.version, '1.0.0');
+  assert.equal((await detail(first, '/apps/api/plugins/VL-ONE?include=related')).body.related.map((p: { id: string }) => p.id), []);
+  await sql`update plugins set version = '1.1.0' where id = 'vl-one'`;
+  await sql`update plugins set status = 'approved' where id = 'vl-two'`;
+  assert.is((await detail(second, '/apps/api/plugins/vl-one')).body.plugin.version, '1.1.0');
+  assert.equal((await detail(first, '/apps/api/plugins/vl-one?related=1')).body.related.map((p: { id: string }) => p.id), ['vl-two']);
+  await sql`update plugins set status = 'pending' where id = 'vl-two'`;
+  assert.is((await detail(first, '/apps/api/plugins/vl-two')).status, 404);
+  assert.is((await detail(first, '/apps/api/plugins/vl-two')).status, 404);
+  assert.equal((await detail(first, '/apps/api/plugins/vl-one?related=1')).body.related, []);
+  // Its author still sees it, with the review fields a visitor never gets.
+  const own = await fetch(first.url + '/apps/api/plugins/vl-two', { headers: { cookie: bob.cookie } });
+  assert.is(own.status, 200);
+  assert.ok('review' in (await own.json()).plugin);
+});
+
 test('a kept answer is sent in each coding the client accepts, the same JSON', async () => {
   for (let i = 0; i < 40; i++) await insertPlugin(sql, `vl-many-${i}`, bob, 'approved', { description: 'x'.repeat(300) });
   const plain = await fetch(first.url + '/apps/api/plugins?public=1&limit=100', { headers: { 'accept-encoding': 'identity' } });
@@ -143,7 +164,7 @@ test('bad parameters are refused before anything is kept or built', async () => 
 });
 
 test('concurrent visitors asking the same missing answer share one build; a failed build is not kept', async () => {
-  const lists = createVisitorLists(sql, { maxEntries: 4, maxBytes: 1 << 20 });
+  const lists = createVisitorAnswers(sql, { maxEntries: 4, maxBytes: 1 << 20 });
   let builds = 0;
   const build = async () => {
     builds++;
