@@ -16,6 +16,9 @@
 //   GET /apps/api/plugins/<id>?include=related        detail with related plugins
 //   GET /apps/api/plugins/<id>/ratings                a ratings page of the most rated plugin
 //
+// each twice: as a visitor (answers kept per store generation, see
+// src/site/plugins/visitor-answers.ts, so this is the cost of serving a kept answer)
+// and as a logged-in user (built per request: the queries, the records, the JSON),
 // and prints requests/s, p50 and p99 beside the bare figures, the targets (p99 under
 // 50 ms at 10,000 plugins; at most twice that at 100,000), and the EXPLAIN
 // (ANALYZE, BUFFERS) plan of every query each request runs, flagging any sequential
@@ -35,6 +38,8 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded
 import { migrate } from '../src/db/migrate.js';
 import { createPool, type Sql } from '../src/db/pool.js';
 import { createSite } from '../src/site/app.js';
+import { createSession } from '../src/site/auth/sessions.js';
+import { upsertProviderUser } from '../src/site/auth/users.js';
 import { explain, recordingSql, type Plan } from './bench/explain.js';
 import {
   benchDir, buildDist, captureAnswer, compare, CONNECTIONS, freePort, machineLoad, RUN_SECONDS, RUNS, startBare, startPinned,
@@ -168,19 +173,25 @@ async function measureSize(serverUrl: string, size: number): Promise<SizeResult>
       },
     });
     servers.push(site);
+    // A logged-in reader: nothing is kept for them, so each request runs the queries.
+    const reader = await upsertProviderUser(sql, { subject: 'bench:reader', username: 'bench-reader', usernameClaim: 'preferred_username', avatar: '' }, []);
+    const session = { ...IDENTITY, cookie: `sid=${await createSession(sql, reader.id)}` };
     const comparisons: Measured[] = [];
     for (const row of rows) {
-      const bare = await startBare(`bare-${comparisons.length}`, await captureAnswer(site.origin, row.path, IDENTITY), dir);
-      try {
-        comparisons.push(await compare({ what: row.what, ours: site, bare, path: row.path, target: 0 }));
-      } catch (error) {
-        // Answers other than 200 (a 503 when the database did not answer in time): a
-        // finding to report, not a reason to lose the other rows.
-        comparisons.push({ what: row.what, failure: error instanceof Error ? error.message : String(error) });
-      } finally {
-        await bare.stop();
+      for (const [who, headers] of [['visitor', IDENTITY], ['logged in', session]] as const) {
+        const what = `${row.what}, ${who}`;
+        const bare = await startBare(`bare-${comparisons.length}`, await captureAnswer(site.origin, row.path, headers), dir);
+        try {
+          comparisons.push(await compare({ what, ours: site, bare, path: row.path, headers, target: 0 }));
+        } catch (error) {
+          // Answers other than 200 (a 503 when the database did not answer in time): a
+          // finding to report, not a reason to lose the other rows.
+          comparisons.push({ what, failure: error instanceof Error ? error.message : String(error) });
+        } finally {
+          await bare.stop();
+        }
+        process.stdout.write(`  measured ${what}\n`);
       }
-      process.stdout.write(`  measured ${row.what}\n`);
     }
     return { size, seedSeconds, comparisons, plans };
   } finally {
