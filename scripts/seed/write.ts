@@ -52,6 +52,10 @@ export async function writeCatalogue(sql: Sql, catalogue: Catalogue): Promise<Se
     };
     // The pool bounds statements for requests (src/db/deadline.ts); a seed's are big.
     await tx.unsafe('set local statement_timeout = 0');
+    // The store's generation (sql/050_store_generation.sql) is bumped by a deferred
+    // trigger; here it fires as each statement ends instead (still once), so no event
+    // is pending when the indexes are rebuilt: PostgreSQL refuses CREATE INDEX then.
+    await tx.unsafe('set constraints plugins_bump_generation immediate');
     const authorIds = await ensureUsers(tx, catalogue.authors);
     const raterIds = await ensureUsers(tx, catalogue.raters);
     step('users');

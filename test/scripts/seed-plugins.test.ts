@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { buildCatalogue } from '../../scripts/seed/catalogue.js';
 import { TAGS } from '../../scripts/seed/vocabulary.js';
-import { writeCatalogue } from '../../scripts/seed/write.js';
+import { REBUILD_INDEXES_FROM, writeCatalogue } from '../../scripts/seed/write.js';
 import { closeTestSql, startTestSite, testSql } from '../helpers/servers.js';
 
 const sql = testSql();
@@ -80,6 +80,18 @@ test('seeded plugins are served: list, detail, ratings page agree', async () => 
   } finally {
     await site.close();
   }
+});
+
+test('a large catalogue (indexes dropped and rebuilt) commits, with its indexes back and the store generation bumped once', async () => {
+  const generation = async () => BigInt((await sql`select generation::text as g from store_generation`)[0]!.g);
+  const indexes = async () => (await sql`select indexname from pg_indexes where tablename in ('plugins', 'plugin_ratings') order by 1`).map((row) => row.indexname);
+  const before = { generation: await generation(), indexes: await indexes() };
+  const taken = new Set((await sql<Array<{ id: string }>>`select lower(id) as id from plugins`).map((r) => r.id));
+  const catalogue = buildCatalogue({ plugins: REBUILD_INDEXES_FROM, ratings: REBUILD_INDEXES_FROM, seed: 11, now: NOW, takenIds: taken });
+  const counts = await writeCatalogue(sql, catalogue);
+  assert.is(counts.plugins, REBUILD_INDEXES_FROM);
+  assert.equal(await indexes(), before.indexes);
+  assert.is(await generation(), before.generation + 1n);
 });
 
 test.run();
