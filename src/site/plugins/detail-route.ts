@@ -5,7 +5,7 @@ import type { SiteContext, SiteDeps } from '../context.js';
 import { findPluginRecord } from './plugin-reads.js';
 import { pluginRecord, type PluginRow } from './records.js';
 import type { VisitorAnswers } from './visitor-answers.js';
-import { canSee, pluginNotFound } from './visibility.js';
+import { canSee, pluginNotFound, type Viewer } from './visibility.js';
 
 export const MAX_RELATED = 6;
 
@@ -19,21 +19,23 @@ export function detailHandler(deps: SiteDeps, visitorAnswers: VisitorAnswers) {
     const user = ctx.locals.user;
     const id = ctx.params.id!;
     const related = wantsRelated(ctx.query);
-    const detail = async () => {
+    const detail = async (viewer: Viewer) => {
       const row = await findPluginRecord(deps.sql, id);
-      if (!row || !canSee({ id: row.id, status: row.status, submitterId: String(row.submitter_id) }, user)) throw pluginNotFound();
-      const body: Record<string, unknown> = { success: true, plugin: pluginRecord(row, user) };
+      if (!row || !canSee({ id: row.id, status: row.status, submitterId: String(row.submitter_id) }, viewer)) throw pluginNotFound();
+      const body: Record<string, unknown> = { success: true, plugin: pluginRecord(row, viewer) };
       if (related) {
         const rows = await runQuery<PluginRow>(deps.sql, 'store/related-plugins', [
           row.id, row.tags.map((tag) => tag.toLowerCase()), row.submitter_id, MAX_RELATED,
         ]);
-        body.related = rows.map((item) => pluginRecord(item, user));
+        body.related = rows.map((item) => pluginRecord(item, viewer));
       }
       return body;
     };
-    // A visitor's detail is everyone's (visitor-answers.ts); a 404 is thrown, never kept.
-    if (user === null) sendPreparedJson(ctx, 200, await visitorAnswers.answer(`detail ${id.toLowerCase()} ${related}`, detail), NO_STORE);
-    else sendJson(ctx, 200, await detail(), NO_STORE);
+    // Whoever sees what a visitor sees gets the visitor's bytes (visitor-answers.ts);
+    // a 404 is thrown, never kept.
+    const kept = await visitorAnswers.answer(`detail ${id.toLowerCase()} ${related}`, user, () => detail(null));
+    if (kept) sendPreparedJson(ctx, 200, kept, NO_STORE);
+    else sendJson(ctx, 200, await detail(user), NO_STORE);
   };
 }
 

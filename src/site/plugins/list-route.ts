@@ -7,7 +7,7 @@ import type { SiteContext, SiteDeps } from '../context.js';
 import { pluginRecord, type PluginRow } from './records.js';
 import { searchTerms } from './search-terms.js';
 import type { VisitorAnswers } from './visitor-answers.js';
-import { listVisibility, type PluginStatus } from './visibility.js';
+import { listVisibility, type PluginStatus, type Viewer } from './visibility.js';
 
 // GET /apps/api/plugins: {success, plugins, total, limit, offset}. One query, one
 // round trip, whatever the parameters (see sql/queries/store/list-*.sql, search.sql).
@@ -31,8 +31,6 @@ export function listHandler(deps: SiteDeps, visitorAnswers: VisitorAnswers) {
     else if (scope !== undefined && scope !== '') throw badRequest('scope must be "mine" or "admin"', 'scope');
 
     const isPublic = flag(query, 'public');
-    // public=1 is the store front: approved plugins only, whoever asks.
-    const visibility = isPublic ? { viewerId: null, seesAll: false } : listVisibility(user);
     const status = optionalChoice(query, 'status', STATUSES);
     const sort = optionalChoice(query, 'sort', SORTS);
     const tag = single(query, 'tag')?.trim().toLowerCase() || null;
@@ -48,24 +46,29 @@ export function listHandler(deps: SiteDeps, visitorAnswers: VisitorAnswers) {
       const plugins = queued.filter((row) => row.id !== null).map((row) => pluginRecord(row, user));
       return sendJson(ctx, 200, listAnswer(plugins, queued[0]?.total ?? 0, limit, offset), NO_STORE);
     }
-    const filters = [visibility.viewerId, visibility.seesAll, status, submitter, tag, flag(query, 'featured'), limit, offset];
+    const featured = flag(query, 'featured');
     const q = single(query, 'q');
     const terms = q !== undefined && q.trim() !== '' ? searchTerms(q) : undefined;
 
-    const page = async () => {
+    const page = async (viewer: Viewer) => {
       // Only punctuation: nothing can match it (an empty list, not everything).
       if (terms === null) return listAnswer([], 0, limit, offset);
+      // public=1 is the store front: approved plugins only, whoever asks.
+      const visibility = isPublic ? { viewerId: null, seesAll: false } : listVisibility(viewer);
+      const filters = [visibility.viewerId, visibility.seesAll, status, submitter, tag, featured, limit, offset];
       const rows: Array<PluginRow & { total: number }> = terms
         ? await runQuery(deps.sql, 'store/search', [
           ...filters, terms.lower, terms.phrase, terms.compact, terms.others, terms.longest, sort ?? 'relevance',
         ])
         : await runQuery(deps.sql, `store/list-${sort ?? 'updated'}`, filters);
-      const plugins = rows.filter((row) => row.id !== null).map((row) => pluginRecord(row, user));
+      const plugins = rows.filter((row) => row.id !== null).map((row) => pluginRecord(row, viewer));
       return listAnswer(plugins, rows[0]?.total ?? 0, limit, offset);
     };
-    // Every visitor asking the same question gets the same bytes (visitor-answers.ts).
-    if (user === null) sendPreparedJson(ctx, 200, await visitorAnswers.answer(`list ${query}`, page), NO_STORE);
-    else sendJson(ctx, 200, await page(), NO_STORE);
+    // Whoever sees what a visitor sees gets the visitor's bytes (visitor-answers.ts);
+    // a scope is about the caller, so it is always answered for them.
+    const kept = scope ? undefined : await visitorAnswers.answer(`list ${query}`, user, () => page(null));
+    if (kept) sendPreparedJson(ctx, 200, kept, NO_STORE);
+    else sendJson(ctx, 200, await page(user), NO_STORE);
   };
 }
 

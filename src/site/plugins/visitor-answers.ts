@@ -3,20 +3,25 @@ import { prepareJson, type PreparedJson } from '../../core/prepared-json.js';
 import { createSingleFlight } from '../../core/single-flight.js';
 import { runQuery } from '../../db/queries.js';
 import type { Sql } from '../../db/pool.js';
+import type { Viewer } from './visibility.js';
 
 // The store's lists and details as visitors see them (no session: the launcher, the
 // store front, a search from the home page, a plugin page) are the same bytes for
 // everyone until the catalogue changes, and building a page of 100 plugins (rows
 // parsed, records shaped, JSON.stringify, zlib) costs far more than reading one
-// number. So each answer is
-// kept, tagged with the store's generation read before it was built
-// (sql/050_store_generation.sql), and reused while the generation is the same.
+// number. So each answer is kept, tagged with the store's generation read before it
+// was built (sql/050_store_generation.sql), and reused while the generation is the
+// same.
 //
 // The generation lives in PostgreSQL and changes in the committing transaction, so
 // this is exact across any number of site processes: a request reads it first, and
 // an answer built before a commit is never served after it. Concurrent requests for
-// the same missing answer share one build. Logged-in users are never served from
-// here: their answers carry their own plugins and review fields.
+// the same missing answer share one build.
+//
+// A logged-in player who has never submitted a plugin sees exactly what a visitor
+// sees (visibility.ts: approved plugins, and no review fields since they own none),
+// so they get the same answers; the same read tells whether they have submitted
+// any. Authors and administrators get answers built for them.
 
 export const VISITOR_ANSWERS: LruOptions = { maxEntries: 256, maxBytes: 32 * 1024 * 1024 };
 
@@ -26,16 +31,22 @@ interface Kept {
 }
 
 export interface VisitorAnswers {
-  /** The answer for `key` under the current generation, built by `build` when missing. */
-  answer(key: string, build: () => Promise<unknown>): Promise<PreparedJson>;
+  /**
+   * The visitor's answer for `key` under the current generation, built by `build`
+   * (as a visitor) when missing; undefined when `viewer` must get an answer of
+   * their own (an administrator, or a user who has submitted a plugin).
+   */
+  answer(key: string, viewer: Viewer, build: () => Promise<unknown>): Promise<PreparedJson | undefined>;
 }
 
 export function createVisitorAnswers(sql: Sql, limits: LruOptions = VISITOR_ANSWERS): VisitorAnswers {
   const kept = createLru<Kept>(limits);
   const building = createSingleFlight<PreparedJson>();
   return {
-    async answer(key, build) {
-      const [row] = await runQuery<{ generation: string }>(sql, 'store/generation');
+    async answer(key, viewer, build) {
+      if (viewer?.admin) return undefined;
+      const [row] = await runQuery<{ generation: string; viewer_submits: boolean }>(sql, 'store/generation', [viewer?.id ?? null]);
+      if (row!.viewer_submits) return undefined;
       const generation = BigInt(row!.generation);
       const found = kept.get(key);
       if (found?.generation === generation) return found.answer;

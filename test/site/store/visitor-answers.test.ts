@@ -135,6 +135,22 @@ test("a visitor's detail, with and without related, follows every change; a hidd
   assert.ok('review' in (await own.json()).plugin);
 });
 
+test('a player who has submitted nothing is answered what a visitor is; once they submit, their own answer', async () => {
+  const carol = await testUser(sql, 'vl-carol');
+  const visitor = await fetch(first.url + '/apps/api/plugins?tag=map');
+  const player = await fetch(first.url + '/apps/api/plugins?tag=map', { headers: { cookie: carol.cookie } });
+  assert.is(await player.text(), await visitor.text());
+  const detail = await fetch(first.url + '/apps/api/plugins/vl-one', { headers: { cookie: carol.cookie } });
+  assert.not.ok('review' in (await detail.json()).plugin);
+  await insertPlugin(sql, 'vl-carols', carol, 'pending');
+  await tagMap('vl-carols');
+  const own = await listIds(second, '/apps/api/plugins?tag=map', carol.cookie);
+  assert.equal(own.ids, ['vl-carols', 'vl-one']);
+  assert.equal((await listIds(second, '/apps/api/plugins?tag=map')).ids, ['vl-one']);
+  // scope=mine is about the caller, never a shared answer.
+  assert.equal((await listIds(first, '/apps/api/plugins?scope=mine', carol.cookie)).ids, ['vl-carols']);
+});
+
 test('a kept answer is sent in each coding the client accepts, the same JSON', async () => {
   for (let i = 0; i < 40; i++) await insertPlugin(sql, `vl-many-${i}`, bob, 'approved', { description: 'x'.repeat(300) });
   const plain = await fetch(first.url + '/apps/api/plugins?public=1&limit=100', { headers: { 'accept-encoding': 'identity' } });
@@ -165,22 +181,23 @@ test('bad parameters are refused before anything is kept or built', async () => 
 
 test('concurrent visitors asking the same missing answer share one build; a failed build is not kept', async () => {
   const lists = createVisitorAnswers(sql, { maxEntries: 4, maxBytes: 1 << 20 });
+  const answer = (key: string, build: () => Promise<unknown>) => lists.answer(key, null, build).then((kept) => kept!);
   let builds = 0;
   const build = async () => {
     builds++;
     await new Promise((resolve) => setTimeout(resolve, 20));
     return { n: builds };
   };
-  const answers = await Promise.all(Array.from({ length: 10 }, () => lists.answer('k', build)));
+  const answers = await Promise.all(Array.from({ length: 10 }, () => answer('k', build)));
   assert.is(builds, 1);
   assert.ok(answers.every((answer) => answer === answers[0]));
-  assert.is((await lists.answer('k', build)).body.toString(), '{"n":1}');
-  const failed = await lists.answer('bad', () => Promise.reject(new Error('boom'))).then(() => 'built', (error: Error) => error.message);
+  assert.is((await answer('k', build)).body.toString(), '{"n":1}');
+  const failed = await answer('bad', () => Promise.reject(new Error('boom'))).then(() => 'built', (error: Error) => error.message);
   assert.is(failed, 'boom');
-  assert.is((await lists.answer('bad', async () => ({ ok: true }))).body.toString(), '{"ok":true}');
+  assert.is((await answer('bad', async () => ({ ok: true }))).body.toString(), '{"ok":true}');
   // A new generation: built again.
   await sql`update plugins set featured = not featured where id = 'vl-one'`;
-  assert.is((await lists.answer('k', build)).body.toString(), '{"n":2}');
+  assert.is((await answer('k', build)).body.toString(), '{"n":2}');
 });
 
 test.run();
