@@ -8,18 +8,26 @@
 -- plugins for administrators), and the viewer's own unapproved ones. Each arm
 -- walks an index in order (plugins_status_updated, plugins_submitter_updated) and stops
 -- at offset + limit; an OR of the two could use neither index for the order.
--- The store front's total (no submitter, tag or featured filter) comes from
--- plugin_status_counts, kept by a trigger, plus the viewer's own unapproved
--- plugins; any other total counts through an index. An offset past the end still
+-- The total of the store front (no submitter or featured filter) comes from
+-- plugin_status_counts, or with a tag from plugin_tag_counts (both kept by
+-- triggers), plus the viewer's own unapproved plugins (plugins_submitter_updated);
+-- any other total counts through an index. An offset past the end still
 -- answers one row: the total, with a null id.
 select total.count::integer as total, r.*
   from (select case
-                 when $4::bigint is null and $5::text is null and not $6::boolean then
-                   (select coalesce(sum(c.plugins), 0) from plugin_status_counts c
-                     where (c.status = 'approved' or $2::boolean) and ($3::text is null or c.status = $3::text))
+                 when $4::bigint is null and not $6::boolean then
+                   (case when $5::text is null then
+                      (select coalesce(sum(c.plugins), 0) from plugin_status_counts c
+                        where (c.status = 'approved' or $2::boolean) and ($3::text is null or c.status = $3::text))
+                    else
+                      (select coalesce(sum(c.plugins), 0) from plugin_tag_counts c
+                        where c.tag = $5::text
+                          and (c.status = 'approved' or $2::boolean) and ($3::text is null or c.status = $3::text))
+                    end)
                    + (select count(*) from plugins p
                        where p.submitter_id = $1::bigint and p.status <> 'approved' and not $2::boolean
-                         and ($3::text is null or p.status = $3::text))
+                         and ($3::text is null or p.status = $3::text)
+                         and ($5::text is null or p.tags_lower @> array[$5::text]))
                  else (select count(*) from plugins p
                         where
                             (p.status = 'approved' or p.submitter_id = $1::bigint or $2::boolean)

@@ -101,6 +101,24 @@ test('tag: exact, case-insensitive', async () => {
   assert.equal(ids(await client.get('/apps/api/plugins?tag=ma')), []);
 });
 
+test('tag totals (from plugin_tag_counts) agree with the pages for every viewer, status, sort and scope', async () => {
+  for (const cookie of [undefined, users.alice, users.bob, users.admin]) {
+    for (const tag of ['map', 'MAP', 'hud', 'chat', 'absent']) {
+      for (const status of ['', 'pending', 'approved', 'rejected']) {
+        for (const extra of ['', '&sort=rating', '&sort=installs', '&public=1', '&featured=1', ...(cookie ? ['&scope=mine'] : [])]) {
+          const answer = await client.get(`/apps/api/plugins?tag=${tag}&status=${status}&limit=500${extra}`, { cookie });
+          assert.is(answer.status, 200);
+          assert.is(answer.body.total, answer.body.plugins.length, `${cookie ?? 'visitor'} ${tag} ${status} ${extra}`);
+        }
+      }
+    }
+  }
+  // Alice sees her pending and rejected map plugins besides the approved ones.
+  assert.is((await client.get('/apps/api/plugins?tag=map', { cookie: users.alice })).body.total, 4);
+  assert.is((await client.get('/apps/api/plugins?tag=map', { cookie: users.admin })).body.total, 5);
+  assert.is((await client.get('/apps/api/plugins?tag=map&limit=1')).body.total, 2);
+});
+
 test('sort=installs: most installed first, ties by id', async () => {
   assert.equal(ids(await client.get('/apps/api/plugins?sort=installs')), ['l-gamma', 'l-alpha', 'l-beta']);
 });
