@@ -101,7 +101,8 @@ function withDatabase(serverUrl: string, name: string): string {
 async function plansOf(sql: Sql, rows: Row[]): Promise<Map<string, Plan[]>> {
   const recording = recordingSql(sql);
   const config = loadConfig({ HOST: '127.0.0.1', SITE_PORT: '0', DATA_DIR: join(root, 'data'), PUBLIC_URL: 'http://bench.test' });
-  const site = createSite({ config, sql: recording.sql, log: silentLogger });
+  // No webhook worker: its polls would be recorded with the pages' queries.
+  const site = createSite({ config, sql: recording.sql, log: silentLogger, webhooks: { start: false } });
   const server = await listen(site.handler, '127.0.0.1', 0);
   const plans = new Map<string, Plan[]>();
   try {

@@ -16,5 +16,5 @@ export interface Feature<L extends object> {
    */
   checkContinue?(req: IncomingMessage): boolean;
   /** What this feature reports on /metrics (queue depths, its own counters), read at scrape time. */
-  metrics?(): Sample[];
+  metrics?(): Sample[] | Promise<Sample[]>;
 }

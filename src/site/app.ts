@@ -22,10 +22,11 @@ import { auditFeature } from './audit/feature.js';
 import { reportsFeature } from './reports/feature.js';
 import { notificationsFeature } from './notifications/feature.js';
 import { tokensFeature } from './tokens/feature.js';
+import { webhooksFeature } from './webhooks/feature.js';
 
 /** Service A: the route table is the sum of its features, read top to bottom. */
 export function createSite(deps: SiteDeps) {
-  const features: Feature<SiteLocals>[] = [launcherFeature(deps), authFeature(deps), pluginsFeature(deps), ratingsFeature(deps), statsFeature(deps), auditFeature(deps), reportsFeature(deps), notificationsFeature(deps), mediaFeature(deps), tokensFeature(deps), pagesFeature(deps)];
+  const features: Feature<SiteLocals>[] = [launcherFeature(deps), authFeature(deps), pluginsFeature(deps), ratingsFeature(deps), statsFeature(deps), auditFeature(deps), reportsFeature(deps), notificationsFeature(deps), webhooksFeature(deps), mediaFeature(deps), tokensFeature(deps), pagesFeature(deps)];
   const metrics = serviceMetrics(deps.config.metricsToken, features, poolUseMetrics);
   const staticFiles = loadStaticFolder(join(projectRoot(), 'static', 'site'), SITE_STATIC_OPTIONS);
   const routes: SiteRoute[] = [

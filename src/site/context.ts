@@ -2,6 +2,7 @@ import type { Config } from '../core/config.js';
 import type { Context, Handler, Middleware, Route } from '../core/context.js';
 import type { Logger } from '../core/log.js';
 import type { Sql } from '../db/pool.js';
+import type { WebhookWorkerOptions } from './webhooks/delivery-worker.js';
 
 export interface SessionUser {
   id: string;
@@ -30,4 +31,9 @@ export interface SiteDeps {
   config: Config;
   sql: Sql;
   log: Logger;
+  /**
+   * The webhook worker's clock and dispatcher, for tests; never set from
+   * configuration (src/boot.ts does not), so production runs the real ones.
+   */
+  webhooks?: WebhookWorkerOptions;
 }

@@ -9,6 +9,7 @@ import { listen, type RunningServer } from '../../src/core/server.js';
 import { createPool, type Sql } from '../../src/db/pool.js';
 import { createImghost } from '../../src/imghost/app.js';
 import { createSite } from '../../src/site/app.js';
+import type { WebhookWorkerOptions } from '../../src/site/webhooks/delivery-worker.js';
 
 export function testLogger(): Logger {
   return process.env.TEST_LOG ? createLogger({ test: true }) : silentLogger;
@@ -66,9 +67,10 @@ async function serveForTest(config: Config, service: { handler: Parameters<typeo
   };
 }
 
-export function startTestSite(overrides: Record<string, string | undefined> = {}, sql: Sql = testSql()): Promise<TestServer> {
+/** `webhooks`: the site's webhook worker options (a test's clock and dispatcher, or start: false). */
+export function startTestSite(overrides: Record<string, string | undefined> = {}, sql: Sql = testSql(), webhooks?: WebhookWorkerOptions): Promise<TestServer> {
   const config = testConfig(overrides);
-  return serveForTest(config, createSite({ config, sql, log: testLogger() }));
+  return serveForTest(config, createSite({ config, sql, log: testLogger(), webhooks }));
 }
 
 export async function startTestImghost(overrides: Record<string, string | undefined> = {}): Promise<TestServer> {

@@ -12,11 +12,18 @@ import { metricsRoute } from './metrics-route.js';
 export function serviceMetrics<L extends object>(
   token: string | undefined,
   features: readonly Feature<L>[],
-  ...more: Array<() => Sample[]>
+  ...more: Array<() => Sample[] | Promise<Sample[]>>
 ): { http: HttpMetrics | undefined; route: Route<L> } {
   const http = token === undefined ? undefined : createHttpMetrics();
   const sources = [...features.flatMap((feature) => (feature.metrics ? [() => feature.metrics!()] : [])), ...more];
-  const render = () => http!.render() + renderSamples([...processSamples(), ...sources.flatMap((source) => source())]);
+  // One source after another: one that reads PostgreSQL at scrape time (a queue
+  // depth) is done before the pool's own use is read (`more` comes last), so the
+  // scrape does not count its own queries as the pool's load.
+  const render = async () => {
+    const samples = processSamples();
+    for (const source of sources) samples.push(...(await source()));
+    return http!.render() + renderSamples(samples);
+  };
   return { http, route: metricsRoute<L>(token, render) };
 }
 

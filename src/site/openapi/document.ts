@@ -38,6 +38,21 @@ const pluginId = pathParam('id', 'Plugin id (3-128 letters, digits, `.`, `_`, `-
 const page = [queryParam('limit', 'Page size', { type: 'integer' }), queryParam('offset', 'Rows to skip', { type: 'integer', minimum: 0 })];
 const html = media('HTML page', 'text/html');
 
+/** A webhook as the API shows it; the secret only where an answer may carry it. */
+function webhookSchema(withSecret: boolean): Schema {
+  return {
+    type: 'object',
+    required: ['url', 'createdAt', 'updatedAt'],
+    properties: {
+      url: { type: 'string' },
+      ...(withSecret ? { secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9_-]{43}$' } } : {}),
+      createdAt: isoDate,
+      updatedAt: isoDate,
+    },
+    additionalProperties: false,
+  };
+}
+
 const pluginFields: Schema = {
   type: 'object',
   properties: {
@@ -399,7 +414,7 @@ export const SITE_OPENAPI = {
                   id: { type: 'integer' },
                   actor: { type: 'string' },
                   action: { type: 'string' },
-                  target: { type: 'object', required: ['type'], properties: { type: { enum: ['plugin', 'rating', 'report'] }, plugin: { type: 'string' }, user: { type: 'string' } } },
+                  target: { type: 'object', required: ['type'], properties: { type: { enum: ['plugin', 'rating', 'report', 'token'] }, plugin: { type: 'string' }, user: { type: 'string' } } },
                   before: { type: 'object' },
                   after: { type: 'object' },
                   at: isoDate,
@@ -517,6 +532,71 @@ export const SITE_OPENAPI = {
         responses: {
           '200': json('The unread count after', success({ unread: { type: 'integer', minimum: 0 } })),
           ...jsonWrite,
+          '401': unauthorized,
+          '403': forbidden,
+          ...common,
+        },
+      },
+    },
+    '/apps/api/webhook': {
+      get: {
+        summary: "The caller's webhook (never its secret), or null",
+        security: sessionOnly,
+        responses: {
+          '200': json('The webhook', success({ webhook: nullable(webhookSchema(false)) })),
+          '400': badRequest,
+          '401': unauthorized,
+          '403': forbidden,
+          ...common,
+        },
+      },
+      put: {
+        summary: "Sets the caller's webhook URL (https, public address); the secret is shown when made or rotated",
+        security: sessionOnly,
+        requestBody: jsonBody({ type: 'object', required: ['url'], properties: { url: { type: 'string', maxLength: 2048, description: 'https: URL, no user name or password, not a private, loopback, link-local or otherwise non-public address' }, rotateSecret: { type: 'boolean' } } }),
+        responses: {
+          '200': json('Set; `secret` only when the webhook is new or rotateSecret was true', success({ webhook: webhookSchema(true) })),
+          ...jsonWrite,
+          '401': unauthorized,
+          '403': forbidden,
+          ...common,
+        },
+      },
+      delete: {
+        summary: "Removes the caller's webhook and cancels its pending deliveries",
+        security: sessionOnly,
+        responses: { '200': json('Removed (or there was none)', ref('Ok')), '400': badRequest, '401': unauthorized, '403': forbidden, ...common },
+      },
+    },
+    '/apps/api/webhook/deliveries': {
+      get: {
+        summary: "The caller's webhook deliveries, newest first",
+        security: sessionOnly,
+        parameters: page,
+        responses: {
+          '200': json('A page of deliveries', success({
+            deliveries: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['id', 'notificationId', 'kind', 'status', 'attempts', 'lastStatusCode', 'lastError', 'nextAttemptAt', 'deliveredAt', 'createdAt'],
+                properties: {
+                  id: { type: 'integer' },
+                  notificationId: { type: 'integer' },
+                  kind: { type: 'string' },
+                  status: { enum: ['pending', 'delivered', 'failed'] },
+                  attempts: { type: 'integer', minimum: 0 },
+                  lastStatusCode: nullable({ type: 'integer' }),
+                  lastError: nullable({ type: 'string' }),
+                  nextAttemptAt: nullable(isoDate),
+                  deliveredAt: nullable(isoDate),
+                  createdAt: isoDate,
+                },
+              },
+            },
+            total: { type: 'integer', minimum: 0 },
+          })),
+          '400': badRequest,
           '401': unauthorized,
           '403': forbidden,
           ...common,

@@ -1,0 +1,5 @@
+-- Delivery $1 (claim $2) cannot be attempted at all (its webhook is gone): failed with reason $3.
+update webhook_deliveries
+   set status = 'failed', last_error = $3, locked_until = null, claim = null
+ where id = $1 and claim = $2 and status = 'pending'
+returning id

@@ -1,0 +1,2 @@
+-- Deliveries waiting (due or backing off), for /metrics. Index: webhook_deliveries_due.
+select count(*)::int as pending from webhook_deliveries where status = 'pending'

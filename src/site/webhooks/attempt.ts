@@ -1,0 +1,71 @@
+import type { Dispatcher } from 'undici';
+import { signatureHeader } from './signing.js';
+
+// One delivery attempt: the POST and what came of it. A 2xx answer is a success;
+// anything else (another status, a redirect, which is never followed, a refused
+// address, a timeout, a TLS error) is a failure to retry. The answer's body is
+// read up to a bound and thrown away.
+
+export const WEBHOOK_USER_AGENT = 'launcher-web-webhooks/1';
+/** Longest a whole attempt may take, whatever the dispatcher's own timeouts. */
+export const ATTEMPT_DEADLINE_MS = 30_000;
+const MAX_DRAINED_BYTES = 64 * 1024;
+const MAX_ERROR_LENGTH = 500;
+
+export interface WebhookPayload {
+  id: number;
+  kind: string;
+  plugin: string | null;
+  actor: string | null;
+  message: string;
+  createdAt: string;
+}
+
+export interface AttemptInput {
+  deliveryId: string;
+  url: string;
+  secret: string;
+  payload: WebhookPayload;
+}
+
+export type AttemptResult = { ok: true; statusCode: number } | { ok: false; statusCode: number | null; error: string };
+
+export async function attemptDelivery(dispatcher: Dispatcher, input: AttemptInput, signal?: AbortSignal): Promise<AttemptResult> {
+  const body = Buffer.from(JSON.stringify(input.payload), 'utf8');
+  const url = new URL(input.url);
+  const deadline = AbortSignal.timeout(ATTEMPT_DEADLINE_MS);
+  try {
+    const answer = await dispatcher.request({
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': WEBHOOK_USER_AGENT,
+        'x-webhook-delivery': input.deliveryId,
+        'x-webhook-event': input.payload.kind,
+        'x-signature-256': signatureHeader(input.secret, body),
+      },
+      body,
+      signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
+    });
+    await answer.body.dump({ limit: MAX_DRAINED_BYTES }).catch(() => undefined);
+    if (answer.statusCode >= 200 && answer.statusCode < 300) return { ok: true, statusCode: answer.statusCode };
+    const why = answer.statusCode >= 300 && answer.statusCode < 400 ? 'redirect not followed' : 'not a 2xx answer';
+    return { ok: false, statusCode: answer.statusCode, error: `HTTP ${answer.statusCode} (${why})` };
+  } catch (error) {
+    return { ok: false, statusCode: null, error: describe(error) };
+  }
+}
+
+/** One line for the delivery history; the refusal of an address is named as such. */
+function describe(error: unknown): string {
+  let text = 'delivery failed';
+  for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 4; cause = cause.cause, depth++) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    text = code ? `${code}: ${cause.message}` : cause.message;
+    if (code === 'WEBHOOK_ADDRESS_REFUSED') break;
+    if (!(cause.cause instanceof Error)) break;
+  }
+  return text.length > MAX_ERROR_LENGTH ? text.slice(0, MAX_ERROR_LENGTH - 1) + '…' : text;
+}

@@ -1,0 +1,31 @@
+import type { Feature } from '../../core/feature.js';
+import { jsonBody } from '../../core/middleware/json-body.js';
+import { createGuards } from '../auth/guards.js';
+import type { SiteDeps, SiteLocals } from '../context.js';
+import { createWebhookWorker } from './delivery-worker.js';
+import { deleteWebhookHandler, getWebhookHandler, listDeliveriesHandler, putWebhookHandler } from './webhook-routes.js';
+
+/**
+ * Webhooks: a user's URL that receives each of their notifications as a signed
+ * POST. The routes set it and show the delivery history (session only: a token
+ * gets 403); the worker started here delivers the queue, shared with the other
+ * site processes, and stops with the site.
+ */
+export function webhooksFeature(deps: SiteDeps): Feature<SiteLocals> {
+  const guards = createGuards(deps);
+  const options = deps.webhooks ?? {};
+  const worker = createWebhookWorker(deps, options);
+  if (options.start !== false) {
+    worker.start().catch((error: unknown) => deps.log.warn('webhook worker did not start', { err: error }));
+  }
+  return {
+    routes: [
+      { method: 'GET', path: '/apps/api/webhook', use: [guards.userRequired], handler: getWebhookHandler(deps) },
+      { method: 'PUT', path: '/apps/api/webhook', use: [guards.userRequired, jsonBody()], handler: putWebhookHandler(deps) },
+      { method: 'DELETE', path: '/apps/api/webhook', use: [guards.userRequired], handler: deleteWebhookHandler(deps) },
+      { method: 'GET', path: '/apps/api/webhook/deliveries', use: [guards.userRequired], handler: listDeliveriesHandler(deps) },
+    ],
+    close: () => worker.stop(),
+    metrics: () => worker.metrics(),
+  };
+}

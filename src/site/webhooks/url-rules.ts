@@ -1,0 +1,31 @@
+import { validationFailed } from '../../core/errors.js';
+import { hostAddress, isPublicAddress } from './address-policy.js';
+
+// What a webhook URL may be, checked when it is set (PUT /apps/api/webhook). A host
+// name is only resolved at delivery, where every address it resolves to is checked
+// again (delivery-dispatcher.ts): names can change what they point to.
+
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+
+/** The URL as stored (WHATWG-normalised), or 400 VALIDATION_FAILED on field `url`. */
+export function validateWebhookUrl(value: unknown): string {
+  const refuse = (why: string) => validationFailed('url', why);
+  if (typeof value !== 'string' || value.trim() === '') throw refuse('url is required: an https:// URL');
+  if (value.length > MAX_WEBHOOK_URL_LENGTH) throw refuse(`url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw refuse('url is not a valid URL');
+  }
+  if (url.protocol !== 'https:') throw refuse('url must be an https:// URL');
+  if (url.username !== '' || url.password !== '') throw refuse('url must not contain a user name or password');
+  if (url.hostname === '') throw refuse('url must name a host');
+  const address = hostAddress(url.hostname);
+  if (address !== undefined && !isPublicAddress(address)) throw refuse('url must not point to a private, loopback, link-local or otherwise non-public address');
+  // RFC 6761: these names are loopback by definition; refused now rather than at delivery.
+  const name = url.hostname.toLowerCase().replace(/\.$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) throw refuse('url must not point to localhost');
+  if (url.href.length > MAX_WEBHOOK_URL_LENGTH) throw refuse(`url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
+  return url.href;
+}

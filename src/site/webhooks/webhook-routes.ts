@@ -1,0 +1,101 @@
+import { HttpError, validationFailed } from '../../core/errors.js';
+import { integerParam } from '../../core/query-params.js';
+import { sendJson } from '../../core/respond.js';
+import { runQuery } from '../../db/queries.js';
+import { requireUser } from '../auth/guards.js';
+import type { SiteContext, SiteDeps, SiteHandler } from '../context.js';
+import { newWebhookSecret } from './signing.js';
+import { validateWebhookUrl } from './url-rules.js';
+
+export const DEFAULT_DELIVERIES_LIMIT = 20;
+export const MAX_DELIVERIES_LIMIT = 50;
+
+// Per-user answers, one of them with a secret: no cache may keep any.
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
+interface WebhookRow {
+  url: string;
+  secret?: string;
+  created_at: Date;
+  updated_at: Date;
+  created?: boolean;
+}
+
+const shown = (row: WebhookRow) => ({ url: row.url, createdAt: row.created_at.toISOString(), updatedAt: row.updated_at.toISOString() });
+
+/** GET /apps/api/webhook: {success, webhook: {url, createdAt, updatedAt} | null}; never the secret. */
+export function getWebhookHandler(deps: SiteDeps): SiteHandler {
+  return async (ctx: SiteContext) => {
+    const user = requireUser(ctx);
+    const [row] = await runQuery<WebhookRow>(deps.sql, 'webhooks/find', [user.id]);
+    sendJson(ctx, 200, { success: true, webhook: row ? shown(row) : null }, NO_STORE);
+  };
+}
+
+/**
+ * PUT /apps/api/webhook {url, rotateSecret?}: sets the caller's webhook. The secret
+ * is made when the webhook is first set, or anew on rotateSecret: true, and shown
+ * in that answer only.
+ */
+export function putWebhookHandler(deps: SiteDeps): SiteHandler {
+  return async (ctx: SiteContext) => {
+    const user = requireUser(ctx);
+    const body = ctx.body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'BAD_REQUEST', 'Expected a JSON object {url}');
+    const { url, rotateSecret } = body as Record<string, unknown>;
+    const stored = validateWebhookUrl(url);
+    if (rotateSecret !== undefined && typeof rotateSecret !== 'boolean') throw validationFailed('rotateSecret', 'rotateSecret must be true or false');
+    const rotate = rotateSecret === true;
+    const [row] = await runQuery<WebhookRow>(deps.sql, 'webhooks/upsert', [user.id, stored, newWebhookSecret(), rotate]);
+    const webhook: Record<string, unknown> = shown(row!);
+    if (row!.created || rotate) webhook.secret = row!.secret;
+    sendJson(ctx, 200, { success: true, webhook }, NO_STORE);
+  };
+}
+
+/** DELETE /apps/api/webhook: removes it (if any) and cancels its pending deliveries. */
+export function deleteWebhookHandler(deps: SiteDeps): SiteHandler {
+  return async (ctx: SiteContext) => {
+    const user = requireUser(ctx);
+    await runQuery(deps.sql, 'webhooks/delete', [user.id]);
+    sendJson(ctx, 200, { success: true }, NO_STORE);
+  };
+}
+
+interface StoredDelivery {
+  id: number;
+  notification_id: number;
+  kind: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  delivered_at: string | null;
+  created_at: string;
+}
+
+const iso = (value: string | null) => (value === null ? null : new Date(value).toISOString());
+
+/** GET /apps/api/webhook/deliveries?limit&offset: the caller's delivery history, newest first. */
+export function listDeliveriesHandler(deps: SiteDeps): SiteHandler {
+  return async (ctx: SiteContext) => {
+    const user = requireUser(ctx);
+    const limit = integerParam(ctx.query, 'limit', { fallback: DEFAULT_DELIVERIES_LIMIT, min: 1, max: MAX_DELIVERIES_LIMIT });
+    const offset = integerParam(ctx.query, 'offset', { fallback: 0, min: 0, max: 1_000_000 });
+    const [row] = await runQuery<{ total: string; deliveries: string }>(deps.sql, 'webhooks/deliveries-page', [user.id, limit, offset]);
+    const deliveries = (JSON.parse(row!.deliveries) as StoredDelivery[]).map((d) => ({
+      id: d.id,
+      notificationId: d.notification_id,
+      kind: d.kind,
+      status: d.status,
+      attempts: d.attempts,
+      lastStatusCode: d.last_status_code,
+      lastError: d.last_error,
+      nextAttemptAt: iso(d.next_attempt_at),
+      deliveredAt: iso(d.delivered_at),
+      createdAt: iso(d.created_at),
+    }));
+    sendJson(ctx, 200, { success: true, deliveries, total: Number(row!.total) }, NO_STORE);
+  };
+}

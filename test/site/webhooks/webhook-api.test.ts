@@ -1,0 +1,177 @@
+// The webhook API: set (https and public addresses only), show (never the secret),
+// rotate, remove (cancelling pending deliveries), and the delivery history; who
+// may call it (a session; 401 without, 403 to an API token or a cross-site write).
+// Deliveries themselves are in delivery.test.ts; this site runs no worker, so
+// queued deliveries stay pending here.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Sql } from '../../../src/db/pool.js';
+import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
+import { insertPlugin, testUser, type TestUser } from '../../helpers/store-fixtures.js';
+import { tokenClient } from '../tokens/token-client.js';
+
+let site: TestServer;
+let call: ReturnType<typeof tokenClient>;
+let sql: Sql;
+let admin: TestUser;
+
+test.before(async () => {
+  sql = testSql();
+  site = await startTestSite({}, sql, { start: false });
+  call = tokenClient(site.url);
+  admin = await testUser(sql, 'wh-admin', { admin: true });
+});
+test.after(async () => {
+  await site.close();
+  await closeTestSql();
+});
+
+const SECRET = /^whsec_[A-Za-z0-9_-]{43}$/;
+
+test('no webhook: GET answers null; PUT sets it and shows the secret once; GET never shows it', async () => {
+  const user = await testUser(sql, 'wh-set');
+  assert.equal((await call('GET', '/apps/api/webhook', { cookie: user.cookie })).body, { success: true, webhook: null });
+
+  const set = await call('PUT', '/apps/api/webhook', { cookie: user.cookie }, { url: 'https://hooks.example.com/in?x=1' });
+  assert.is(set.status, 200, JSON.stringify(set.body));
+  assert.equal(Object.keys(set.body.webhook).sort(), ['createdAt', 'secret', 'updatedAt', 'url']);
+  assert.is(set.body.webhook.url, 'https://hooks.example.com/in?x=1');
+  assert.match(set.body.webhook.secret, SECRET);
+  assert.is(set.headers.get('cache-control'), 'no-store');
+
+  const shown = await call('GET', '/apps/api/webhook', { cookie: user.cookie });
+  assert.equal(Object.keys(shown.body.webhook).sort(), ['createdAt', 'updatedAt', 'url']);
+
+  // A later PUT keeps the secret and does not show it; rotateSecret makes and shows a new one.
+  const changed = await call('PUT', '/apps/api/webhook', { cookie: user.cookie }, { url: 'https://Hooks.Example.com/other' });
+  assert.equal(Object.keys(changed.body.webhook).sort(), ['createdAt', 'updatedAt', 'url']);
+  assert.is(changed.body.webhook.url, 'https://hooks.example.com/other');
+  const [kept] = await sql<Array<{ secret: string }>>`select secret from webhooks where user_id = ${user.id}`;
+  assert.is(kept!.secret, set.body.webhook.secret);
+  const rotated = await call('PUT', '/apps/api/webhook', { cookie: user.cookie }, { url: 'https://hooks.example.com/other', rotateSecret: true });
+  assert.match(rotated.body.webhook.secret, SECRET);
+  assert.is.not(rotated.body.webhook.secret, set.body.webhook.secret);
+  const [now] = await sql<Array<{ secret: string }>>`select secret from webhooks where user_id = ${user.id}`;
+  assert.is(now!.secret, rotated.body.webhook.secret);
+});
+
+const badUrls: Array<[string, unknown]> = [
+  ['missing', undefined],
+  ['not a string', 42],
+  ['empty', ''],
+  ['not a URL', 'hooks example'],
+  ['http', 'http://hooks.example.com/in'],
+  ['ftp', 'ftp://hooks.example.com/in'],
+  ['javascript', 'javascript:alert(1)'],
+  ['a user name', 'https://user@hooks.example.com/in'],
+  ['a password', 'https://user:pass@hooks.example.com/in'],
+  ['over 2048 characters', 'https://hooks.example.com/' + 'a'.repeat(2030)],
+  ['loopback', 'https://127.0.0.1/in'],
+  ['loopback, other spelling', 'https://2130706433/in'],
+  ['loopback, hex', 'https://0x7f.0.0.1/in'],
+  ['private 10/8', 'https://10.1.2.3/in'],
+  ['private 172.16/12', 'https://172.20.0.1/in'],
+  ['private 192.168/16', 'https://192.168.1.1:8443/in'],
+  ['CGNAT', 'https://100.64.0.1/in'],
+  ['cloud metadata', 'https://169.254.169.254/latest/meta-data'],
+  ['unspecified', 'https://0.0.0.0/in'],
+  ['multicast', 'https://224.0.0.1/in'],
+  ['broadcast', 'https://255.255.255.255/in'],
+  ['IPv6 loopback', 'https://[::1]/in'],
+  ['IPv6 unspecified', 'https://[::]/in'],
+  ['IPv4-mapped loopback', 'https://[::ffff:127.0.0.1]/in'],
+  ['IPv4-mapped metadata', 'https://[::ffff:a9fe:a9fe]/in'],
+  ['IPv6 link-local', 'https://[fe80::1]/in'],
+  ['IPv6 unique-local', 'https://[fd00::1]/in'],
+  ['IPv6 multicast', 'https://[ff02::1]/in'],
+  ['localhost', 'https://localhost/in'],
+  ['a localhost name', 'https://app.localhost./in'],
+];
+for (const [what, url] of badUrls) {
+  test(`PUT /apps/api/webhook refuses ${what} -> 400 VALIDATION_FAILED on url`, async () => {
+    const answer = await call('PUT', '/apps/api/webhook', { cookie: admin.cookie }, url === undefined ? {} : { url });
+    assert.is(answer.status, 400, JSON.stringify(answer.body));
+    assert.equal([answer.body.code, answer.body.field], ['VALIDATION_FAILED', 'url']);
+  });
+}
+
+test('PUT accepts public addresses; refuses a bad rotateSecret and a non-object body', async () => {
+  for (const url of ['https://93.184.215.14/in', 'https://[2606:4700::1111]:8443/in', 'https://hooks.example.com:8443/a/b']) {
+    const answer = await call('PUT', '/apps/api/webhook', { cookie: admin.cookie }, { url });
+    assert.is(answer.status, 200, `${url}: ${JSON.stringify(answer.body)}`);
+  }
+  const rotate = await call('PUT', '/apps/api/webhook', { cookie: admin.cookie }, { url: 'https://hooks.example.com/', rotateSecret: 'yes' });
+  assert.equal([rotate.status, rotate.body.field], [400, 'rotateSecret']);
+  assert.is((await call('PUT', '/apps/api/webhook', { cookie: admin.cookie }, ['https://hooks.example.com/'])).status, 400);
+  assert.is((await call('DELETE', '/apps/api/webhook', { cookie: admin.cookie })).status, 200);
+});
+
+test('a notification queues a delivery in its transaction; the history shows it; DELETE cancels pending ones', async () => {
+  const author = await testUser(sql, 'wh-author');
+  const other = await testUser(sql, 'wh-other');
+  assert.is((await call('PUT', '/apps/api/webhook', { cookie: author.cookie }, { url: 'https://hooks.example.com/author' })).status, 200);
+  await insertPlugin(sql, 'wh-plugin', author, 'pending');
+  await insertPlugin(sql, 'wh-plugin-2', other, 'pending');
+  assert.is((await call('POST', '/apps/api/plugins/wh-plugin/review', { cookie: admin.cookie }, { action: 'reject', reason: 'No icon' })).status, 200);
+  assert.is((await call('POST', '/apps/api/plugins/wh-plugin/review', { cookie: admin.cookie }, { action: 'approve' })).status, 200);
+  // A user without a webhook gets a notification and no delivery.
+  assert.is((await call('POST', '/apps/api/plugins/wh-plugin-2/review', { cookie: admin.cookie }, { action: 'approve' })).status, 200);
+
+  const history = await call('GET', '/apps/api/webhook/deliveries', { cookie: author.cookie });
+  assert.is(history.status, 200, JSON.stringify(history.body));
+  assert.is(history.body.total, 2);
+  const [newest, oldest] = history.body.deliveries;
+  assert.equal(Object.keys(newest).sort(), ['attempts', 'createdAt', 'deliveredAt', 'id', 'kind', 'lastError', 'lastStatusCode', 'nextAttemptAt', 'notificationId', 'status']);
+  assert.equal([newest.kind, newest.status, newest.attempts, newest.deliveredAt], ['review.approved', 'pending', 0, null]);
+  assert.is(oldest.kind, 'review.rejected');
+  assert.ok(newest.id > oldest.id, 'newest first');
+  const notifications = await call('GET', '/apps/api/notifications', { cookie: author.cookie });
+  assert.equal(history.body.deliveries.map((d: any) => d.notificationId), notifications.body.notifications.map((n: any) => n.id));
+  assert.is((await call('GET', '/apps/api/webhook/deliveries', { cookie: other.cookie })).body.total, 0);
+  assert.is((await call('GET', '/apps/api/webhook/deliveries?limit=1&offset=1', { cookie: author.cookie })).body.deliveries[0].id, oldest.id);
+
+  assert.equal((await call('DELETE', '/apps/api/webhook', { cookie: author.cookie })).body, { success: true });
+  const after = await call('GET', '/apps/api/webhook/deliveries', { cookie: author.cookie });
+  assert.equal(after.body.deliveries.map((d: any) => [d.status, d.nextAttemptAt]), [['failed', null], ['failed', null]]);
+  assert.match(after.body.deliveries[0].lastError, /removed/);
+  assert.equal((await call('GET', '/apps/api/webhook', { cookie: author.cookie })).body, { success: true, webhook: null });
+  // Removing again is harmless.
+  assert.is((await call('DELETE', '/apps/api/webhook', { cookie: author.cookie })).status, 200);
+});
+
+test('delivery history paging: limit 1-50, offset >= 0', async () => {
+  for (const query of ['?limit=0', '?limit=51', '?limit=x', '?offset=-1']) {
+    assert.is((await call('GET', `/apps/api/webhook/deliveries${query}`, { cookie: admin.cookie })).status, 400, query);
+  }
+  assert.is((await call('GET', '/apps/api/webhook/deliveries?limit=50', { cookie: admin.cookie })).status, 200);
+});
+
+const routes: Array<[string, string, unknown]> = [
+  ['GET', '/apps/api/webhook', undefined],
+  ['PUT', '/apps/api/webhook', { url: 'https://hooks.example.com/' }],
+  ['DELETE', '/apps/api/webhook', undefined],
+  ['GET', '/apps/api/webhook/deliveries', undefined],
+];
+for (const [method, path, body] of routes) {
+  test(`${method} ${path}: 401 without a session, 403 to an API token`, async () => {
+    assert.is((await call(method, path, {}, body)).status, 401);
+    const user = await testUser(sql, `wh-tok-${method.toLowerCase()}-${path.length}`);
+    const made = await call('POST', '/apps/api/tokens', { cookie: user.cookie }, { name: 'ci', scopes: ['plugins:write', 'media:upload'] });
+    assert.is(made.status, 201, JSON.stringify(made.body));
+    const answer = await call(method, path, { token: made.body.secret }, body);
+    assert.is(answer.status, 403);
+    assert.is(answer.body.code, 'FORBIDDEN');
+  });
+}
+
+test('a cross-site PUT or DELETE is refused (403) and changes nothing', async () => {
+  const user = await testUser(sql, 'wh-csrf');
+  const foreign = { cookie: user.cookie, headers: { origin: 'https://evil.example' } };
+  assert.is((await call('PUT', '/apps/api/webhook', foreign, { url: 'https://evil.example/steal' })).status, 403);
+  assert.equal((await call('GET', '/apps/api/webhook', { cookie: user.cookie })).body.webhook, null);
+  await call('PUT', '/apps/api/webhook', { cookie: user.cookie }, { url: 'https://hooks.example.com/mine' });
+  assert.is((await call('DELETE', '/apps/api/webhook', foreign)).status, 403);
+  assert.is((await call('GET', '/apps/api/webhook', { cookie: user.cookie })).body.webhook.url, 'https://hooks.example.com/mine');
+});
+
+test.run();
