@@ -1,39 +1,27 @@
 // The header of every page: the language switch and the account area (login, or
 // avatar, name, My plugins, Review for administrators, logout).
-import { $, api, currentSession, errorText, h, imageUrl, lang, loginHref, t } from './lib.js';
+import { $, api, button, currentSession, errorText, h, lang, loginHref, t, who } from './lib.js';
 
-const ONE_YEAR = 365 * 24 * 3600;
-
-$('lang-switch')?.addEventListener('click', () => {
-  const next = lang === 'zh-CN' ? 'en' : 'zh-CN';
-  // Read by the server (src/site/pages/language.ts); not a secret, not HttpOnly.
-  document.cookie = `lang=${next}; Path=/; Max-Age=${ONE_YEAR}; SameSite=Lax`;
+const other = lang === 'zh-CN' ? 'en' : 'zh-CN';
+$('lang-switch').setAttribute('lang', other);
+$('lang-switch').onclick = () => {
+  // Read by the server (src/site/pages/language.ts), kept a year; not a secret, not HttpOnly.
+  document.cookie = `lang=${other}; Path=/; Max-Age=31536000; SameSite=Lax`;
   location.reload();
-});
-$('lang-switch')?.setAttribute('lang', lang === 'zh-CN' ? 'en' : 'zh-CN');
+};
 
 export const sessionReady = currentSession().then((session) => {
-  const area = $('account');
-  if (!area) return session;
-  area.replaceChildren(...(session.loggedIn ? accountLinks(session.user) : [loginControl()]));
+  $('account').replaceChildren(...(session.loggedIn ? accountLinks(session.user) : [loginControl()]));
   return session;
 });
 
 function accountLinks(user) {
-  const avatar = imageUrl(user.avatar);
-  const logout = h('button', { type: 'button', class: 'ghost', text: t('nav.logout') });
-  logout.addEventListener('click', async () => {
-    try {
-      await api('/apps/auth/logout', { method: 'POST' });
-    } finally {
-      location.assign('/apps/');
-    }
-  });
+  const logout = () => api('/apps/auth/logout', { method: 'POST' }).catch(() => {}).then(() => location.assign('/apps/'));
   return [
-    h('span', { class: 'who' }, avatar ? h('img', { class: 'avatar', src: avatar, alt: '', width: 28, height: 28 }) : null, h('span', { class: 'username', text: user.username })),
+    who(user.username, user.avatar),
     h('a', { href: '/apps/mine', class: 'nav-link', text: t('nav.mine') }),
-    user.admin ? h('a', { href: '/apps/review', class: 'nav-link', text: t('nav.review') }) : null,
-    logout,
+    user.admin && h('a', { href: '/apps/review', class: 'nav-link', text: t('nav.review') }),
+    button('ghost', t('nav.logout'), logout),
   ].filter(Boolean);
 }
 
@@ -41,11 +29,11 @@ function loginControl() {
   // With an identity provider: a plain link through it, back to this page.
   if (document.body.dataset.login === 'provider') return h('a', { href: loginHref(), class: 'button primary', id: 'login', text: t('nav.login') });
   // Local accounts (no identity provider configured): the name and password form.
-  return h('button', { type: 'button', class: 'primary', id: 'login', text: t('nav.login'), onclick: () => $('login-dialog').showModal() });
+  return button('primary', t('nav.login'), () => $('login-dialog').showModal(), { id: 'login' });
 }
 
-$('login-cancel').addEventListener('click', () => $('login-dialog').close());
-$('login-form').addEventListener('submit', async (event) => {
+$('login-cancel').onclick = () => $('login-dialog').close();
+$('login-form').onsubmit = async (event) => {
   event.preventDefault();
   const error = $('login-error');
   error.hidden = true;
@@ -57,4 +45,4 @@ $('login-form').addEventListener('submit', async (event) => {
     error.hidden = false;
     $('login-password').select();
   }
-});
+};

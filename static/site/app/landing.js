@@ -10,16 +10,13 @@ async function loadInfo() {
     const info = await api('/api/info');
     if (isText(info.description)) $('lead').textContent = info.description;
     if (isText(info.latestVersion)) $('version').textContent = t('landing.latest', { version: info.latestVersion });
-    if (isText(info.newVersionDescription)) {
-      $('whats-new-text').textContent = info.newVersionDescription;
-      $('whats-new').hidden = false;
-    }
+    if (isText(info.newVersionDescription)) ($('whats-new-text').textContent = info.newVersionDescription), ($('whats-new').hidden = false);
     $('downloads').replaceChildren(...downloadButtons(info.downloads?.stable, false), ...(info.beta?.enabled ? downloadButtons(info.downloads?.beta, true) : []));
     renderActivity(info.activity);
     const tips = Array.isArray(info.BLTips) ? info.BLTips.filter(isText) : [];
     $('tips-list').replaceChildren(...tips.map((tip) => h('li', { text: tip })));
     $('tips').hidden = tips.length === 0;
-    setStatus($('info-status'), 'done', '');
+    setStatus($('info-status'), 'done');
   } catch (error) {
     setStatus($('info-status'), 'error', t('landing.infoError', { reason: errorText(error) }));
   }
@@ -48,11 +45,7 @@ function renderActivity(activity) {
   $('activity-text').textContent = activity.description || '';
   $('activity-time').textContent = activity.time || '';
   const icon = imageUrl(activity.icon);
-  if (icon) {
-    const img = $('activity-icon');
-    img.addEventListener('error', () => (img.hidden = true), { once: true });
-    Object.assign(img, { src: icon, hidden: false });
-  }
+  if (icon) Object.assign($('activity-icon'), { src: icon, hidden: false, onerror: (event) => (event.target.hidden = true) });
   const link = httpsUrl(activity.link);
   if (link) Object.assign($('activity-link'), { href: link, hidden: false, rel: UGC_REL, target: '_blank' });
   $('activity').hidden = false;
@@ -64,8 +57,7 @@ async function loadFeatured() {
     let { plugins } = await api('/apps/api/plugins?public=1&featured=1&limit=8');
     // No featured plugins yet: the most installed ones.
     if (plugins.length === 0) ({ plugins } = await api('/apps/api/plugins?public=1&sort=installs&limit=8'));
-    list.replaceChildren(...plugins.map(pluginCard));
-    if (plugins.length === 0) list.replaceChildren(h('li', { class: 'muted', text: t('store.emptyAll') }));
+    list.replaceChildren(...(plugins.length ? plugins.map(pluginCard) : [h('li', { class: 'muted', text: t('store.emptyAll') })]));
   } catch (error) {
     list.replaceChildren(h('li', { class: 'error', text: errorText(error) }));
   }

@@ -4,15 +4,17 @@
 
 const strings = JSON.parse(document.getElementById('strings')?.textContent || '{}');
 export const lang = document.documentElement.lang || 'en';
+export const enc = encodeURIComponent;
+export const $ = (id) => document.getElementById(id);
 
 /** A catalogue string, `{name}` replaced by `vars.name`. */
 export function t(key, vars) {
   // A `.one` variant, where the catalogue has one, for a count of 1 ("1 install").
-  const one = vars && (String(vars.n) === '1' || String(vars.count) === '1') ? strings[key + '.one'] : undefined;
-  const text = one ?? strings[key] ?? key;
+  const text = (vars && (vars.n == 1 || vars.count == 1) && strings[key + '.one']) || strings[key] || key;
   return vars ? text.replace(/\{(\w+)\}/g, (whole, name) => (name in vars ? String(vars[name]) : whole)) : text;
 }
 
+/** A failed call: the API's message (or ours), status, code and field. */
 export class ApiError extends Error {
   constructor(status, body) {
     super(body?.error || t('error.generic'));
@@ -24,35 +26,26 @@ export class ApiError extends Error {
 
 /** fetch + envelope: the answer's fields on success, an ApiError otherwise. */
 export async function api(path, { method = 'GET', body, signal } = {}) {
-  const init = { method, signal, credentials: 'same-origin', headers: { accept: 'application/json' } };
-  if (body !== undefined) {
-    init.headers['content-type'] = 'application/json';
-    init.body = JSON.stringify(body);
-  }
+  const headers = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
   let res;
   try {
-    res = await fetch(path, init);
+    res = await fetch(path, { method, signal, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
   } catch (error) {
     if (error?.name === 'AbortError') throw error;
-    throw new ApiError(0, { error: t('error.network'), code: 'NETWORK' });
+    throw new ApiError(0, { error: t('error.network') });
   }
-  let data = null;
-  try {
-    data = await res.json();
-  } catch {
-    /* not JSON: reported below */
-  }
+  // Not JSON: reported as the status's error.
+  const data = await res.json().catch(() => null);
   if (!res.ok || !data || data.success === false) throw new ApiError(res.status, data);
   return data;
 }
 
 /** What to tell a person about a failed call. */
 export function errorText(error) {
-  if (error?.code === 'NETWORK') return t('error.network');
-  if (error?.status === 401) return t('error.login');
-  if (error?.status === 429) return t('error.rate');
-  if (error?.status >= 500) return t('error.server');
-  return error?.message || t('error.generic');
+  const { code, status } = error || {};
+  const key = code === 'NETWORK' ? 'network' : status === 401 ? 'login' : status === 429 ? 'rate' : status >= 500 ? 'server' : '';
+  return key ? t('error.' + key) : error?.message || t('error.generic');
 }
 
 /**
@@ -63,7 +56,7 @@ export function errorText(error) {
 export function h(tag, props = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(props)) {
-    if (value === undefined || value === null || value === false) continue;
+    if (value == null || value === false) continue;
     if (key === 'text') node.textContent = value;
     else if (key === 'class') node.className = value;
     else if (key === 'dataset') Object.assign(node.dataset, value);
@@ -71,11 +64,15 @@ export function h(tag, props = {}, ...children) {
     else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
     else node[key] = value;
   }
-  for (const child of children.flat()) if (child !== null && child !== undefined && child !== false) node.append(child);
+  for (const child of children.flat()) if (child != null && child !== false) node.append(child);
   return node;
 }
 
-export const $ = (id) => document.getElementById(id);
+/** A `type="button"` button. */
+export const button = (className, text, onclick, props, ...children) => h('button', { type: 'button', class: className, text, onclick, ...props }, children);
+
+/** A date as a muted <time>. */
+export const when = (iso) => h('time', { class: 'muted', dateTime: iso, text: formatDate(iso) });
 
 /** An https URL as a string, or null: users' links are never anything else. */
 export function httpsUrl(value) {
@@ -88,44 +85,31 @@ export function httpsUrl(value) {
 }
 
 /** Images may also be in-site paths (SPEC), resolved against this site. */
-export function imageUrl(value) {
-  if (typeof value !== 'string') return null;
-  if (/^\/(?![/\\])/.test(value)) return value;
-  return httpsUrl(value);
-}
+export const imageUrl = (value) => (typeof value !== 'string' ? null : /^\/(?![/\\])/.test(value) ? value : httpsUrl(value));
 
 export const UGC_REL = 'noopener noreferrer nofollow ugc';
 
-/** A user's https link opening in a new tab, or plain text when it is not one. */
-export function userLink(href, text) {
-  const url = httpsUrl(href);
-  return url ? h('a', { href: url, text: text ?? url, target: '_blank', rel: UGC_REL }) : document.createTextNode(text ?? String(href ?? ''));
-}
-
-const LINK = /https:\/\/[^\s<>"'`]+/g;
-
 /** A user's text: its line breaks kept (CSS), https links made clickable, nothing else. */
 export function richText(text) {
+  text = String(text ?? '');
   const fragment = document.createDocumentFragment();
   let last = 0;
-  for (const match of String(text ?? '').matchAll(LINK)) {
+  for (const match of text.matchAll(/https:\/\/[^\s<>"'`]+/g)) {
     // Trailing punctuation belongs to the sentence, not the link.
     const href = match[0].replace(/[.,;:!?)\]]+$/, '');
-    fragment.append(text.slice(last, match.index));
-    fragment.append(userLink(href, href));
+    const url = httpsUrl(href);
+    fragment.append(text.slice(last, match.index), url ? h('a', { href: url, text: href, target: '_blank', rel: UGC_REL }) : href);
     last = match.index + href.length;
   }
-  fragment.append(String(text ?? '').slice(last));
+  fragment.append(text.slice(last));
   return fragment;
 }
 
-export function formatNumber(n) {
-  return new Intl.NumberFormat(lang, { notation: n >= 10000 ? 'compact' : 'standard', maximumFractionDigits: 1 }).format(n);
-}
+export const formatNumber = (n) => new Intl.NumberFormat(lang, { notation: n >= 10000 ? 'compact' : 'standard', maximumFractionDigits: 1 }).format(n);
 
-export function formatDate(iso) {
+export function formatDate(iso, options = { dateStyle: 'medium' }) {
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? '' : new Intl.DateTimeFormat(lang, { dateStyle: 'medium' }).format(date);
+  return Number.isNaN(date.getTime()) ? '' : new Intl.DateTimeFormat(lang, options).format(date);
 }
 
 /** Stars as text, with one accessible name ("4.5 out of 5"). */
@@ -135,12 +119,10 @@ export function stars(avg, count) {
   return h('span', { class: 'stars', role: 'img', 'aria-label': label, text: '★'.repeat(full) + '☆'.repeat(5 - full) });
 }
 
-export function debounce(fn, ms) {
-  let timer;
-  return (...args) => {
-    clearTimeout(timer);
-    timer = setTimeout(() => fn(...args), ms);
-  };
+/** A person: their avatar (when it is an https or in-site image) and name. */
+export function who(name, avatar) {
+  const src = imageUrl(avatar);
+  return h('span', { class: 'who' }, src && h('img', { class: 'avatar', src, alt: '', width: 28, height: 28, loading: 'lazy' }), h('span', { class: 'username', text: name }));
 }
 
 /** A plugin's icon, or its first letter on a coloured square when it has none (or it fails). */
@@ -153,16 +135,13 @@ export function pluginIcon(plugin, size = 'icon') {
   return img;
 }
 
-export function pluginPath(id) {
-  return '/apps/plugin/' + encodeURIComponent(id);
-}
+export const pluginPath = (id) => '/apps/plugin/' + enc(id);
 
 /** A store card: icon, name, author, version, stars, installs; the whole card is one link. */
 export function pluginCard(plugin) {
   const span = (className, text) => h('span', { class: className, text });
   const meta = t('card.by', { author: plugin.author || plugin.submitter || '', version: plugin.version });
-  const installs = t('card.installs', { n: formatNumber(plugin.installCount || 0) });
-  const stats = h('span', { class: 'card-stats' }, stars(plugin.ratingAvg || 0, plugin.ratingCount || 0), span('', installs));
+  const stats = h('span', { class: 'card-stats' }, stars(plugin.ratingAvg || 0, plugin.ratingCount || 0), span('', t('card.installs', { n: formatNumber(plugin.installCount || 0) })));
   const body = h('span', { class: 'card-body' }, span('card-name', plugin.name), span('card-meta', meta), span('card-desc', plugin.description || ''), stats);
   return h('li', { class: 'card', dataset: { id: plugin.id } }, h('a', { href: pluginPath(plugin.id), class: 'card-link' }, pluginIcon(plugin), body));
 }
@@ -173,14 +152,32 @@ export function setStatus(node, state, text) {
   node.textContent = text || '';
 }
 
+/** A status line saying what failed. */
+export const failed = (node, error) => setStatus(node, 'error', errorText(error));
+
 /** The session: `{loggedIn, user}`, asked once per page. */
 let session;
-export function currentSession() {
-  session ??= api('/apps/api/me').catch(() => ({ loggedIn: false, user: null }));
-  return session;
-}
+export const currentSession = () => (session ??= api('/apps/api/me').catch(() => ({ loggedIn: false, user: null })));
 
 /** Back to the login, returning here afterwards. */
-export function loginHref() {
-  return '/apps/auth/login?return_to=' + encodeURIComponent(location.pathname + location.search);
+export const loginHref = () => '/apps/auth/login?return_to=' + enc(location.pathname + location.search);
+
+/** The status line of a page for logged-in users only, for a visitor: log in first, with the link. */
+export function loginFirst(node) {
+  setStatus(node, 'done', t('form.loginFirst'));
+  node.append(' ', h('a', { href: loginHref(), text: t('nav.login') }));
+}
+
+/** A textarea's live counter against `max` characters; returns its check (true when within). */
+export function counted(textarea, counter, max = 500) {
+  const update = () => {
+    const length = [...textarea.value].length;
+    counter.textContent = t('form.counter', { n: length, max });
+    counter.classList.toggle('over', length > max);
+    textarea.setAttribute('aria-invalid', String(length > max));
+    return length <= max;
+  };
+  textarea.addEventListener('input', update);
+  update();
+  return update;
 }

@@ -2,7 +2,7 @@
 // each update as a field-by-field diff; approve, reject with a reason; and the
 // featured switch of approved plugins.
 import { sessionReady } from './header.js';
-import { $, api, errorText, formatDate, h, loginHref, pluginIcon, pluginPath, setStatus, t } from './lib.js';
+import { $, api, button, enc, errorText, failed, formatDate, h, loginFirst, pluginIcon, pluginPath, setStatus, t } from './lib.js';
 
 const status = $('status');
 const FIELDS = ['name', 'version', 'author', 'description', 'longDescription', 'download', 'sha256', 'url', 'icon', 'tags', 'permissions', 'screenshots'];
@@ -14,75 +14,60 @@ function show(value) {
   return String(value);
 }
 
-function diffTable(live, update) {
-  const rows = FIELDS.filter((field) => field in update).map((field) =>
-    h('tr', { dataset: { field } }, h('th', { scope: 'row', text: t('field.' + field) }), h('td', {}, h('del', { text: show(live[field]) })), h('td', {}, h('ins', { text: show(update[field]) }))),
+/**
+ * An update as a field-by-field diff (now / proposed); a new plugin as the fields
+ * it brings, for the reviewer to read before approving.
+ */
+function table(plugin, update) {
+  const th = (text, scope = 'row') => h('th', { scope, text });
+  const rows = FIELDS.filter((field) => (update ? field in update : field !== 'name')).map((field) =>
+    h('tr', { dataset: { field } }, th(t('field.' + field)), update ? [h('td', {}, h('del', { text: show(plugin[field]) })), h('td', {}, h('ins', { text: show(update[field]) }))] : h('td', { text: show(plugin[field]) })),
   );
   return h(
     'table',
     { class: 'diff' },
-    h('caption', { class: 'visually-hidden', text: t('review.diffCaption', { name: live.name }) }),
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: t('review.field') }), h('th', { scope: 'col', text: t('review.now') }), h('th', { scope: 'col', text: t('review.proposed') }))),
+    h('caption', { class: 'visually-hidden', text: update ? t('review.diffCaption', { name: plugin.name }) : plugin.name }),
+    update && h('thead', {}, h('tr', {}, ['review.field', 'review.now', 'review.proposed'].map((key) => th(t(key), 'col')))),
     h('tbody', {}, rows),
   );
 }
 
-/** The fields a new plugin brings, for the reviewer to read before approving. */
-function summaryTable(plugin) {
-  const rows = FIELDS.filter((field) => field !== 'name').map((field) => h('tr', {}, h('th', { scope: 'row', text: t('field.' + field) }), h('td', { text: show(plugin[field]) })));
-  return h('table', { class: 'diff' }, h('caption', { class: 'visually-hidden', text: plugin.name }), h('tbody', {}, rows));
+/** A reason's input with its (visually hidden) label, ids made from `id`. */
+export function reasonInput(id) {
+  const input = h('input', { id: 'reason-' + id, maxLength: 1000, placeholder: t('review.reasonPlaceholder') });
+  return [input, h('label', { htmlFor: input.id, class: 'visually-hidden', text: t('review.reason') })];
 }
 
+/** A queue entry's head: icon, linked name, who and when, a badge. */
+export const rowHead = (plugin, detail, badge) =>
+  h('div', { class: 'row-head' }, pluginIcon(plugin), h('div', { class: 'grow' }, h('a', { href: pluginPath(plugin.id), text: plugin.name ?? plugin.id }), h('div', { class: 'muted', text: detail })), h('span', { class: 'badge pending', text: badge }));
+
 function item(plugin, kind) {
-  const n = plugin.id;
-  const reasonId = 'reason-' + n;
-  const reason = h('input', { id: reasonId, maxLength: 1000, placeholder: t('review.reasonPlaceholder') });
+  const [reason, label] = reasonInput(plugin.id);
   const message = h('p', { class: 'status', role: 'status' });
   const node = h('li', { class: 'row-item', dataset: { id: plugin.id, kind } });
-  const decide = (action) => async () => {
-    try {
-      await api(`/apps/api/plugins/${encodeURIComponent(plugin.id)}/review`, { method: 'POST', body: action === 'reject' && reason.value.trim() ? { action, reason: reason.value.trim() } : { action } });
-      node.replaceChildren(h('p', { class: 'done', text: t(action === 'approve' ? 'review.approved' : 'review.rejected', { name: plugin.name }) }));
-    } catch (error) {
-      setStatus(message, 'error', errorText(error));
-    }
-  };
+  const decide = (action) => () =>
+    api(`${pluginApi(plugin.id)}/review`, { method: 'POST', body: action === 'reject' && reason.value.trim() ? { action, reason: reason.value.trim() } : { action } }).then(
+      () => node.replaceChildren(h('p', { class: 'done', text: t('review.' + action + 'd', { name: plugin.name }) })),
+      (error) => failed(message, error),
+    );
   const update = plugin.pendingUpdate;
   node.append(
-    h(
-      'div',
-      { class: 'row-head' },
-      pluginIcon(plugin),
-      h('div', { class: 'grow' }, h('a', { href: pluginPath(plugin.id), text: plugin.name }), h('div', { class: 'muted', text: t('review.by', { user: plugin.submitter, date: formatDate(update?.submittedAt ?? plugin.createdAt) }) })),
-      h('span', { class: 'badge pending', text: kind === 'update' ? t('review.kindUpdate') : t('review.kindNew') }),
-    ),
-    kind === 'update' ? diffTable(plugin, update) : summaryTable(plugin),
-    h(
-      'div',
-      { class: 'actions' },
-      h('button', { type: 'button', class: 'primary approve', text: t('review.approve'), onclick: decide('approve') }),
-      h('div', { class: 'reason' }, h('label', { htmlFor: reasonId, class: 'visually-hidden', text: t('review.reason') }), reason, h('button', { type: 'button', class: 'danger reject', text: t('review.reject'), onclick: decide('reject') })),
-    ),
+    rowHead(plugin, t('review.by', { user: plugin.submitter, date: formatDate(update?.submittedAt ?? plugin.createdAt) }), t(kind === 'update' ? 'review.kindUpdate' : 'review.kindNew')),
+    table(plugin, update),
+    h('div', { class: 'actions' }, button('primary approve', t('review.approve'), decide('approve')), h('div', { class: 'reason' }, label, reason, button('danger reject', t('review.reject'), decide('reject')))),
     message,
   );
   return node;
 }
 
 /** For an update, the live long description is only in the detail. */
-async function withDetail(plugin) {
-  if (!plugin.pendingUpdate || !('longDescription' in plugin.pendingUpdate)) return plugin;
-  const { plugin: full } = await api(pluginPathApi(plugin.id));
-  return full;
-}
-const pluginPathApi = (id) => '/apps/api/plugins/' + encodeURIComponent(id);
+const withDetail = async (plugin) => ('longDescription' in plugin.pendingUpdate ? (await api(pluginApi(plugin.id))).plugin : plugin);
+const pluginApi = (id) => '/apps/api/plugins/' + enc(id);
 
 async function load() {
   const { user } = await sessionReady;
-  if (!user?.admin) {
-    setStatus(status, 'error', user ? t('review.adminsOnly') : t('form.loginFirst'));
-    if (!user) status.append(' ', h('a', { href: loginHref(), text: t('nav.login') }));
-    return;
-  }
+  if (!user?.admin) return user ? setStatus(status, 'error', t('review.adminsOnly')) : loginFirst(status);
   setStatus(status, 'loading', t('store.loading'));
   try {
     const [fresh, updates] = await Promise.all([
@@ -94,7 +79,7 @@ async function load() {
     const total = fresh.total + updates.total;
     setStatus(status, total ? 'done' : 'empty', total ? t('review.count', { total }) : t('review.empty'));
   } catch (error) {
-    setStatus(status, 'error', errorText(error));
+    failed(status, error);
   }
 }
 
@@ -102,15 +87,11 @@ async function load() {
 function featureRow(plugin) {
   const box = h('input', { type: 'checkbox', id: 'feat-' + plugin.id, checked: plugin.featured });
   const message = h('span', { class: 'status', role: 'status' });
-  box.addEventListener('change', async () => {
-    try {
-      await api(pluginPathApi(plugin.id), { method: 'PATCH', body: { featured: box.checked } });
-      setStatus(message, 'done', box.checked ? t('review.featuredOn') : t('review.featuredOff'));
-    } catch (error) {
-      box.checked = !box.checked;
-      setStatus(message, 'error', errorText(error));
-    }
-  });
+  box.onchange = () =>
+    api(pluginApi(plugin.id), { method: 'PATCH', body: { featured: box.checked } }).then(
+      () => setStatus(message, 'done', t(box.checked ? 'review.featuredOn' : 'review.featuredOff')),
+      (error) => failed(message, error, (box.checked = !box.checked)),
+    );
   return h('li', { class: 'row-item', dataset: { id: plugin.id } }, h('div', { class: 'row-head' }, pluginIcon(plugin), h('label', { class: 'grow', htmlFor: 'feat-' + plugin.id }, box, ' ', t('review.featuredLabel', { name: plugin.name })), message));
 }
 
@@ -125,9 +106,6 @@ async function findFeatured(q) {
     $('feature-list').replaceChildren(h('li', { class: 'error', text: errorText(error) }));
   }
 }
-$('feature-form').addEventListener('submit', (event) => {
-  event.preventDefault();
-  findFeatured($('feature-q').value.trim());
-});
+$('feature-form').onsubmit = (event) => findFeatured($('feature-q').value.trim(), event.preventDefault());
 
 load().then(() => sessionReady.then(({ user }) => user?.admin && findFeatured('')));

@@ -2,7 +2,7 @@
 // The query, tag, sort and page live in the URL, so a search can be shared and
 // the back button walks through the searches.
 import './header.js';
-import { $, api, debounce, errorText, h, pluginCard, setStatus, t } from './lib.js';
+import { $, api, button, errorText, pluginCard, setStatus, t } from './lib.js';
 
 const PAGE_SIZE = 24;
 const TYPING_DELAY_MS = 250;
@@ -21,12 +21,15 @@ function readUrl() {
   return { q: params.get('q') || '', tag: params.get('tag') || '', sort: params.get('sort') || '', page: page > 0 && page < 10000 ? page : 1 };
 }
 
+/** `q`, `tag` and `sort` of the state when set, into `params`. */
+function withFilters(state, params = new URLSearchParams()) {
+  for (const key of ['q', 'tag', 'sort']) if (state[key]) params.set(key, state[key]);
+  return params;
+}
+
 function writeUrl(state, replace) {
-  const params = new URLSearchParams();
-  if (state.q) params.set('q', state.q);
-  if (state.tag) params.set('tag', state.tag);
-  if (state.sort) params.set('sort', state.sort);
-  if (state.page > 1) params.set('page', String(state.page));
+  const params = withFilters(state);
+  if (state.page > 1) params.set('page', state.page);
   const url = location.pathname + (params.size ? '?' + params : '');
   if (url === location.pathname + location.search) return;
   history[replace ? 'replaceState' : 'pushState'](null, '', url);
@@ -43,10 +46,7 @@ async function load(state = readUrl()) {
   sortSelect.value = state.sort;
   inFlight?.abort();
   const controller = (inFlight = new AbortController());
-  const params = new URLSearchParams({ public: '1', limit: String(PAGE_SIZE), offset: String((state.page - 1) * PAGE_SIZE) });
-  if (state.q) params.set('q', state.q);
-  if (state.tag) params.set('tag', state.tag);
-  if (state.sort) params.set('sort', state.sort);
+  const params = withFilters(state, new URLSearchParams({ public: 1, limit: PAGE_SIZE, offset: (state.page - 1) * PAGE_SIZE }));
   results.setAttribute('aria-busy', 'true');
   setStatus(status, 'loading', t('store.loading'));
   loadFeatured(state);
@@ -57,7 +57,7 @@ async function load(state = readUrl()) {
     if (error?.name === 'AbortError') return;
     results.replaceChildren();
     setStatus(status, 'error', t('store.error', { reason: errorText(error) }));
-    status.append(' ', h('button', { type: 'button', class: 'secondary', text: t('store.retry'), onclick: () => load() }));
+    status.append(' ', button('secondary', t('store.retry'), () => load()));
     $('pager').hidden = true;
   } finally {
     if (inFlight === controller) results.setAttribute('aria-busy', 'false');
@@ -68,7 +68,7 @@ function render(state, { plugins, total }) {
   results.replaceChildren(...plugins.map(pluginCard));
   renderTags(state, plugins);
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
-  if (plugins.length === 0) {
+  if (!plugins.length) {
     const hint = state.tag ? t('store.emptyTag', { tag: state.tag }) : state.q ? t('store.emptyQuery', { q: state.q }) : t('store.emptyAll');
     setStatus(status, 'empty', hint);
   } else {
@@ -87,18 +87,12 @@ function renderTags(state, plugins) {
   for (const plugin of plugins) for (const tag of plugin.tags || []) counts.set(tag.toLowerCase(), (counts.get(tag.toLowerCase()) || 0) + 1);
   const tags = [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([tag]) => tag).slice(0, 16);
   if (state.tag) tags.splice(0, 0, ...(tags.includes(state.tag.toLowerCase()) ? [] : [state.tag.toLowerCase()]));
-  const chips = tags.map((tag) => {
-    const active = tag === state.tag.toLowerCase();
-    return h('button', {
-      type: 'button',
-      class: 'chip' + (active ? ' active' : ''),
-      text: tag,
-      dataset: { tag },
-      'aria-pressed': String(active),
-      onclick: () => change({ tag: active ? '' : tag }),
-    });
-  });
-  $('tags').replaceChildren(...chips);
+  $('tags').replaceChildren(
+    ...tags.map((tag) => {
+      const active = tag === state.tag.toLowerCase();
+      return button('chip' + (active ? ' active' : ''), tag, () => change({ tag: active ? '' : tag }), { dataset: { tag }, 'aria-pressed': String(active) });
+    }),
+  );
 }
 
 let featuredShown = false;
@@ -118,24 +112,27 @@ async function loadFeatured(state) {
   }
 }
 
-const search = debounce(() => {
-  change({ q: input.value.trim() }, { replace: typing });
-  typing = true;
-}, TYPING_DELAY_MS);
-input.addEventListener('input', search);
-input.addEventListener('blur', () => (typing = false));
-$('search-form').addEventListener('submit', (event) => {
+let timer;
+input.oninput = () => {
+  clearTimeout(timer);
+  timer = setTimeout(() => {
+    change({ q: input.value.trim() }, { replace: typing });
+    typing = true;
+  }, TYPING_DELAY_MS);
+};
+input.onblur = () => (typing = false);
+$('search-form').onsubmit = (event) => {
   event.preventDefault();
   typing = false;
   change({ q: input.value.trim() });
-});
-sortSelect.addEventListener('change', () => change({ sort: sortSelect.value }));
-$('prev').addEventListener('click', () => change({ page: readUrl().page - 1 }));
-$('next').addEventListener('click', () => change({ page: readUrl().page + 1 }));
-window.addEventListener('popstate', () => {
+};
+sortSelect.onchange = () => change({ sort: sortSelect.value });
+$('prev').onclick = () => change({ page: readUrl().page - 1 });
+$('next').onclick = () => change({ page: readUrl().page + 1 });
+onpopstate = () => {
   typing = false;
   input.value = readUrl().q;
   load();
-});
+};
 
 load();

@@ -2,7 +2,7 @@
 // every field; its `field` errors are shown next to their field. Images go
 // through the media upload; the SHA-256 is computed here from the ZIP itself.
 import { sessionReady } from './header.js';
-import { $, api, errorText, h, imageUrl, loginHref, pluginPath, setStatus, t } from './lib.js';
+import { $, api, button, enc, errorText, h, imageUrl, loginFirst, pluginPath, setStatus, t } from './lib.js';
 
 const MAX_SCREENSHOTS = 8;
 const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
@@ -20,8 +20,7 @@ let initial = null;
 
 function renderChips(name) {
   const remove = (i) => () => (chips[name].splice(i, 1), renderChips(name), $('f-' + name).focus());
-  const chip = (value, i) => h('li', { class: 'chip' }, h('span', { text: value }), h('button', { type: 'button', text: '×', 'aria-label': t('form.removeChip', { value }), onclick: remove(i) }));
-  $(name + '-chips').replaceChildren(...chips[name].map(chip));
+  $(name + '-chips').replaceChildren(...chips[name].map((value, i) => h('li', { class: 'chip' }, h('span', { text: value }), button('', '×', remove(i), { 'aria-label': t('form.removeChip', { value }) }))));
 }
 
 function addChips(name, text) {
@@ -31,22 +30,14 @@ function addChips(name, text) {
   renderChips(name);
 }
 
-for (const name of Object.keys(chips)) {
+for (const name in chips) {
   const input = $('f-' + name);
-  input.addEventListener('keydown', (event) => {
-    if (event.key === 'Enter' || event.key === ',') {
-      event.preventDefault();
-      addChips(name, input.value);
-      input.value = '';
-    } else if (event.key === 'Backspace' && input.value === '' && chips[name].length) {
-      chips[name].pop();
-      renderChips(name);
-    }
-  });
-  input.addEventListener('blur', () => {
-    addChips(name, input.value);
-    input.value = '';
-  });
+  const add = () => addChips(name, input.value, (input.value = ''));
+  input.onkeydown = (event) => {
+    if (event.key === 'Enter' || event.key === ',') add(event.preventDefault());
+    else if (event.key === 'Backspace' && !input.value && chips[name].length) renderChips(name, chips[name].pop());
+  };
+  input.onblur = add;
 }
 
 // Uploads through /apps/api/media/upload, with progress
@@ -60,13 +51,9 @@ function upload(file, progress) {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', '/apps/api/media/upload');
     xhr.responseType = 'json';
-    xhr.upload.addEventListener('progress', (event) => event.lengthComputable && (progress.value = (100 * event.loaded) / event.total));
-    xhr.addEventListener('load', () => {
-      const answer = xhr.response;
-      if (xhr.status === 200 && answer?.success) resolve(answer.data);
-      else reject(new Error(answer?.error || t('error.server')));
-    });
-    xhr.addEventListener('error', () => reject(new Error(t('error.network'))));
+    xhr.upload.onprogress = (event) => event.lengthComputable && (progress.value = (100 * event.loaded) / event.total);
+    xhr.onload = () => (xhr.status === 200 && xhr.response?.success ? resolve(xhr.response.data) : reject(new Error(xhr.response?.error || t('error.server'))));
+    xhr.onerror = () => reject(new Error(t('error.network')));
     xhr.send(body);
   });
 }
@@ -74,11 +61,11 @@ function upload(file, progress) {
 /** A local preview before the upload ends (a data: URL: the CSP allows no blob: images). */
 function localPreview(file, img) {
   const reader = new FileReader();
-  reader.addEventListener('load', () => !img.dataset.uploaded && (img.src = reader.result));
+  reader.onload = () => !img.dataset.uploaded && (img.src = reader.result);
   reader.readAsDataURL(file);
 }
 
-$('icon-file').addEventListener('change', async (event) => {
+$('icon-file').onchange = async (event) => {
   const file = event.target.files[0];
   event.target.value = '';
   if (!file) return;
@@ -87,30 +74,23 @@ $('icon-file').addEventListener('change', async (event) => {
   preview.hidden = false;
   delete preview.dataset.uploaded;
   localPreview(file, preview);
-  progress.hidden = false;
-  progress.value = 0;
+  Object.assign(progress, { hidden: false, value: 0 });
   showFieldError('icon', '');
   try {
-    const data = await upload(file, progress);
-    $('f-icon').value = data.url;
+    const { url } = await upload(file, progress);
+    $('f-icon').value = preview.src = url;
     preview.dataset.uploaded = '1';
-    preview.src = data.url;
     $('icon-clear').hidden = false;
   } catch (error) {
     showFieldError('icon', error.message);
-  } finally {
-    progress.hidden = true;
   }
-});
-$('icon-clear').addEventListener('click', () => {
-  $('f-icon').value = '';
-  $('icon-preview').hidden = true;
-  $('icon-clear').hidden = true;
-});
-$('f-icon').addEventListener('change', () => {
+  progress.hidden = true;
+};
+$('icon-clear').onclick = () => ($('f-icon').value = '', ($('icon-preview').hidden = $('icon-clear').hidden = true));
+$('f-icon').onchange = () => {
   const src = imageUrl($('f-icon').value.trim());
   Object.assign($('icon-preview'), src ? { src, hidden: false } : { hidden: true });
-});
+};
 
 function renderShots() {
   $('shot-list').replaceChildren(
@@ -121,26 +101,20 @@ function renderShots() {
         renderShots();
         $('shot-list').children[i + delta]?.querySelector(delta < 0 ? '.up' : '.down')?.focus();
       };
-      const label = t('form.shotLabel', { n: i + 1 });
-      const button = (props) => h('button', { type: 'button', ...props });
-      return h('li', { dataset: { state: shot.state } }, shot.img, h('span', { class: 'muted', text: label }),
-        shot.state === 'uploading' ? shot.progress : null, shot.error ? h('span', { class: 'error', text: shot.error }) : null,
-        button({ class: 'ghost up', text: '↑', disabled: i === 0, 'aria-label': t('form.moveUp', { n: i + 1 }), onclick: move(-1) }),
-        button({ class: 'ghost down', text: '↓', disabled: i === screenshots.length - 1, 'aria-label': t('form.moveDown', { n: i + 1 }), onclick: move(1) }),
-        button({ class: 'ghost danger', text: t('field.remove'), 'aria-label': t('form.removeShot', { n: i + 1 }), onclick: () => (screenshots.splice(i, 1), renderShots()) }));
+      const n = { n: i + 1 };
+      return h('li', { dataset: { state: shot.state } }, shot.img, h('span', { class: 'muted', text: t('form.shotLabel', n) }),
+        shot.state === 'uploading' && shot.progress, shot.error && h('span', { class: 'error', text: shot.error }),
+        button('ghost up', '↑', move(-1), { disabled: !i, 'aria-label': t('form.moveUp', n) }),
+        button('ghost down', '↓', move(1), { disabled: i === screenshots.length - 1, 'aria-label': t('form.moveDown', n) }),
+        button('ghost danger', t('field.remove'), () => renderShots(screenshots.splice(i, 1)), { 'aria-label': t('form.removeShot', n) }));
     }),
   );
   $('shot-file').disabled = screenshots.length >= MAX_SCREENSHOTS;
 }
 
-function shotFromValue(value) {
-  const url = typeof value === 'string' ? value : value?.url;
-  const webpUrl = typeof value === 'object' ? value?.webpUrl : undefined;
-  const src = imageUrl(webpUrl) || imageUrl(url);
-  return { state: 'done', value: webpUrl ? { url, webpUrl } : url, img: h('img', { src: src || '', alt: '', dataset: { uploaded: '1' } }) };
-}
+const shotFromValue = (value) => ({ state: 'done', value, img: h('img', { src: imageUrl(value?.webpUrl) || imageUrl(value?.url ?? value) || '', alt: '', dataset: { uploaded: '1' } }) });
 
-$('shot-file').addEventListener('change', async (event) => {
+$('shot-file').onchange = async (event) => {
   const files = [...event.target.files];
   event.target.value = '';
   const room = MAX_SCREENSHOTS - screenshots.length;
@@ -152,19 +126,19 @@ $('shot-file').addEventListener('change', async (event) => {
       screenshots.push(shot);
       renderShots();
       try {
-        const data = await upload(file, shot.progress);
-        Object.assign(shot, { state: 'done', value: { url: data.url, webpUrl: data.webpUrl } });
+        const { url, webpUrl } = await upload(file, shot.progress);
+        Object.assign(shot, { state: 'done', value: { url, webpUrl } });
         shot.img.dataset.uploaded = '1';
-        shot.img.src = data.webpUrl;
+        shot.img.src = webpUrl;
       } catch (error) {
         Object.assign(shot, { state: 'failed', error: error.message });
       }
       renderShots();
     }),
   );
-  const done = screenshots.filter((s) => s.state === 'done').length;
-  setStatus($('shot-status'), 'done', t('form.shotsReady', { n: done, max: MAX_SCREENSHOTS }));
-});
+  setStatus($('shot-status'), 'done', t('form.shotsReady', { n: doneShots().length, max: MAX_SCREENSHOTS }));
+};
+const doneShots = () => screenshots.filter((s) => s.state === 'done').map((s) => s.value);
 
 // The ZIP: its SHA-256, computed here (Web Crypto)
 
@@ -175,8 +149,7 @@ async function hashZip(file) {
   setStatus(status, 'loading', t('form.hashing', { name: file.name }));
   try {
     const digest = await crypto.subtle.digest('SHA-256', await file.arrayBuffer());
-    const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
-    $('f-sha256').value = hex;
+    $('f-sha256').value = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
     showFieldError('sha256', '');
     setStatus(status, 'done', t('form.hashed', { name: file.name }));
   } catch {
@@ -185,23 +158,22 @@ async function hashZip(file) {
 }
 
 const drop = $('zip-drop');
-drop.addEventListener('dragover', (event) => (event.preventDefault(), drop.classList.add('over')));
-drop.addEventListener('dragleave', () => drop.classList.remove('over'));
-drop.addEventListener('drop', (event) => {
+drop.ondragover = (event) => (event.preventDefault(), drop.classList.add('over'));
+drop.ondragleave = () => drop.classList.remove('over');
+drop.ondrop = (event) => {
   event.preventDefault();
   drop.classList.remove('over');
   hashZip(event.dataTransfer?.files?.[0]);
-});
-$('zip-file').addEventListener('change', (event) => hashZip(event.target.files[0]));
+};
+$('zip-file').onchange = (event) => hashZip(event.target.files[0]);
 
 // Reading, filling and sending the form
 
-function showFieldError(field, message) {
-  const name = field === 'id' || TEXT_FIELDS.includes(field) || field in chips || field === 'screenshots' ? field : null;
-  const box = name && $(`f-${name}-error`);
+function showFieldError(name, message) {
+  const box = (name === 'id' || TEXT_FIELDS.includes(name) || name in chips || name === 'screenshots') && $(`f-${name}-error`);
   if (!box) return false;
   box.textContent = message;
-  $('f-' + name)?.setAttribute('aria-invalid', String(Boolean(message)));
+  $('f-' + name)?.setAttribute('aria-invalid', String(!!message));
   return true;
 }
 
@@ -212,20 +184,18 @@ function clearErrors() {
 }
 
 function values() {
-  const result = {};
+  const result = { screenshots: doneShots() };
   for (const field of TEXT_FIELDS) result[field] = $('f-' + field).value.trim();
-  for (const name of Object.keys(chips)) {
-    addChips(name, $('f-' + name).value);
-    $('f-' + name).value = '';
+  for (const name in chips) {
+    addChips(name, $('f-' + name).value, ($('f-' + name).value = ''));
     result[name] = [...chips[name]];
   }
-  result.screenshots = screenshots.filter((s) => s.state === 'done').map((s) => s.value);
   return result;
 }
 
 function fill(record) {
   for (const field of TEXT_FIELDS) $('f-' + field).value = record[field] ?? '';
-  for (const name of Object.keys(chips)) (chips[name] = [...(record[name] || [])]), renderChips(name);
+  for (const name in chips) renderChips(name, (chips[name] = [...(record[name] || [])]));
   screenshots = (record.screenshots || []).map(shotFromValue);
   renderShots();
   $('f-icon').dispatchEvent(new Event('change'));
@@ -245,58 +215,49 @@ function body(current) {
   return out;
 }
 
-form.addEventListener('submit', async (event) => {
+const status = $('status');
+const pluginApi = '/apps/api/plugins/' + enc(editId);
+form.onsubmit = async (event) => {
   event.preventDefault();
   clearErrors();
-  if (screenshots.some((s) => s.state === 'uploading')) return setStatus($('status'), 'error', t('form.waitUploads'));
+  if (screenshots.some((s) => s.state === 'uploading')) return setStatus(status, 'error', t('form.waitUploads'));
   const current = values();
   if (!editId) current.id = $('f-id').value.trim();
   const save = $('save');
   save.disabled = true;
-  setStatus($('status'), 'loading', t('form.saving'));
+  setStatus(status, 'loading', t('form.saving'));
   try {
-    const answer = editId
-      ? await api('/apps/api/plugins/' + encodeURIComponent(editId), { method: 'PATCH', body: body(current) })
-      : await api('/apps/api/plugins', { method: 'POST', body: body(current) });
-    setStatus($('status'), 'done', t('form.saved'));
-    location.assign('/apps/mine?saved=' + encodeURIComponent(answer.plugin.id));
+    const { plugin } = await api(editId ? pluginApi : '/apps/api/plugins', { method: editId ? 'PATCH' : 'POST', body: body(current) });
+    setStatus(status, 'done', t('form.saved'));
+    location.assign('/apps/mine?saved=' + enc(plugin.id));
   } catch (error) {
-    setStatus($('status'), 'error', t('form.fixErrors'));
-    if (error.field && showFieldError(error.field.replace(/[.[].*$/, ''), error.message)) {
-      $('f-' + error.field.replace(/[.[].*$/, ''))?.focus();
-    } else {
-      $('form-error').textContent = errorText(error);
-      $('form-error').hidden = false;
-      $('form-error').focus?.();
-    }
-  } finally {
-    save.disabled = false;
+    setStatus(status, 'error', t('form.fixErrors'));
+    const field = error.field?.replace(/[.[].*$/, '');
+    if (field && showFieldError(field, error.message)) $('f-' + field)?.focus();
+    else Object.assign($('form-error'), { textContent: errorText(error), hidden: false });
   }
-});
+  save.disabled = false;
+};
 
 async function start() {
   const { user } = await sessionReady;
-  if (!user) {
-    setStatus($('status'), 'done', t('form.loginFirst'));
-    $('status').append(' ', h('a', { href: loginHref(), text: t('nav.login') }));
-    return;
-  }
+  if (!user) return loginFirst(status);
   if (editId) {
     $('form-title').textContent = t('submit.editHeading');
     document.title = t('submit.editHeading');
     $('save').textContent = t('submit.saveEdit');
     $('cancel').href = pluginPath(editId);
     try {
-      const { plugin } = await api('/apps/api/plugins/' + encodeURIComponent(editId));
+      const { plugin } = await api(pluginApi);
       // An approved plugin's waiting changes are what the author edits further.
       const { submittedAt, ...pending } = plugin.pendingUpdate || {};
       initial = { ...plugin, ...pending };
       fill(initial);
       $('f-id').value = plugin.id;
       $('f-id').disabled = true;
-      if (plugin.status === 'approved') setStatus($('status'), 'done', t('form.editApproved'));
+      if (plugin.status === 'approved') setStatus(status, 'done', t('form.editApproved'));
     } catch (error) {
-      return setStatus($('status'), 'error', error.status === 404 ? t('plugin.notFound') : errorText(error));
+      return setStatus(status, 'error', error.status === 404 ? t('plugin.notFound') : errorText(error));
     }
   }
   form.hidden = false;
