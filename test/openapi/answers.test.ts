@@ -110,6 +110,8 @@ test('site: answers of every route match /openapi.json', async () => {
     { method: 'POST', path: '/apps/api/plugins', json: plugin, token: 'lwt_bad', status: 401 },
     { path: '/apps/api/plugins/oa-approved?include=related', status: 200 },
     { path: '/apps/api/plugins/oa-approved/stats?days=90', status: 200 },
+    { path: '/apps/api/stats/installs?ids=oa-approved,oa-pending&days=30', cookie: alice, status: 200 },
+    { path: '/apps/api/stats/installs', status: 400 },
     { path: '/apps/api/audit', status: 401 },
     { path: '/apps/api/audit?limit=0', cookie: alice, status: 403 },
     { path: '/apps/api/audit?plugin=oa-approved', cookie: admin, status: 200 },

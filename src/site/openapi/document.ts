@@ -35,6 +35,8 @@ const sessionOrToken = (scope: string) => [{ sessionCookie: [] }, { apiToken: [s
 const jsonWrite = { '400': invalid, '413': tooLarge, '415': notJson };
 
 const pluginId = pathParam('id', 'Plugin id (3-128 letters, digits, `.`, `_`, `-`)');
+/** A daily install series, oldest first, today included. */
+const installDays: Schema = { type: 'array', items: { type: 'object', required: ['date', 'installs'], properties: { date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, installs: { type: 'integer', minimum: 0 } } } };
 const page = [queryParam('limit', 'Page size', { type: 'integer' }), queryParam('offset', 'Rows to skip', { type: 'integer', minimum: 0 })];
 const html = media('HTML page', 'text/html');
 
@@ -389,11 +391,39 @@ export const SITE_OPENAPI = {
         parameters: [pluginId, queryParam('days', 'Days in the series (default 30)', { type: 'integer', enum: [30, 90, 365] })],
         responses: {
           '200': json('The daily series and its total', success({
-            days: { type: 'array', items: { type: 'object', required: ['date', 'installs'], properties: { date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, installs: { type: 'integer', minimum: 0 } } } },
+            days: installDays,
             total: { type: 'integer', minimum: 0 },
           })),
           '400': badRequest,
           '404': notFound,
+          ...common,
+        },
+      },
+    },
+    '/apps/api/stats/installs': {
+      get: {
+        summary: "Several plugins' install series in one request (My plugins' sparklines); plugins the caller may not see are left out",
+        security: [{}, { sessionCookie: [] }],
+        parameters: [
+          { ...queryParam('ids', 'Plugin ids separated by commas, 1 to 100'), required: true },
+          queryParam('days', 'Days in each series (default 30)', { type: 'integer', enum: [30, 90, 365] }),
+        ],
+        responses: {
+          '200': json('Each visible plugin asked for, in the order asked, with its daily series and total', success({
+            plugins: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['id', 'days', 'total'],
+                properties: {
+                  id: { type: 'string' },
+                  days: installDays,
+                  total: { type: 'integer', minimum: 0 },
+                },
+              },
+            },
+          })),
+          '400': badRequest,
           ...common,
         },
       },

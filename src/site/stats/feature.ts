@@ -1,6 +1,7 @@
 import type { Feature } from '../../core/feature.js';
 import { createGuards } from '../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
+import { installStatsManyHandler } from './install-stats-many-route.js';
 import { installStatsHandler } from './install-stats-route.js';
 
 /**
@@ -11,6 +12,10 @@ import { installStatsHandler } from './install-stats-route.js';
 export function statsFeature(deps: SiteDeps): Feature<SiteLocals> {
   const guards = createGuards(deps);
   return {
-    routes: [{ method: 'GET', path: '/apps/api/plugins/:id/stats', use: [guards.withUser], handler: installStatsHandler(deps) }],
+    routes: [
+      { method: 'GET', path: '/apps/api/plugins/:id/stats', use: [guards.withUser], handler: installStatsHandler(deps) },
+      // Several plugins' series in one query, for My plugins' sparklines.
+      { method: 'GET', path: '/apps/api/stats/installs', use: [guards.withUser], handler: installStatsManyHandler(deps) },
+    ],
   };
 }

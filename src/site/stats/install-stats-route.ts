@@ -9,7 +9,7 @@ import { findVisiblePlugin } from '../plugins/visibility.js';
 export const STATS_WINDOWS = [30, 90, 365] as const;
 const DEFAULT_WINDOW = 30;
 
-function windowFrom(query: URLSearchParams): number {
+export function windowFrom(query: URLSearchParams): number {
   const value = singleParam(query, 'days');
   if (value === undefined || value === '') return DEFAULT_WINDOW;
   const days = STATS_WINDOWS.find((window) => String(window) === value);
