@@ -1,2 +1,4 @@
 -- Revokes one of the caller's tokens; another user's matches nothing (404).
-delete from api_tokens where id = $1 and user_id = $2 returning id
+-- Answers what the audit entry records of it (never its hash).
+delete from api_tokens where id = $1 and user_id = $2
+returning id::text as id, name, scopes, prefix, expires_at

@@ -6,8 +6,13 @@ import type { SessionUser } from '../context.js';
 // transaction of the action it records, so an action and its entry commit or roll
 // back together.
 
-/** What an entry is about: a plugin, one user's rating of a plugin, or a report. */
-export type AuditTarget = { type: 'plugin'; plugin: string } | { type: 'rating'; plugin: string; user: string } | { type: 'report'; plugin: string; user?: string };
+/** What an entry is about: a plugin, one user's rating of a plugin, a report, or an API token. */
+export type AuditTarget =
+  | { type: 'plugin'; plugin: string }
+  | { type: 'rating'; plugin: string; user: string }
+  | { type: 'report'; plugin: string; user?: string }
+  /** An API token, by its owner's username (the token's id and name are in before/after). */
+  | { type: 'token'; user: string };
 
 export type Fields = Record<string, unknown>;
 
@@ -25,7 +30,7 @@ export async function recordAudit(tx: Sql, entry: AuditEntryInput): Promise<void
     entry.actor.username,
     entry.action,
     entry.target.type,
-    entry.target.plugin,
+    'plugin' in entry.target ? entry.target.plugin : null,
     'user' in entry.target ? (entry.target.user ?? null) : null,
     JSON.stringify(entry.before),
     JSON.stringify(entry.after),

@@ -15,7 +15,7 @@ export function createTokenHandler(deps: SiteDeps): SiteHandler {
   return async (ctx: SiteContext) => {
     const user = requireUser(ctx);
     const wanted = validateNewToken(ctx.body as Record<string, unknown>);
-    const { token, secret } = await createToken(deps.sql, user.id, wanted);
+    const { token, secret } = await createToken(deps.sql, user, wanted);
     sendJson(ctx, 201, { success: true, token, secret }, NO_STORE);
   };
 }
@@ -31,7 +31,7 @@ export function revokeTokenHandler(deps: SiteDeps): SiteHandler {
   return async (ctx: SiteContext) => {
     const user = requireUser(ctx);
     const id = ctx.params.id!;
-    if (!TOKEN_ID.test(id) || !(await revokeToken(deps.sql, user.id, id))) throw new HttpError(404, 'NOT_FOUND', 'Token not found');
+    if (!TOKEN_ID.test(id) || !(await revokeToken(deps.sql, user, id))) throw new HttpError(404, 'NOT_FOUND', 'Token not found');
     sendOk(ctx);
   };
 }

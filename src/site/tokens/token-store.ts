@@ -2,6 +2,8 @@ import { HttpError } from '../../core/errors.js';
 import type { Sql } from '../../db/pool.js';
 import { inTransaction, runQuery } from '../../db/queries.js';
 import { MAX_LISTED_TOKENS, MAX_LIVE_TOKENS } from './limits.js';
+import type { SessionUser } from '../context.js';
+import { recordAudit } from '../audit/audit-log.js';
 import type { TokenScope } from './scopes.js';
 import { hashSecret, isWellFormedSecret, newSecret, shownPrefix } from './secrets.js';
 import type { NewToken } from './validation.js';
@@ -43,11 +45,13 @@ function toRecord(row: TokenRow): TokenRecord {
 
 /**
  * Creates a token for the user and answers it with its secret, which is shown
- * this once. The only place a token is made: audit logging of token creation
- * belongs here. The user's row is locked while counting, so concurrent creations
+ * this once. The only place a token is made, and where it is audited (in the same
+ * transaction; the entry has the token's id, name, scopes, prefix and expiry, never
+ * the secret). The user's row is locked while counting, so concurrent creations
  * (from any process) cannot pass MAX_LIVE_TOKENS together.
  */
-export async function createToken(sql: Sql, userId: string, wanted: NewToken): Promise<{ token: TokenRecord; secret: string }> {
+export async function createToken(sql: Sql, owner: SessionUser, wanted: NewToken): Promise<{ token: TokenRecord; secret: string }> {
+  const userId = owner.id;
   const secret = newSecret();
   const row = await inTransaction(sql, async (tx) => {
     const [user] = await runQuery(tx, 'tokens/lock-user', [userId]);
@@ -57,6 +61,7 @@ export async function createToken(sql: Sql, userId: string, wanted: NewToken): P
       throw new HttpError(409, 'CONFLICT', `At most ${MAX_LIVE_TOKENS} live tokens per user: revoke one first`);
     }
     const [created] = await runQuery<TokenRow>(tx, 'tokens/create', [userId, hashSecret(secret), wanted.name, wanted.scopes, shownPrefix(secret), wanted.expiresInDays]);
+    await recordAudit(tx, { actor: owner, action: 'token.created', target: { type: 'token', user: owner.username }, before: {}, after: audited(created!) });
     return created!;
   });
   return { token: toRecord(row), secret };
@@ -67,10 +72,19 @@ export async function listTokens(sql: Sql, userId: string): Promise<TokenRecord[
   return rows.map(toRecord);
 }
 
-/** False when the user has no token of that id (another user's included). */
-export async function revokeToken(sql: Sql, userId: string, tokenId: string): Promise<boolean> {
-  const rows = await runQuery(sql, 'tokens/delete', [tokenId, userId]);
-  return rows.length > 0;
+/** False when the user has no token of that id (another user's included); audited like creation. */
+export async function revokeToken(sql: Sql, owner: SessionUser, tokenId: string): Promise<boolean> {
+  return inTransaction(sql, async (tx) => {
+    const [deleted] = await runQuery<Pick<TokenRow, 'id' | 'name' | 'scopes' | 'prefix' | 'expires_at'>>(tx, 'tokens/delete', [tokenId, owner.id]);
+    if (!deleted) return false;
+    await recordAudit(tx, { actor: owner, action: 'token.revoked', target: { type: 'token', user: owner.username }, before: audited(deleted), after: {} });
+    return true;
+  });
+}
+
+/** What the audit log keeps of a token: never its secret or hash. */
+function audited(row: Pick<TokenRow, 'id' | 'name' | 'scopes' | 'prefix' | 'expires_at'>): Record<string, unknown> {
+  return { id: row.id, name: row.name, scopes: row.scopes, prefix: row.prefix, expiresAt: row.expires_at.toISOString() };
 }
 
 export interface TokenUse {
