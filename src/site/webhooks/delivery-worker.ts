@@ -186,9 +186,13 @@ export function createWebhookWorker(deps: { sql: Sql; log: Logger }, options: We
       if (ownDispatcher) await dispatcher.close().catch(() => undefined);
     },
     async metrics() {
-      const [row] = await runQuery<{ pending: number }>(deps.sql, 'webhooks/pending-count');
+      // PostgreSQL unavailable: the scrape still answers (the pool figures say why), with NaN here.
+      const pending = await runQuery<{ pending: number }>(deps.sql, 'webhooks/pending-count').then(
+        ([row]) => row?.pending ?? 0,
+        () => NaN,
+      );
       return [
-        { name: 'webhook_queue_depth', help: 'Webhook deliveries pending (due or waiting to retry), in PostgreSQL', type: 'gauge', value: row?.pending ?? 0 },
+        { name: 'webhook_queue_depth', help: 'Webhook deliveries pending (due or waiting to retry), in PostgreSQL; NaN when it could not be read', type: 'gauge', value: pending },
         { name: 'webhook_delivery_failures_total', help: 'Webhook delivery attempts that failed in this process', type: 'counter', value: failures },
         { name: 'webhook_deliveries_total', help: 'Webhook deliveries that succeeded in this process', type: 'counter', value: delivered },
       ];
