@@ -8,31 +8,30 @@
 -- $14 the order: 'relevance', 'updated', 'rating' or 'installs'.
 --
 -- It reads plugin_search, the narrow copy of what search looks at (sql/060).
--- A plugin matches when its compact id or name contains the compact query ("mini
--- map" finds "minimap"), or when every word is found: as a word or word prefix of
--- its name, tags, author or description (search_words), inside its compact id or
--- name, or as a name word close to it by trigrams (a typo: "minimp", "minmap",
--- "waypionts"). Typos are looked up once per query in plugin_name_words (trigram
--- similarity at least pg_trgm.similarity_threshold, 0.3, or word similarity at
--- least pg_trgm.word_similarity_threshold, 0.6), then the plugins carrying one of
--- those words by an exact index; no trigram is computed per plugin. Each test is
--- answered by an index, the longest word's first.
+-- A plugin matches when the compact query ("mini map" -> "minimap") begins one of
+-- the compact tails of its id or name ("minimap", "mapplus"), or when every word is
+-- found: as a word or word prefix of its name, tags, author or description, or as
+-- a name word close to it by trigrams (a typo: "minimp", "minmap", "waypionts").
+-- Typos are looked up once per query in plugin_name_words (trigram similarity at
+-- least pg_trgm.similarity_threshold, 0.3, or word similarity at least
+-- pg_trgm.word_similarity_threshold, 0.6), so no trigram is computed per plugin:
+-- the whole match is one full-text query on search_words, one index scan.
 --
 -- Rank: a tier (exact id or name, then compact equality, then prefixes, then an
--- exact tag, then the author, then a name word starting with the query), then
--- within it how close the name's best word is to the longest query word (word
--- similarity in tenths) and the full-text rank (tags and name words, then author,
--- then description), then installs, then id.
+-- exact tag, then the author, then a name word starting with the query;
+-- store_search_tier, sql/061), then within it how close the name's closest word is
+-- to the longest query word (word similarity in tenths, store_search_closeness,
+-- sql/060) plus the full-text rank (tags and name words, then author, then
+-- description), then installs, then id.
 --
--- The tier is cheap; the rest is computed only where it can change the page: the
--- candidates are cut at the key of the (offset + limit)-th one (the tier, or the
--- column a sort names), and only those at or above it are scored. The total is a
--- plain count of the candidates.
+-- Only what can change the page is computed: when the plugins whose id or name is
+-- the query fill it, only they are ranked and the rest is only counted; otherwise
+-- every match gets its cheap key (tier and closeness, or the column a sort names),
+-- the list is cut at the (offset + limit)-th key, and only the rows at or above
+-- the cut (less the 200 the full-text rank can add) are read again and scored.
+-- The total is always the count of every match.
 with longest as materialized (
-  select to_tsquery('simple', quote_literal($13::text) || ':*') as prefix,
-         to_tsquery('simple', quote_literal($11::text) || ':*') as compact,
-         to_tsquery('simple', quote_literal($11::text) || ':* | ' || quote_literal($13::text) || ':*') as starts,
-         coalesce(array_agg(v.word), '{}') as near,
+  select coalesce(array_agg(v.word), '{}') as near,
          -- Name words at least this close to the longest query word, for the rank.
          coalesce(array_agg(v.word) filter (where v.closeness >= 0.9), '{}') as close9,
          coalesce(array_agg(v.word) filter (where v.closeness >= 0.8), '{}') as close8,
@@ -45,13 +44,26 @@ with longest as materialized (
             from plugin_name_words w
            where w.word % $13::text or $13::text <% w.word) as v
 ),
-others as materialized (
-  select to_tsquery('simple', quote_literal(o.word) || ':*') as prefix,
-         array(select w.word from plugin_name_words w where w.word % o.word or o.word <% w.word) as near
-    from unnest($12::text[]) as o (word)
+-- The whole match as one full-text query, answered by one index scan: the compact
+-- query beginning a word, or every word found, each as a word prefix anywhere or
+-- as one of the name words close to it ('~word' lexemes, names only, sql/061).
+-- "mini mapp": 'minimapp':* | (('mini':* | '~mini' | '~minimap') & ('mapp':* | '~map' | '~maps')).
+-- Built as tsquery text, not parsed (the parser would drop '~'); the words are
+-- runs of letters and digits, so quoting them is enough.
+terms as materialized (
+  select ('''' || $11::text || ''':* | (' || string_agg(t.term, ' & ') || ')')::tsquery as found,
+         -- Any query word as a whole word: without one, the full-text rank is 0.
+         string_agg('''' || t.word || '''', ' | ')::tsquery as any_word
+    from (select '(''' || w.word || ''':*'
+                 || coalesce((select string_agg(' | ''~' || v.word || '''', '')
+                                from plugin_name_words v
+                               where v.word % w.word or w.word <% v.word), '')
+                 || ')' as term,
+                 w.word
+            from unnest($12::text[] || $13::text) as w (word)) as t
 ),
--- Every plugin the query finds, with the list filters.
-matches as not materialized (
+-- Every plugin the list filters let through.
+listed as not materialized (
   select s.ctid as row_id, s.*
     from plugin_search s
    where
@@ -61,81 +73,73 @@ matches as not materialized (
    and ($4::bigint is null or s.submitter_id = $4::bigint)
    and ($5::text is null or s.tags_lower @> array[$5::text])
    and (not $6::boolean or s.featured)
-   -- Found by an index: the compact query or the longest word begins a word, or a
-   -- name word is close to the longest word.
-   and (s.search_words @@ (select starts from longest) or s.name_word_list && (select near from longest))
-   -- With more words: the compact query begins a word, or every word is found.
-   and (cardinality($12::text[]) = 0
-        or s.search_words @@ (select compact from longest)
-        or ((s.search_words @@ (select prefix from longest) or s.name_word_list && (select near from longest))
-            and not exists (
-              select 1 from others o
-               where not (s.search_words @@ o.prefix or s.name_word_list && o.near))))
+),
+-- Every one of those the query finds.
+matches as not materialized (
+  select s.*
+    from listed s
+   where s.search_words @@ (select found from terms)
 ),
 -- The first tier, looked up by its own indexes: the query is the plugin's id or
 -- name. When these fill the page (a common name: "map", "chat"), nothing else is
 -- ranked and the total is a plain count.
+-- (Such a plugin always matches: its compact name or id is the compact query.)
 exact as materialized (
-  select m.row_id, m.id, m.install_count, m.rating_score, m.updated_at, 10000 as tier,
-         store_search_closeness(m.name_word_list, $13::text, l.near, l.close9, l.close8, l.close7, l.close6,
-                                l.close5, l.close4, l.close3) as closeness
-    from matches m, longest l
-   where m.name_lower = $10 or m.name_lower = $9 or m.id_lower = $9
+  select e.row_id, e.id, e.install_count, e.rating_score, e.updated_at from listed e
+   where $14 = 'relevance' and (e.name_lower = $10 or e.name_lower = $9 or e.id_lower = $9)
 ),
 exact_fills_page as (
   select $14 = 'relevance' and count(*) >= $7::integer + $8::integer as yes from exact
 ),
--- Otherwise every match gets its tier (cheap) and its closeness.
+-- Otherwise every match gets the key of its order: under an explicit sort that
+-- column alone; by relevance its tier and name closeness (cheap), and whether a
+-- full-text rank is possible at all (one of the words is in it as a whole word:
+-- a typo's matches have none, and their key is their score).
 candidates as materialized (
-  select ranked.*,
+  select m.row_id, m.id, m.install_count, m.rating_score, m.updated_at,
          case $14
-           when 'installs' then ranked.install_count::double precision
-           when 'rating' then ranked.rating_score
+           when 'installs' then m.install_count::double precision
+           when 'rating' then m.rating_score
            -- Rounding to a double keeps the order (never swaps two times), which is all the cut needs.
-           when 'updated' then extract(epoch from ranked.updated_at)::double precision
-           else ranked.tier + ranked.closeness
-         end as key
-    from (
-      select m.row_id, m.id, m.install_count, m.rating_score, m.updated_at,
-             case
-               when m.id_lower = $9 or m.name_lower = $9 or m.name_lower = $10 then 10000
-               -- search_key is "<compact id> <compact name>", and compact text has no spaces.
-               when starts_with(m.search_key, $11 || ' ') or m.search_key like '% ' || $11 then 9000
-               when starts_with(m.name_lower, $10) or starts_with(m.id_lower, $9) then 8000
-               when starts_with(m.search_key, $11) or position(' ' || $11 in m.search_key) > 0 then 7000
-               when m.tags_lower @> array[$10] then 6000
-               when m.author_lower = $10 then 5000
-               when position(' ' || $10 in m.name_words) > 0 then 4000
-               else 0
-             end as tier,
-             store_search_closeness(m.name_word_list, $13::text, l.near, l.close9, l.close8, l.close7, l.close6,
-                                    l.close5, l.close4, l.close3) as closeness
-        from matches m, longest l
-    ) as ranked
+           when 'updated' then extract(epoch from m.updated_at)::double precision
+           else store_search_tier(m.id_lower, m.name_lower, m.search_key, m.tags_lower, m.author_lower,
+                                  m.name_words, $9, $10, $11)
+                + store_search_closeness(m.name_word_list, $13::text, l.near, l.close9, l.close8, l.close7,
+                                         l.close6, l.close5, l.close4, l.close3)
+         end as key,
+         $14 <> 'relevance' or m.search_words @@ (select any_word from terms) as rankable
+    from matches m, longest l
 ),
--- The key of the last row the page can show. The full-text rank adds at most 200
--- to a relevance key, so rows more than that below it cannot reach the page.
+-- The key of the last row the page can show.
 cut as (
-  select c.key - case when $14 = 'relevance' then 200 else 0 end as key
-    from candidates c order by c.key desc offset $7::integer + $8::integer - 1 limit 1
+  select c.key from candidates c order by c.key desc offset $7::integer + $8::integer - 1 limit 1
 ),
+-- The rows that can reach the page: at or above the cut, or (by relevance) less
+-- than the 200 the full-text rank can add below it.
 ranked as (
-  select e.row_id, e.id, e.install_count, e.rating_score, e.updated_at, e.tier + e.closeness as base
+  select e.row_id, e.id, e.install_count, e.rating_score, e.updated_at, 0 as key, true as rankable
     from exact e
    where (select yes from exact_fills_page)
   union all
-  select c.row_id, c.id, c.install_count, c.rating_score, c.updated_at, c.tier + c.closeness
+  select c.row_id, c.id, c.install_count, c.rating_score, c.updated_at, c.key, c.rankable
     from candidates c
    where not (select yes from exact_fills_page)
-     and c.key >= coalesce((select key from cut), '-infinity')
+     and c.key + case when $14 = 'relevance' and c.rankable then 200 else 0 end
+         >= coalesce((select key from cut), '-infinity')
 ),
+-- Their full score, the row read again by its address where a rank is possible.
 scored as (
   select r.id, r.install_count, r.rating_score, r.updated_at,
-         r.base
-         -- Weights of D, C, B, A: description 0.2, author 0.5, tags and name 1.
-         -- (Read again by the row's address: only these rows pay for their words.)
-         + (select 200 * least(1, ts_rank('{0, 0.2, 0.5, 1}', s.search_words, plainto_tsquery('simple', $10)))
-              from plugin_search s where s.ctid = r.row_id) as score
+         case when not r.rankable then r.key
+         else (select store_search_tier(s.id_lower, s.name_lower, s.search_key, s.tags_lower, s.author_lower,
+                                        s.name_words, $9, $10, $11)
+                      + store_search_closeness(s.name_word_list, $13::text, l.near, l.close9, l.close8, l.close7,
+                                               l.close6, l.close5, l.close4, l.close3)
+                      -- Weights of D, C, B, A: description 0.2, author 0.5, tags and name 1.
+                      + 200 * least(1, ts_rank('{0, 0.2, 0.5, 1}', s.search_words, plainto_tsquery('simple', $10)))
+                 from plugin_search s, longest l
+                where s.ctid = r.row_id)
+         end as score
     from ranked r
 )
 select (case when (select yes from exact_fills_page) then (select count(*) from matches)
