@@ -275,6 +275,24 @@ test('a claimant that died mid-attempt: its row is retried once the lease is ove
   offsetMs = 0;
 });
 
+test('stopping a worker aborts an attempt under way: a failed attempt, retried later, and stop does not wait for the receiver', async () => {
+  const { user } = await subscriber('whd-stop');
+  receiver.fallback = { status: 200, delayMs: 3000 };
+  const stopping = createWebhookWorker({ sql, log: testLogger() }, { clock, dispatcher: createDeliveryDispatcher({ resolve: resolver, ca: receiver.ca, addressAllowed: receiverOnly }) });
+  await notifyUser(user);
+  const running = stopping.runOnce();
+  const started = Date.now();
+  while (receiver.requests.length === 0 && Date.now() - started < 5000) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.is(receiver.requests.length, 1);
+  const stoppedAt = Date.now();
+  await stopping.stop();
+  assert.is(await running, 1);
+  assert.ok(Date.now() - stoppedAt < 1500, `stop took ${Date.now() - stoppedAt} ms`);
+  const [delivery] = (await history(user)).deliveries;
+  assert.equal([delivery.status, delivery.attempts, delivery.lastStatusCode], ['pending', 1, null]);
+  assert.match(delivery.lastError, /interrupted/);
+});
+
 test('two workers on their own pools (as two site processes) deliver each of 24 notifications exactly once', async () => {
   const subscribers = await Promise.all([0, 1, 2].map((i) => subscriber(`whd-pair-${i}`)));
   receiver.fallback = { status: 200, delayMs: 15 };
