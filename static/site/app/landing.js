@@ -1,16 +1,16 @@
 // The launcher's landing page: version, what's new and downloads from /api/info,
 // the activity, tips, and the featured plugins as a way into the store.
 import './header.js';
-import { $, api, errorText, h, httpsUrl, imageUrl, pluginCard, setStatus, t, UGC_REL } from './lib.js';
+import { $, api, errorText, h, httpsUrl, imageUrl, pluginCard, setStatus, t, text, UGC_REL } from './lib.js';
 
 const isText = (value) => typeof value === 'string' && value.trim() !== '';
 
 async function loadInfo() {
   try {
     const info = await api('/api/info');
-    if (isText(info.description)) $('lead').textContent = info.description;
-    if (isText(info.latestVersion)) $('version').textContent = t('landing.latest', { version: info.latestVersion });
-    if (isText(info.newVersionDescription)) ($('whats-new-text').textContent = info.newVersionDescription), ($('whats-new').hidden = false);
+    if (isText(info.description)) text('lead', info.description);
+    if (isText(info.latestVersion)) text('version', t('landing.latest', { version: info.latestVersion }));
+    if (isText(info.newVersionDescription)) text('whats-new-text', info.newVersionDescription), ($('whats-new').hidden = false);
     $('downloads').replaceChildren(...downloadButtons(info.downloads?.stable, false), ...(info.beta?.enabled ? downloadButtons(info.downloads?.beta, true) : []));
     renderActivity(info.activity);
     const tips = Array.isArray(info.BLTips) ? info.BLTips.filter(isText) : [];
@@ -24,16 +24,13 @@ async function loadInfo() {
 
 /** The installers and ZIPs the configuration lists (GitHub and GitCode mirrors). */
 function downloadButtons(channel, beta) {
-  if (!channel || typeof channel !== 'object') return [];
   const buttons = [];
   for (const [mirror, label] of [['github', 'GitHub'], ['gitcode', 'GitCode']]) {
-    const files = channel[mirror];
-    if (!files || typeof files !== 'object') continue;
-    for (const [kind, key] of [['exe', 'landing.installer'], ['zip', 'landing.zip']]) {
-      const url = httpsUrl(files[kind]);
-      if (!url) continue;
-      const text = t(key, { mirror: label }) + (beta ? ' · ' + t('landing.beta') : '');
-      buttons.push(h('a', { href: url, class: 'button ' + (buttons.length === 0 && !beta ? 'primary' : 'secondary'), rel: 'noopener noreferrer', text }));
+    for (const kind of ['exe', 'zip']) {
+      // Anything but an https link (a missing mirror, a wrong type) is no button.
+      const href = httpsUrl(channel?.[mirror]?.[kind]);
+      const text = t(kind === 'exe' ? 'landing.installer' : 'landing.zip', { mirror: label }) + (beta ? ' · ' + t('landing.beta') : '');
+      if (href) buttons.push(h('a.button.' + (buttons.length || beta ? 'secondary' : 'primary'), { href, rel: 'noopener noreferrer', text }));
     }
   }
   return buttons;
@@ -41,9 +38,9 @@ function downloadButtons(channel, beta) {
 
 function renderActivity(activity) {
   if (!activity || activity.show !== true || !isText(activity.title)) return;
-  $('activity-title').textContent = activity.title;
-  $('activity-text').textContent = activity.description || '';
-  $('activity-time').textContent = activity.time || '';
+  text('activity-title', activity.title);
+  text('activity-text', activity.description || '');
+  text('activity-time', activity.time || '');
   const icon = imageUrl(activity.icon);
   if (icon) Object.assign($('activity-icon'), { src: icon, hidden: false, onerror: (event) => (event.target.hidden = true) });
   const link = httpsUrl(activity.link);
@@ -56,10 +53,10 @@ async function loadFeatured() {
   try {
     let { plugins } = await api('/apps/api/plugins?public=1&featured=1&limit=8');
     // No featured plugins yet: the most installed ones.
-    if (plugins.length === 0) ({ plugins } = await api('/apps/api/plugins?public=1&sort=installs&limit=8'));
-    list.replaceChildren(...(plugins.length ? plugins.map(pluginCard) : [h('li', { class: 'muted', text: t('store.emptyAll') })]));
+    if (!plugins.length) ({ plugins } = await api('/apps/api/plugins?public=1&sort=installs&limit=8'));
+    list.replaceChildren(...(plugins.length ? plugins.map(pluginCard) : [h('li.muted', { text: t('store.emptyAll') })]));
   } catch (error) {
-    list.replaceChildren(h('li', { class: 'error', text: errorText(error) }));
+    list.replaceChildren(h('li.error', { text: errorText(error) }));
   }
 }
 

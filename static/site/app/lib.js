@@ -6,38 +6,33 @@ const strings = JSON.parse(document.getElementById('strings')?.textContent || '{
 export const lang = document.documentElement.lang || 'en';
 export const enc = encodeURIComponent;
 export const $ = (id) => document.getElementById(id);
+/** Sets the text of element `id`. */
+export const text = (id, value) => ($(id).textContent = value);
 
 /** A catalogue string, `{name}` replaced by `vars.name`. */
 export function t(key, vars) {
   // A `.one` variant, where the catalogue has one, for a count of 1 ("1 install").
   const text = (vars && (vars.n == 1 || vars.count == 1) && strings[key + '.one']) || strings[key] || key;
-  return vars ? text.replace(/\{(\w+)\}/g, (whole, name) => (name in vars ? String(vars[name]) : whole)) : text;
+  return vars ? text.replace(/\{(\w+)\}/g, (whole, name) => vars[name] ?? whole) : text;
 }
 
-/** A failed call: the API's message (or ours), status, code and field. */
-export class ApiError extends Error {
-  constructor(status, body) {
-    super(body?.error || t('error.generic'));
-    this.status = status;
-    this.code = body?.code || (status ? 'HTTP_' + status : 'NETWORK');
-    this.field = body?.field;
-  }
-}
+/** A failed call: an Error with the API's message (or ours), the status, code and field. */
+const failure = (status, body) => Object.assign(new Error(body?.error || t('error.generic')), { status, code: body?.code || (status ? '' : 'NETWORK'), field: body?.field });
 
-/** fetch + envelope: the answer's fields on success, an ApiError otherwise. */
-export async function api(path, { method = 'GET', body, signal } = {}) {
+/** fetch + envelope, `body` sent as JSON (POST unless told): the answer's fields on success, a failure otherwise. */
+export async function api(path, body, method = body ? 'POST' : 'GET', signal) {
   const headers = { accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (body) headers['content-type'] = 'application/json';
   let res;
   try {
-    res = await fetch(path, { method, signal, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
+    res = await fetch(path, { method, signal, headers, credentials: 'same-origin', body: body && JSON.stringify(body) });
   } catch (error) {
     if (error?.name === 'AbortError') throw error;
-    throw new ApiError(0, { error: t('error.network') });
+    throw failure(0, { error: t('error.network') });
   }
   // Not JSON: reported as the status's error.
   const data = await res.json().catch(() => null);
-  if (!res.ok || !data || data.success === false) throw new ApiError(res.status, data);
+  if (!res.ok || !data || data.success === false) throw failure(res.status, data);
   return data;
 }
 
@@ -49,12 +44,15 @@ export function errorText(error) {
 }
 
 /**
- * An element: `props` sets properties (`text` → textContent, `class`, `on*`
+ * An element, `tag` with its classes (`span.muted`): `props` sets properties (`text` → textContent, `class`, `on*`
  * handlers, `dataset`; `role` and `aria-*` as attributes); children are nodes or strings
  * (strings become text nodes).
  */
 export function h(tag, props = {}, ...children) {
-  const node = document.createElement(tag);
+  // `tag.class.other`: the element's classes.
+  const [name, ...classes] = tag.split('.');
+  const node = document.createElement(name);
+  node.className = classes.join(' ');
   for (const [key, value] of Object.entries(props)) {
     if (value == null || value === false) continue;
     if (key === 'text') node.textContent = value;
@@ -72,7 +70,7 @@ export function h(tag, props = {}, ...children) {
 export const button = (className, text, onclick, props, ...children) => h('button', { type: 'button', class: className, text, onclick, ...props }, children);
 
 /** A date as a muted <time>. */
-export const when = (iso) => h('time', { class: 'muted', dateTime: iso, text: formatDate(iso) });
+export const when = (iso, withTime) => h('time.muted', { dateTime: iso, text: formatDate(iso, withTime) });
 
 /** An https URL as a string, or null: users' links are never anything else. */
 export function httpsUrl(value) {
@@ -107,22 +105,42 @@ export function richText(text) {
 
 export const formatNumber = (n) => new Intl.NumberFormat(lang, { notation: n >= 10000 ? 'compact' : 'standard', maximumFractionDigits: 1 }).format(n);
 
-export function formatDate(iso, options = { dateStyle: 'medium' }) {
+/** A date, with its time of day when `withTime`. */
+export function formatDate(iso, withTime) {
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? '' : new Intl.DateTimeFormat(lang, options).format(date);
+  return Number.isNaN(date.getTime()) ? '' : new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeStyle: withTime ? 'short' : undefined }).format(date);
 }
 
 /** Stars as text, with one accessible name ("4.5 out of 5"). */
 export function stars(avg, count) {
   const full = Math.round(avg);
   const label = count === undefined ? t('rating.stars', { n: avg }) : t('rating.summary', { avg: avg.toFixed(1), count });
-  return h('span', { class: 'stars', role: 'img', 'aria-label': label, text: '★'.repeat(full) + '☆'.repeat(5 - full) });
+  return h('span.stars', { role: 'img', 'aria-label': label, text: '★'.repeat(full) + '☆'.repeat(5 - full) });
+}
+
+/**
+ * A bar chart of `values` (an inline SVG, ours: no library), the tallest bar full
+ * height, a day without any a thin line. Into `svg`, else a new one; returns it.
+ */
+export function barChart(values, svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg')) {
+  const top = Math.max(1, ...values);
+  svg.setAttribute('viewBox', `0 0 ${values.length} 100`);
+  svg.setAttribute('preserveAspectRatio', 'none');
+  svg.replaceChildren(
+    ...values.map((value, i) => {
+      const bar = document.createElementNS(svg.namespaceURI, 'rect');
+      const height = Math.max(1, (100 * value) / top);
+      for (const [name, number] of Object.entries({ x: i + 0.15, y: 100 - height, width: 0.7, height })) bar.setAttribute(name, number);
+      return bar;
+    }),
+  );
+  return svg;
 }
 
 /** A person: their avatar (when it is an https or in-site image) and name. */
 export function who(name, avatar) {
   const src = imageUrl(avatar);
-  return h('span', { class: 'who' }, src && h('img', { class: 'avatar', src, alt: '', width: 28, height: 28, loading: 'lazy' }), h('span', { class: 'username', text: name }));
+  return h('span.who', {}, src && h('img.avatar', { src, alt: '', width: 28, height: 28, loading: 'lazy' }), h('span.username', { text: name }));
 }
 
 /** A plugin's icon, or its first letter on a coloured square when it has none (or it fails). */
@@ -137,13 +155,20 @@ export function pluginIcon(plugin, size = 'icon') {
 
 export const pluginPath = (id) => '/apps/plugin/' + enc(id);
 
+/** A plugin's fields an author writes: its texts and links, then its lists. */
+export const FIELDS = ['name', 'version', 'author', 'description', 'longDescription', 'download', 'sha256', 'url', 'icon', 'tags', 'permissions', 'screenshots'];
+
+/** A list entry's head: the plugin's icon, its linked name, a line about it, then `extra`. */
+export const rowHead = (plugin, about, ...extra) =>
+  h('div.row-head', {}, pluginIcon(plugin), h('div.grow', {}, h('a', { href: pluginPath(plugin.id), text: plugin.name ?? plugin.id }), h('div.muted', { text: about })), extra);
+
 /** A store card: icon, name, author, version, stars, installs; the whole card is one link. */
 export function pluginCard(plugin) {
   const span = (className, text) => h('span', { class: className, text });
   const meta = t('card.by', { author: plugin.author || plugin.submitter || '', version: plugin.version });
-  const stats = h('span', { class: 'card-stats' }, stars(plugin.ratingAvg || 0, plugin.ratingCount || 0), span('', t('card.installs', { n: formatNumber(plugin.installCount || 0) })));
-  const body = h('span', { class: 'card-body' }, span('card-name', plugin.name), span('card-meta', meta), span('card-desc', plugin.description || ''), stats);
-  return h('li', { class: 'card', dataset: { id: plugin.id } }, h('a', { href: pluginPath(plugin.id), class: 'card-link' }, pluginIcon(plugin), body));
+  const stats = h('span.card-stats', {}, stars(plugin.ratingAvg || 0, plugin.ratingCount || 0), span('', t('card.installs', { n: formatNumber(plugin.installCount || 0) })));
+  const body = h('span.card-body', {}, span('card-name', plugin.name), span('card-meta', meta), span('card-desc', plugin.description || ''), stats);
+  return h('li.card', { dataset: { id: plugin.id } }, h('a.card-link', { href: pluginPath(plugin.id) }, pluginIcon(plugin), body));
 }
 
 /** A status line: `state` is loading, empty, error or done (styles and tests read it). */
@@ -152,8 +177,47 @@ export function setStatus(node, state, text) {
   node.textContent = text || '';
 }
 
+/** Copies an input's value, or where the clipboard is refused, selects it for Ctrl+C; says which in `status`. */
+export const copy = (input, status) =>
+  navigator.clipboard.writeText(input.value).then(() => 'copy.done', () => (input.select(), 'copy.manual')).then((key) => setStatus(status, 'done', t(key)));
+
+/**
+ * A form whose submit runs `send()`: what it returns (a check that failed) is
+ * shown in `error`, emptied first; so is a failed call, as the string of
+ * `messages[code or status]` when it has one.
+ */
+export function onSubmit(form, error, send, messages = {}) {
+  form.onsubmit = async (event) => {
+    event.preventDefault();
+    error.textContent = '';
+    try {
+      error.textContent = (await send()) || '';
+    } catch (failed) {
+      const key = messages[failed.code] || messages[failed.status];
+      error.textContent = key ? t(key) : errorText(failed);
+    }
+  };
+}
+
 /** A status line saying what failed. */
 export const failed = (node, error) => setStatus(node, 'error', errorText(error));
+
+/**
+ * A list read from the API: `status` says loading, then `read()` gives the items
+ * and what to say of them; each becomes `item(it)` in `list`, none says `emptyKey`'s
+ * string; a failure says what failed. True when it could be read.
+ */
+export async function showList(status, list, read, item, emptyKey) {
+  setStatus(status, 'loading', t('store.loading'));
+  try {
+    const [items, said] = await read();
+    list.replaceChildren(...items.map(item));
+    setStatus(status, items.length ? 'done' : 'empty', items.length ? said : t(emptyKey));
+    return true;
+  } catch (error) {
+    failed(status, error);
+  }
+}
 
 /** The session: `{loggedIn, user}`, asked once per page. */
 let session;

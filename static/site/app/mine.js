@@ -1,40 +1,54 @@
 // My plugins: every plugin the user submitted, its status (and the reason of a
-// rejection), an update waiting for review beside the live version, and edit.
+// rejection), an update waiting for review beside the live version, installs over
+// the last 30 days as a sparkline, and edit.
 import { sessionReady } from './header.js';
-import { $, api, enc, failed, formatDate, h, loginFirst, pluginIcon, pluginPath, setStatus, t } from './lib.js';
+import { $, api, barChart, enc, formatDate, h, loginFirst, rowHead, showList, t } from './lib.js';
 
 const status = $('status');
 
+/** Each plugin's sparkline, filled by one request per 100 plugins (GET /apps/api/stats/installs). */
+const sparks = new Map();
+function loadSparks(ids) {
+  for (const id of ids) sparks.set(id, h('span.spark', {}));
+  for (let i = 0; i < ids.length; i += 100) {
+    api('/apps/api/stats/installs?days=30&ids=' + ids.slice(i, i + 100).join()).then(({ plugins }) => {
+      for (const { id, days, total } of plugins) {
+        sparks.get(id).replaceWith(h('span.spark', { role: 'img', 'aria-label': t('mine.spark', { total }) }, barChart(days.map((day) => day.installs))));
+      }
+    }, () => {});
+  }
+}
+
 function row(plugin) {
   const update = plugin.pendingUpdate;
-  const live = h('div', { class: 'grow' }, h('a', { href: pluginPath(plugin.id), text: plugin.name }), h('div', { class: 'muted', text: t('mine.live', { version: plugin.version, date: formatDate(plugin.updatedAt) }) }));
-  const edit = h('a', { class: 'button secondary', href: '/apps/edit/' + enc(plugin.id), text: t('mine.edit'), 'aria-label': t('mine.editNamed', { name: plugin.name }) });
+  const edit = h('a.button.secondary', { href: '/apps/edit/' + enc(plugin.id), text: t('mine.edit'), 'aria-label': t('mine.editNamed', { name: plugin.name }) });
   const reason = plugin.status === 'rejected' && plugin.review?.reason;
   // The update waits beside the live version, which stays until it is approved.
   const fields = update && Object.keys(update).filter((key) => key !== 'submittedAt').map((key) => t('field.' + key)).join(', ');
   return h(
-    'li',
-    { class: 'row-item', dataset: { id: plugin.id, status: plugin.status } },
-    h('div', { class: 'row-head' }, pluginIcon(plugin), live, h('span', { class: 'badge ' + plugin.status, text: t('status.' + plugin.status) }), edit),
-    reason && h('p', { class: 'error reason-text', text: t('mine.rejectedBecause', { reason }) }),
-    plugin.status === 'pending' && h('p', { class: 'muted', text: t('mine.waiting') }),
-    update && h('p', { class: 'pending-update' }, h('span', { class: 'badge pending', text: t('mine.updatePending') }), ' ', t('mine.updateDetail', { version: update.version ?? plugin.version, fields, date: formatDate(update.submittedAt) })),
+    'li.row-item',
+    { dataset: { id: plugin.id, status: plugin.status } },
+    rowHead(plugin, t('mine.live', { version: plugin.version, date: formatDate(plugin.updatedAt) }), sparks.get(plugin.id), h('span.badge.' + plugin.status, { text: t('status.' + plugin.status) }), edit),
+    reason && h('p.error.reason-text', { text: t('mine.rejectedBecause', { reason }) }),
+    plugin.status === 'pending' && h('p.muted', { text: t('mine.waiting') }),
+    update && h('p.pending-update', {}, h('span.badge.pending', { text: t('mine.updatePending') }), ' ', t('mine.updateDetail', { version: update.version ?? plugin.version, fields, date: formatDate(update.submittedAt) })),
   );
 }
 
 async function load() {
   const { user } = await sessionReady;
   if (!user) return loginFirst(status);
-  setStatus(status, 'loading', t('store.loading'));
-  try {
-    const { plugins, total } = await api('/apps/api/plugins?scope=mine&limit=500');
-    $('list').replaceChildren(...plugins.map(row));
-    const saved = new URLSearchParams(location.search).get('saved');
-    if (!plugins.length) setStatus(status, 'empty', t('mine.empty'));
-    else setStatus(status, 'done', (saved ? t('mine.saved') + ' ' : '') + t('mine.count', { total }));
-  } catch (error) {
-    failed(status, error);
-  }
+  showList(
+    status,
+    $('list'),
+    async () => {
+      const { plugins, total } = await api('/apps/api/plugins?scope=mine&limit=500');
+      loadSparks(plugins.map((plugin) => plugin.id));
+      return [plugins, (location.search.includes('saved=') ? t('mine.saved') + ' ' : '') + t('mine.count', { total })];
+    },
+    row,
+    'mine.empty',
+  );
 }
 
 load();

@@ -2,13 +2,13 @@
 // is, what it may do (permissions, before the install button), screenshots, the
 // install button, the ZIP and its SHA-256, ratings with replies, related plugins.
 import { sessionReady } from './header.js';
-import { $, api, button, counted, enc, errorText, failed, formatNumber, h, httpsUrl, imageUrl, loginHref, pluginCard, pluginIcon, richText, setStatus, stars, t, when, who } from './lib.js';
+import { $, api, barChart, button, copy, counted, enc, errorText, failed, onSubmit, formatNumber, h, httpsUrl, imageUrl, loginHref, pluginCard, pluginIcon, richText, setStatus, stars, t, text, when, who } from './lib.js';
 
 const RATINGS_PAGE = 20;
 const id = decodeURIComponent(location.pathname.split('/')[3] || '');
 const base = '/apps/api/plugins/' + enc(id);
 let plugin;
-let me = null;
+let me;
 let ratingsOffset = 0;
 
 async function load() {
@@ -34,26 +34,71 @@ async function load() {
   setStatus(status, 'done');
   $('plugin').hidden = false;
   loadRatings(true);
+  loadStats(30);
 }
 
 function renderHead() {
   $('icon').replaceWith(Object.assign(pluginIcon(plugin, 'icon big'), { id: 'icon' }));
-  $('name').textContent = plugin.name;
-  $('author').textContent = t('plugin.by', { author: plugin.author || plugin.submitter });
-  $('version').textContent = t('plugin.version', { version: plugin.version });
+  text('name', plugin.name);
+  text('author', t('plugin.by', { author: plugin.author || plugin.submitter }));
+  text('version', t('plugin.version', plugin));
   showInstalls(plugin.installCount);
-  $('summary').textContent = plugin.description || '';
-  $('tags').replaceChildren(...(plugin.tags || []).map((tag) => h('li', {}, h('a', { class: 'chip', href: '/apps/?tag=' + enc(tag), text: tag }))));
+  text('summary', plugin.description || '');
+  $('tags').replaceChildren(...(plugin.tags || []).map((tag) => h('li', {}, h('a.chip', { href: '/apps/?tag=' + enc(tag), text: tag }))));
   if (plugin.status !== 'approved') Object.assign($('pending-note'), { className: 'badge ' + plugin.status, textContent: t('status.' + plugin.status), hidden: false });
   $('edit-link').href = '/apps/edit/' + enc(plugin.id);
   $('edit-row').hidden = !me || !(me.admin || me.username === plugin.submitter);
+  $('report-plugin').hidden = !me || me.username === plugin.submitter;
+  $('report-plugin').onclick = () => report({ type: 'plugin', plugin: plugin.id }, t('report.pluginTitle', plugin), $('report-status'));
 }
 
-const showInstalls = (n) => ($('installs').textContent = t('card.installs', { n: formatNumber(n) }));
+// Installs over time: the daily series as bars, 30, 90 or 365 days; its summary is
+// the chart's text alternative, and shown under it.
+async function loadStats(days) {
+  const status = $('stats-status');
+  for (const chip of document.querySelectorAll('[data-days]')) chip.setAttribute('aria-pressed', chip.dataset.days == days), (chip.onclick = () => loadStats(chip.dataset.days));
+  try {
+    const { days: series, total } = await api(`${base}/stats?days=${days}`);
+    const values = series.map((day) => day.installs);
+    const summary = t('stats.summary', { total, days, max: Math.max(...values) });
+    barChart(values, $('chart')).setAttribute('aria-label', summary);
+    setStatus(status, 'done', summary);
+  } catch (error) {
+    failed(status, error);
+  }
+}
+
+// Reports of the plugin or of a rating: a reason and a note, in a modal dialog (focus
+// stays in it, Escape closes it and focus goes back to the button that opened it).
+let reportTarget;
+let reportStatus;
+const reportValid = counted($('report-note'), $('report-counter'));
+function report(target, title, status) {
+  [reportTarget, reportStatus] = [target, status];
+  $('report-form').reset();
+  text('report-title', title);
+  text('report-error', '');
+  reportValid();
+  $('report').showModal();
+}
+$('report-cancel').onclick = () => $('report').close();
+onSubmit(
+  $('report-form'),
+  $('report-error'),
+  async () => {
+    if (!reportValid()) return tooLong();
+    await api('/apps/api/reports', { target: reportTarget, reason: $('report-reason').value, note: $('report-note').value });
+    $('report').close();
+    setStatus(reportStatus, 'done', t('report.sent'));
+  },
+  { 409: 'report.already', 429: 'report.limit' },
+);
+
+const showInstalls = (n) => text('installs', t('card.installs', { n: formatNumber(n) }));
 
 function renderInstall() {
   const permissions = plugin.permissions || [];
-  $('permissions').replaceChildren(...(permissions.length ? permissions.map((p) => h('li', { text: p })) : [h('li', { class: 'muted', text: t('plugin.noPermissions') })]));
+  $('permissions').replaceChildren(...(permissions.length ? permissions.map((p) => h('li', { text: p })) : [h('li.muted', { text: t('plugin.noPermissions') })]));
   const download = httpsUrl(plugin.download);
   if (download) $('download').href = download;
   $('sha').value = plugin.sha256 || '';
@@ -73,7 +118,7 @@ function renderInstall() {
   install.onclick = async () => {
     install.disabled = true;
     try {
-      const [click, url] = await Promise.all([api(base + '/install-click', { method: 'POST' }).catch(() => null), link]);
+      const [click, url] = await Promise.all([api(base + '/install-click', null, 'POST').catch(() => null), link]);
       if (click) showInstalls(click.installCount);
       setStatus(status, 'done', t('plugin.opening'));
       status.append(' ', h('a', { href: url, id: 'install-link', text: t('plugin.openAgain') }));
@@ -83,8 +128,7 @@ function renderInstall() {
     }
     install.disabled = false;
   };
-  $('copy-sha').onclick = () =>
-    navigator.clipboard.writeText(plugin.sha256).then(() => 'plugin.copied', () => ($('sha').select(), 'plugin.copyManually')).then((key) => setStatus(status, 'done', t(key)));
+  $('copy-sha').onclick = () => copy($('sha'), status);
 }
 
 // Screenshots: the WebP preview first, the original when it fails; a dialog shows
@@ -110,7 +154,7 @@ function renderGallery(list) {
 function showShot(i) {
   shown = (i + shots.length) % shots.length;
   $('viewer-img').replaceWith(Object.assign(shotImage(shown), { id: 'viewer-img' }));
-  $('viewer-count').textContent = t('plugin.shotCount', { n: shown + 1, total: shots.length });
+  text('viewer-count', t('plugin.shotCount', { n: shown + 1, total: shots.length }));
 }
 
 $('viewer-prev').onclick = () => showShot(shown - 1);
@@ -141,36 +185,35 @@ async function loadRatings(first) {
 $('more-ratings').onclick = () => loadRatings(false);
 
 function renderSummary({ avg, count, distribution }) {
-  const bars = [5, 4, 3, 2, 1].map((n) => {
-    const fill = h('span', { class: 'bar-fill' });
+  text('rating-big', count ? avg.toFixed(1) : '–');
+  $('rating-stars').replaceChildren(stars(avg, count));
+  text('rating-count', t('plugin.ratingCount', { count }));
+  document.querySelectorAll('.bars li').forEach((bar, i) => {
+    const n = 5 - i;
+    const k = distribution[n] || 0;
+    bar.setAttribute('aria-label', t('plugin.barLabel', { n, count: k }));
     // Through the CSSOM: the CSP allows no style attributes.
-    fill.style.width = (count ? (100 * (distribution[n] || 0)) / count : 0) + '%';
-    const label = t('plugin.barLabel', { n, count: distribution[n] || 0 });
-    return h('li', { 'aria-label': label }, ...[h('span', { text: n + ' ★' }), h('span', { class: 'bar-track' }, fill), h('span', { text: distribution[n] || 0 })].map((part) => (part.ariaHidden = 'true', part)));
+    bar.querySelector('.bar-fill').style.width = (count ? (100 * k) / count : 0) + '%';
+    bar.lastChild.textContent = k;
   });
-  $('rating-summary').replaceChildren(
-    h('div', {}, h('div', { class: 'rating-big', text: count ? avg.toFixed(1) : '–' }), stars(avg, count), h('div', { class: 'muted', text: t('plugin.ratingCount', { count }) })),
-    h('ul', { class: 'bars', 'aria-label': t('plugin.distribution') }, bars),
-  );
 }
 
 let chosen = 0;
+const radios = document.getElementsByName('stars');
+for (const radio of radios) radio.onchange = () => paintStars((chosen = +radio.value));
 function renderRateArea(mine) {
-  const area = $('rate-area');
   const form = $('rate-form');
+  const own = me?.username === plugin.submitter;
+  $('rate-login').firstChild.href = loginHref();
+  $('rate-login').hidden = !!me;
+  $('own-plugin-note').hidden = !own;
   form.hidden = true;
-  if (!me) return area.replaceChildren(h('p', {}, h('a', { href: loginHref(), text: t('plugin.loginToRate') })));
-  if (me.username === plugin.submitter) return area.replaceChildren(h('p', { class: 'muted', id: 'own-plugin-note', text: t('plugin.ownPlugin') }));
-  if (plugin.status !== 'approved') return;
+  if (!me || own || plugin.status !== 'approved') return;
   chosen = mine?.stars || 0;
-  $('star-radios').replaceChildren(
-    ...[1, 2, 3, 4, 5].map((n) =>
-      h('label', {}, h('input', { type: 'radio', name: 'stars', value: n, checked: n === chosen, onchange: () => paintStars((chosen = n)) }), h('span', { text: '★', 'aria-hidden': 'true' }), h('span', { class: 'visually-hidden', text: t('rating.stars', { n }) })),
-    ),
-  );
+  for (const radio of radios) radio.checked = +radio.value === chosen;
   paintStars();
-  $('rate-legend').textContent = t(mine ? 'plugin.yourRating' : 'plugin.rateThis');
-  $('rate-send').textContent = t(mine ? 'plugin.updateRating' : 'plugin.sendRating');
+  text('rate-legend', t(mine ? 'plugin.yourRating' : 'plugin.rateThis'));
+  text('rate-send', t(mine ? 'plugin.updateRating' : 'plugin.sendRating'));
   $('rate-delete').hidden = !mine;
   $('rate-comment').value = mine?.comment || '';
   rateValid();
@@ -180,36 +223,32 @@ function renderRateArea(mine) {
 const paintStars = () => document.querySelectorAll('#star-radios label').forEach((label, i) => label.classList.toggle('on', i < chosen));
 const rateValid = counted($('rate-comment'), $('rate-counter'));
 /** After "delete it?": the DELETE, then `done`; a failure in the ratings' status line. */
-const remove = (path, done) => confirm(t('plugin.confirmDelete')) && api(base + path, { method: 'DELETE' }).then(done, (error) => failed($('ratings-status'), error));
+const remove = (path, done) => confirm(t('plugin.confirmDelete')) && api(base + path, null, 'DELETE').then(done, (error) => failed($('ratings-status'), error));
 $('rate-delete').onclick = () => remove('/ratings', () => loadRatings(true));
-$('rate-form').onsubmit = async (event) => {
-  event.preventDefault();
-  const error = $('rate-error');
-  if (!chosen) return (error.textContent = t('plugin.pickStars'));
-  if (!rateValid()) return (error.textContent = t('form.tooLong', { max: 500 }));
-  try {
-    await api(base + '/ratings', { method: 'PUT', body: { stars: chosen, comment: $('rate-comment').value } });
-    error.textContent = '';
-    loadRatings(true);
-  } catch (failure) {
-    error.textContent = errorText(failure);
-  }
-};
+const tooLong = () => t('form.tooLong', { max: 500 });
+onSubmit($('rate-form'), $('rate-error'), async () => {
+  if (!chosen) return t('plugin.pickStars');
+  if (!rateValid()) return tooLong();
+  await api(base + '/ratings', { stars: chosen, comment: $('rate-comment').value }, 'PUT');
+  loadRatings(true);
+});
 
 function ratingItem(rating) {
-  const replies = h('ol', { class: 'replies' }, (rating.replies || []).map(replyItem));
-  const head = h('div', { class: 'rating-head' }, who(rating.user, rating.avatar), stars(rating.stars), when(rating.updatedAt));
-  const item = h('li', { class: 'rating', dataset: { user: rating.user } }, head, rating.comment && h('p', { text: rating.comment }), replies);
+  const replies = h('ol.replies', {}, (rating.replies || []).map(replyItem));
+  const head = h('div.rating-head', {}, who(rating.user, rating.avatar), stars(rating.stars), when(rating.updatedAt));
+  const item = h('li.rating', { dataset: { user: rating.user } }, head, rating.comment && h('p', { text: rating.comment }), replies);
   if (me) {
     const open = button('ghost reply-open', t('plugin.reply'), () => item.append(replyForm(rating, replies, () => (open.hidden = false)), (open.hidden = true)));
-    item.append(open);
+    const title = t('report.ratingTitle', rating);
+    const flag = me.username !== rating.user && button('ghost report-rating', t('report.rating'), () => report({ type: 'rating', plugin: plugin.id, user: rating.user }, title, $('ratings-status')), { 'aria-label': title });
+    item.append(h('div.actions', {}, open, flag));
   }
   return item;
 }
 
 function replyItem(reply) {
-  const head = h('div', { class: 'rating-head' }, who(reply.user, reply.avatar), when(reply.createdAt));
-  const node = h('li', { class: 'reply', dataset: { id: reply.id } }, head, h('p', { text: reply.body }));
+  const head = h('div.rating-head', {}, who(reply.user, reply.avatar), when(reply.createdAt));
+  const node = h('li.reply', { dataset: { id: reply.id } }, head, h('p', { text: reply.body }));
   // Its author or an administrator (the API's rule; anyone else would get 403).
   if (me && (me.admin || me.username.toLowerCase() === reply.user.toLowerCase())) {
     node.append(button('ghost danger', t('plugin.deleteReply'), () => remove('/ratings/replies/' + enc(reply.id), () => node.remove())));
@@ -228,18 +267,13 @@ function replyForm(rating, list, closed) {
   const valid = counted(text, counter);
   const close = () => closed(form.remove());
   form.querySelector('.secondary').onclick = close;
-  form.onsubmit = async (event) => {
-    event.preventDefault();
-    if (!text.value.trim()) return (error.textContent = t('plugin.replyEmpty'));
-    if (!valid()) return (error.textContent = t('form.tooLong', { max: 500 }));
-    try {
-      const { reply } = await api(`${base}/ratings/${enc(rating.user)}/replies`, { method: 'POST', body: { body: text.value } });
-      list.prepend(replyItem(reply));
-      close();
-    } catch (failure) {
-      error.textContent = errorText(failure);
-    }
-  };
+  onSubmit(form, error, async () => {
+    if (!text.value.trim()) return t('plugin.replyEmpty');
+    if (!valid()) return tooLong();
+    const { reply } = await api(`${base}/ratings/${enc(rating.user)}/replies`, { body: text.value });
+    list.prepend(replyItem(reply));
+    close();
+  });
   setTimeout(() => text.focus());
   return form;
 }

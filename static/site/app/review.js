@@ -1,18 +1,13 @@
 // The review queue (administrators): new plugins and updates waiting for review,
-// each update as a field-by-field diff; approve, reject with a reason; and the
-// featured switch of approved plugins.
+// each update as a field-by-field diff; approve, reject with a reason; the
+// featured switch of approved plugins; and, on its own tab, the open reports.
 import { sessionReady } from './header.js';
-import { $, api, button, enc, errorText, failed, formatDate, h, loginFirst, pluginIcon, pluginPath, setStatus, t } from './lib.js';
+import { $, api, enc, FIELDS, errorText, failed, formatDate, h, loginFirst, pluginIcon, rowHead, setStatus, showList, t } from './lib.js';
 
 const status = $('status');
-const FIELDS = ['name', 'version', 'author', 'description', 'longDescription', 'download', 'sha256', 'url', 'icon', 'tags', 'permissions', 'screenshots'];
 
 /** A field's value as text: lists one per line, screenshots by their links. */
-function show(value) {
-  if (value === null || value === undefined || value === '') return '—';
-  if (Array.isArray(value)) return value.map((item) => (typeof item === 'object' && item ? item.url : String(item))).join('\n') || '—';
-  return String(value);
-}
+const show = (value) => (Array.isArray(value) ? value.map((item) => item?.url ?? item).join('\n') : value ?? '') || '—';
 
 /**
  * An update as a field-by-field diff (now / proposed); a new plugin as the fields
@@ -24,39 +19,40 @@ function table(plugin, update) {
     h('tr', { dataset: { field } }, th(t('field.' + field)), update ? [h('td', {}, h('del', { text: show(plugin[field]) })), h('td', {}, h('ins', { text: show(update[field]) }))] : h('td', { text: show(plugin[field]) })),
   );
   return h(
-    'table',
-    { class: 'diff' },
-    h('caption', { class: 'visually-hidden', text: update ? t('review.diffCaption', { name: plugin.name }) : plugin.name }),
+    'table.diff',
+    {},
+    h('caption.visually-hidden', { text: update ? t('review.diffCaption', { name: plugin.name }) : plugin.name }),
     update && h('thead', {}, h('tr', {}, ['review.field', 'review.now', 'review.proposed'].map((key) => th(t(key), 'col')))),
     h('tbody', {}, rows),
   );
 }
 
-/** A reason's input with its (visually hidden) label, ids made from `id`. */
-export function reasonInput(id) {
-  const input = h('input', { id: 'reason-' + id, maxLength: 1000, placeholder: t('review.reasonPlaceholder') });
-  return [input, h('label', { htmlFor: input.id, class: 'visually-hidden', text: t('review.reason') })];
+/**
+ * The actions of an entry, from `template`: buttons with a data-action, a reason
+ * with its (visually hidden) label, ids from `key`, and a status line; a click
+ * runs `act(action, reason)`, its failure said in the status line.
+ */
+function actions(template, key, act) {
+  const node = $(template).content.firstElementChild.cloneNode(true);
+  const input = node.querySelector('input');
+  node.querySelector('label').htmlFor = input.id = 'reason-' + key;
+  for (const button of node.querySelectorAll('[data-action]')) {
+    button.onclick = () => act(button.dataset.action, input.value.trim() || undefined).catch((error) => failed(node.lastChild, error));
+  }
+  return node;
 }
 
-/** A queue entry's head: icon, linked name, who and when, a badge. */
-export const rowHead = (plugin, detail, badge) =>
-  h('div', { class: 'row-head' }, pluginIcon(plugin), h('div', { class: 'grow' }, h('a', { href: pluginPath(plugin.id), text: plugin.name ?? plugin.id }), h('div', { class: 'muted', text: detail })), h('span', { class: 'badge pending', text: badge }));
-
-function item(plugin, kind) {
-  const [reason, label] = reasonInput(plugin.id);
-  const message = h('p', { class: 'status', role: 'status' });
-  const node = h('li', { class: 'row-item', dataset: { id: plugin.id, kind } });
-  const decide = (action) => () =>
-    api(`${pluginApi(plugin.id)}/review`, { method: 'POST', body: action === 'reject' && reason.value.trim() ? { action, reason: reason.value.trim() } : { action } }).then(
-      () => node.replaceChildren(h('p', { class: 'done', text: t('review.' + action + 'd', { name: plugin.name }) })),
-      (error) => failed(message, error),
-    );
+function item([plugin, kind]) {
   const update = plugin.pendingUpdate;
-  node.append(
-    rowHead(plugin, t('review.by', { user: plugin.submitter, date: formatDate(update?.submittedAt ?? plugin.createdAt) }), t(kind === 'update' ? 'review.kindUpdate' : 'review.kindNew')),
+  const node = h(
+    'li.row-item',
+    { dataset: { id: plugin.id, kind } },
+    rowHead(plugin, t('review.by', { user: plugin.submitter, date: formatDate(update?.submittedAt ?? plugin.createdAt) }), badge(t(kind === 'update' ? 'review.kindUpdate' : 'review.kindNew'))),
     table(plugin, update),
-    h('div', { class: 'actions' }, button('primary approve', t('review.approve'), decide('approve')), h('div', { class: 'reason' }, label, reason, button('danger reject', t('review.reject'), decide('reject')))),
-    message,
+    actions('decide', plugin.id, async (action, reason) => {
+      await api(`${pluginApi(plugin.id)}/review`, { action, reason: action === 'reject' ? reason : undefined });
+      node.replaceChildren(h('p.done', { text: t('review.' + action + 'd', plugin) }));
+    }),
   );
   return node;
 }
@@ -64,48 +60,82 @@ function item(plugin, kind) {
 /** For an update, the live long description is only in the detail. */
 const withDetail = async (plugin) => ('longDescription' in plugin.pendingUpdate ? (await api(pluginApi(plugin.id))).plugin : plugin);
 const pluginApi = (id) => '/apps/api/plugins/' + enc(id);
+const badge = (text) => h('span.badge.pending', { text });
+
+// Two tabs, as links (each its own address): the queue, and the reports.
+const onReports = location.search.includes('tab=reports');
+$(onReports ? 'tab-reports' : 'tab-queue').setAttribute('aria-current', 'page');
+$('queue-tab').hidden = onReports;
+$('reports').hidden = !onReports;
 
 async function load() {
   const { user } = await sessionReady;
   if (!user?.admin) return user ? setStatus(status, 'error', t('review.adminsOnly')) : loginFirst(status);
-  setStatus(status, 'loading', t('store.loading'));
-  try {
+  if (onReports) return loadReports();
+  findFeatured('');
+  const read = async () => {
     const [fresh, updates] = await Promise.all([
       api('/apps/api/plugins?scope=admin&status=pending&limit=500'),
       api('/apps/api/plugins?scope=admin&update=pending&limit=500'),
     ]);
     const detailed = await Promise.all(updates.plugins.map(withDetail));
-    $('queue').replaceChildren(...fresh.plugins.map((p) => item(p, 'new')), ...detailed.map((p) => item(p, 'update')));
-    const total = fresh.total + updates.total;
-    setStatus(status, total ? 'done' : 'empty', total ? t('review.count', { total }) : t('review.empty'));
-  } catch (error) {
-    failed(status, error);
-  }
+    return [[...fresh.plugins.map((plugin) => [plugin, 'new']), ...detailed.map((plugin) => [plugin, 'update'])], t('review.count', { total: fresh.total + updates.total })];
+  };
+  showList(status, $('queue'), read, item, 'review.empty');
 }
 
 // Featured: find approved plugins and switch them on or off.
 function featureRow(plugin) {
   const box = h('input', { type: 'checkbox', id: 'feat-' + plugin.id, checked: plugin.featured });
-  const message = h('span', { class: 'status', role: 'status' });
+  const message = h('span.status', { role: 'status' });
   box.onchange = () =>
-    api(pluginApi(plugin.id), { method: 'PATCH', body: { featured: box.checked } }).then(
+    api(pluginApi(plugin.id), { featured: box.checked }, 'PATCH').then(
       () => setStatus(message, 'done', t(box.checked ? 'review.featuredOn' : 'review.featuredOff')),
       (error) => failed(message, error, (box.checked = !box.checked)),
     );
-  return h('li', { class: 'row-item', dataset: { id: plugin.id } }, h('div', { class: 'row-head' }, pluginIcon(plugin), h('label', { class: 'grow', htmlFor: 'feat-' + plugin.id }, box, ' ', t('review.featuredLabel', { name: plugin.name })), message));
+  return h('li.row-item', { dataset: { id: plugin.id } }, h('div.row-head', {}, pluginIcon(plugin), h('label.grow', { htmlFor: 'feat-' + plugin.id }, box, ' ', t('review.featuredLabel', { name: plugin.name })), message));
 }
 
 async function findFeatured(q) {
-  const params = new URLSearchParams({ public: '1', limit: '20' });
-  if (q) params.set('q', q);
-  else params.set('featured', '1');
   try {
-    const { plugins } = await api('/apps/api/plugins?' + params);
+    const { plugins } = await api('/apps/api/plugins?public=1&limit=20&' + (q ? 'q=' + enc(q) : 'featured=1'));
     $('feature-list').replaceChildren(...plugins.map(featureRow));
   } catch (error) {
-    $('feature-list').replaceChildren(h('li', { class: 'error', text: errorText(error) }));
+    $('feature-list').replaceChildren(h('li.error', { text: errorText(error) }));
   }
 }
 $('feature-form').onsubmit = (event) => findFeatured($('feature-q').value.trim(), event.preventDefault());
 
-load().then(() => sessionReady.then(({ user }) => user?.admin && findFeatured('')));
+// Reports, grouped by target (the API sends each target's reports together, the
+// first reported first): who reported it and why; dismiss, hide the rating, or
+// unlist the plugin, with a reason; the list is read again after each.
+function loadReports(done = '') {
+  const read = async () => {
+    const { reports, total } = await api('/apps/api/reports?status=open&limit=200');
+    const groups = new Map();
+    for (const report of reports) {
+      const key = JSON.stringify(report.target);
+      groups.set(key, [...(groups.get(key) || []), report]);
+    }
+    return [[...groups], done + t('reports.total', { n: total })];
+  };
+  showList(status, $('reports'), read, reportItem, 'reports.empty');
+}
+
+function reportItem([key, reports]) {
+  const { id, target, targetReports } = reports[0];
+  const resolve = actions('resolve', 'report-' + id, (action, reason) =>
+    api(`/apps/api/reports/${id}/resolve`, { action, reason }).then(() => loadReports(t('reports.done') + ' ')),
+  );
+  // Only a rating can be hidden.
+  resolve.querySelector('[data-action="hide-rating"]').hidden = !target.user;
+  return h(
+    'li.row-item',
+    { dataset: { target: key } },
+    rowHead({ id: target.plugin }, t(target.user ? 'reports.rating' : 'reports.plugin', target), badge(t('reports.targetCount', { n: targetReports }))),
+    h('ul', {}, reports.map((report) => h('li', {}, t('reports.by', { reason: t('report.reason.' + report.reason), user: report.reporter, date: formatDate(report.createdAt) }), report.note && h('p.prose', { text: report.note })))),
+    resolve,
+  );
+}
+
+load();

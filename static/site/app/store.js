@@ -17,7 +17,7 @@ let typing = false;
 
 function readUrl() {
   const params = new URLSearchParams(location.search);
-  const page = Number.parseInt(params.get('page') || '1', 10);
+  const page = parseInt(params.get('page')) || 1;
   return { q: params.get('q') || '', tag: params.get('tag') || '', sort: params.get('sort') || '', page: page > 0 && page < 10000 ? page : 1 };
 }
 
@@ -49,9 +49,9 @@ async function load(state = readUrl()) {
   const params = withFilters(state, new URLSearchParams({ public: 1, limit: PAGE_SIZE, offset: (state.page - 1) * PAGE_SIZE }));
   results.setAttribute('aria-busy', 'true');
   setStatus(status, 'loading', t('store.loading'));
-  loadFeatured(state);
+  loadFeatured();
   try {
-    const answer = await api('/apps/api/plugins?' + params, { signal: controller.signal });
+    const answer = await api('/apps/api/plugins?' + params, null, 'GET', controller.signal);
     render(state, answer);
   } catch (error) {
     if (error?.name === 'AbortError') return;
@@ -83,33 +83,26 @@ function render(state, { plugins, total }) {
 
 /** Chips for the tags of what is shown (the API has no tag list), the active one first. */
 function renderTags(state, plugins) {
+  const chosen = state.tag.toLowerCase();
   const counts = new Map();
-  for (const plugin of plugins) for (const tag of plugin.tags || []) counts.set(tag.toLowerCase(), (counts.get(tag.toLowerCase()) || 0) + 1);
-  const tags = [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([tag]) => tag).slice(0, 16);
-  if (state.tag) tags.splice(0, 0, ...(tags.includes(state.tag.toLowerCase()) ? [] : [state.tag.toLowerCase()]));
+  for (const tag of plugins.flatMap((plugin) => plugin.tags || [])) counts.set(tag.toLowerCase(), (counts.get(tag.toLowerCase()) || 0) + 1);
+  const tags = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([tag]) => tag).slice(0, 16);
+  if (chosen && !tags.includes(chosen)) tags.unshift(chosen);
   $('tags').replaceChildren(
     ...tags.map((tag) => {
-      const active = tag === state.tag.toLowerCase();
+      const active = tag === chosen;
       return button('chip' + (active ? ' active' : ''), tag, () => change({ tag: active ? '' : tag }), { dataset: { tag }, 'aria-pressed': String(active) });
     }),
   );
 }
 
-let featuredShown = false;
-async function loadFeatured(state) {
-  const section = $('featured-section');
-  const wanted = !state.q && !state.tag && state.page === 1;
-  section.hidden = !wanted || !featuredShown;
-  if (!wanted || featuredShown) return;
-  try {
-    const { plugins } = await api('/apps/api/plugins?public=1&featured=1&limit=12');
-    $('featured').replaceChildren(...plugins.map(pluginCard));
-    featuredShown = plugins.length > 0;
-    const now = readUrl();
-    section.hidden = !featuredShown || !!now.q || !!now.tag || now.page !== 1;
-  } catch {
-    section.hidden = true;
-  }
+/** The featured row, over the front page only (no query, tag or page); read once. */
+let featured;
+function loadFeatured() {
+  const front = ({ q, tag, page }) => !q && !tag && page === 1;
+  featured ??= api('/apps/api/plugins?public=1&featured=1&limit=12').then(({ plugins }) => ($('featured').replaceChildren(...plugins.map(pluginCard)), plugins.length), () => 0);
+  $('featured-section').hidden = true;
+  featured.then((shown) => ($('featured-section').hidden = !shown || !front(readUrl())));
 }
 
 let timer;

@@ -2,16 +2,16 @@
 // every field; its `field` errors are shown next to their field. Images go
 // through the media upload; the SHA-256 is computed here from the ZIP itself.
 import { sessionReady } from './header.js';
-import { $, api, button, enc, errorText, h, imageUrl, loginFirst, pluginPath, setStatus, t } from './lib.js';
+import { $, api, button, enc, FIELDS, errorText, h, imageUrl, loginFirst, pluginPath, setStatus, t, text } from './lib.js';
 
 const MAX_SCREENSHOTS = 8;
 const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
-const TEXT_FIELDS = ['name', 'version', 'author', 'description', 'longDescription', 'download', 'sha256', 'url', 'icon'];
+const TEXT_FIELDS = FIELDS.slice(0, 9);
 /** Optional links: an emptied field clears them (the API takes null). */
-const CLEARABLE = new Set(['sha256', 'url', 'icon']);
+const CLEARABLE = ['sha256', 'url', 'icon'];
 
 const form = $('plugin-form');
-const editId = location.pathname.startsWith('/apps/edit/') ? decodeURIComponent(location.pathname.slice('/apps/edit/'.length)) : null;
+const editId = location.pathname.startsWith('/apps/edit/') && decodeURIComponent(location.pathname.slice(11));
 const chips = { tags: [], permissions: [] };
 let screenshots = [];
 let initial = null;
@@ -20,7 +20,7 @@ let initial = null;
 
 function renderChips(name) {
   const remove = (i) => () => (chips[name].splice(i, 1), renderChips(name), $('f-' + name).focus());
-  $(name + '-chips').replaceChildren(...chips[name].map((value, i) => h('li', { class: 'chip' }, h('span', { text: value }), button('', '×', remove(i), { 'aria-label': t('form.removeChip', { value }) }))));
+  $(name + '-chips').replaceChildren(...chips[name].map((value, i) => h('li.chip', {}, h('span', { text: value }), button('', '×', remove(i), { 'aria-label': t('form.removeChip', { value }) }))));
 }
 
 function addChips(name, text) {
@@ -102,8 +102,8 @@ function renderShots() {
         $('shot-list').children[i + delta]?.querySelector(delta < 0 ? '.up' : '.down')?.focus();
       };
       const n = { n: i + 1 };
-      return h('li', { dataset: { state: shot.state } }, shot.img, h('span', { class: 'muted', text: t('form.shotLabel', n) }),
-        shot.state === 'uploading' && shot.progress, shot.error && h('span', { class: 'error', text: shot.error }),
+      return h('li', { dataset: { state: shot.state } }, shot.img, h('span.muted', { text: t('form.shotLabel', n) }),
+        shot.state === 'uploading' && shot.progress, shot.error && h('span.error', { text: shot.error }),
         button('ghost up', '↑', move(-1), { disabled: !i, 'aria-label': t('form.moveUp', n) }),
         button('ghost down', '↓', move(1), { disabled: i === screenshots.length - 1, 'aria-label': t('form.moveDown', n) }),
         button('ghost danger', t('field.remove'), () => renderShots(screenshots.splice(i, 1)), { 'aria-label': t('form.removeShot', n) }));
@@ -170,7 +170,8 @@ $('zip-file').onchange = (event) => hashZip(event.target.files[0]);
 // Reading, filling and sending the form
 
 function showFieldError(name, message) {
-  const box = (name === 'id' || TEXT_FIELDS.includes(name) || name in chips || name === 'screenshots') && $(`f-${name}-error`);
+  // Only the form's fields have an error line; anything else is said at the top.
+  const box = $(`f-${name}-error`);
   if (!box) return false;
   box.textContent = message;
   $('f-' + name)?.setAttribute('aria-invalid', String(!!message));
@@ -207,10 +208,8 @@ function body(current) {
   const out = {};
   for (const [field, value] of Object.entries(current)) {
     const same = initial && JSON.stringify(initial[field] ?? (Array.isArray(value) ? [] : '')) === JSON.stringify(value);
-    if (same) continue;
-    if (value === '' && CLEARABLE.has(field)) {
-      if (initial) out[field] = null;
-    } else if (value !== '' || initial) out[field] = value;
+    // An emptied optional link is null (cleared) in an edit, absent in a new plugin.
+    if (!same && (value !== '' || initial)) out[field] = value === '' && CLEARABLE.includes(field) ? null : value;
   }
   return out;
 }
@@ -227,7 +226,7 @@ form.onsubmit = async (event) => {
   save.disabled = true;
   setStatus(status, 'loading', t('form.saving'));
   try {
-    const { plugin } = await api(editId ? pluginApi : '/apps/api/plugins', { method: editId ? 'PATCH' : 'POST', body: body(current) });
+    const { plugin } = await api(editId ? pluginApi : '/apps/api/plugins', body(current), editId ? 'PATCH' : 'POST');
     setStatus(status, 'done', t('form.saved'));
     location.assign('/apps/mine?saved=' + enc(plugin.id));
   } catch (error) {
@@ -243,9 +242,8 @@ async function start() {
   const { user } = await sessionReady;
   if (!user) return loginFirst(status);
   if (editId) {
-    $('form-title').textContent = t('submit.editHeading');
-    document.title = t('submit.editHeading');
-    $('save').textContent = t('submit.saveEdit');
+    document.title = text('form-title', t('submit.editHeading'));
+    text('save', t('submit.saveEdit'));
     $('cancel').href = pluginPath(editId);
     try {
       const { plugin } = await api(pluginApi);
@@ -253,8 +251,7 @@ async function start() {
       const { submittedAt, ...pending } = plugin.pendingUpdate || {};
       initial = { ...plugin, ...pending };
       fill(initial);
-      $('f-id').value = plugin.id;
-      $('f-id').disabled = true;
+      Object.assign($('f-id'), { value: plugin.id, disabled: true });
       if (plugin.status === 'approved') setStatus(status, 'done', t('form.editApproved'));
     } catch (error) {
       return setStatus(status, 'error', error.status === 404 ? t('plugin.notFound') : errorText(error));
