@@ -30,6 +30,7 @@ let admin: TestUser;
 const contexts: BrowserContext[] = [];
 const problems: string[] = [];
 const axeFindings: string[] = [];
+const overflows: string[] = [];
 
 /** Installs seeded per day: days ago → installs (40 days ago is outside 30, inside 90). */
 const SEEDED = new Map([
@@ -54,11 +55,20 @@ async function pageAs(user: TestUser | null, locale = 'en-US'): Promise<Page> {
   return page;
 }
 
-/** axe-core on the page as it is now, and a screenshot under artifacts/pages/ (not committed). */
+/**
+ * axe-core on the page as it is now; then, at 1280 and 390 px wide, nothing wider
+ * than the window and a screenshot under artifacts/pages/ (not committed).
+ */
 async function axe(page: Page, name: string): Promise<void> {
   for (const finding of await axeViolations(page)) axeFindings.push(`${name}: ${finding}`);
   mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, `moderation-${name.replace(/ /g, '-')}.png`), fullPage: true });
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+    const wide = await page.evaluate((max) => [...document.querySelectorAll<HTMLElement>('body *')].filter((node) => node.getBoundingClientRect().right > max + 1 && !node.closest('dialog:not([open])')).map((node) => `${node.tagName}#${node.id}.${node.className}`).slice(0, 5), width);
+    if (wide.length > 0) overflows.push(`${name} at ${width}px: ${wide.join(', ')}`);
+    await page.screenshot({ path: join(SHOTS, `moderation-${name.replace(/ /g, '-')}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
 }
 
 const apiAs = async (user: TestUser, path: string, init: { method?: string; body?: unknown } = {}) => {
@@ -225,6 +235,12 @@ test('review page, reports tab: targets grouped with counts; hide the rating, un
   assert.is(await pluginTarget.locator('.badge').textContent(), '1 report');
   assert.ok(await pluginTarget.locator('[data-action="hide-rating"]').isHidden(), 'a plugin has no rating to hide');
   await axe(page, 'review reports');
+  const zh = await pageAs(admin, 'zh-CN');
+  await zh.goto(`${site.url}/apps/review?tab=reports`);
+  await zh.waitForSelector('#reports > li', WAIT);
+  assert.match(String(await zh.textContent('#status')), /^共 3 条待处理举报。/);
+  assert.is(await zh.locator('#reports > li >> nth=0 >> [data-action="dismiss"]').textContent(), '驳回举报');
+  await axe(zh, 'review reports zh');
 
   const before = await apiAs(admin, `/apps/api/plugins/${PLUGIN}/ratings`);
   assert.is(before.body.count, 1);
@@ -359,8 +375,9 @@ test('tokens page: the webhook is set, its secret shown once, rotated, removed; 
   assert.is((await apiAs(author, '/apps/api/webhook')).body.webhook, null);
 });
 
-test('no serious or critical axe-core violation; no script errors', () => {
+test('no serious or critical axe-core violation, nothing wider than the window, no script errors', () => {
   assert.equal(axeFindings, []);
+  assert.equal(overflows, []);
   assert.equal(problems, []);
 });
 
