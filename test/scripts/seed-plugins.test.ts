@@ -82,9 +82,10 @@ test('seeded plugins are served: list, detail, ratings page agree', async () => 
   }
 });
 
-test('a large catalogue (indexes dropped and rebuilt) commits, with its indexes back and the store generation bumped once', async () => {
+test('a large catalogue (indexes dropped and rebuilt) commits, with its indexes back, the generation trigger on, the store generation bumped once, and the derived tables filled', async () => {
   const generation = async () => BigInt((await sql`select generation::text as g from store_generation`)[0]!.g);
-  const indexes = async () => (await sql`select indexname from pg_indexes where tablename in ('plugins', 'plugin_ratings') order by 1`).map((row) => row.indexname);
+  const indexes = async () =>
+    (await sql`select indexname from pg_indexes where tablename in ('plugins', 'plugin_ratings', 'plugin_search') order by 1`).map((row) => row.indexname);
   const before = { generation: await generation(), indexes: await indexes() };
   const taken = new Set((await sql<Array<{ id: string }>>`select lower(id) as id from plugins`).map((r) => r.id));
   const catalogue = buildCatalogue({ plugins: REBUILD_INDEXES_FROM, ratings: REBUILD_INDEXES_FROM, seed: 11, now: NOW, takenIds: taken });
@@ -92,6 +93,20 @@ test('a large catalogue (indexes dropped and rebuilt) commits, with its indexes 
   assert.is(counts.plugins, REBUILD_INDEXES_FROM);
   assert.equal(await indexes(), before.indexes);
   assert.is(await generation(), before.generation + 1n);
+  const [{ enabled }] = await sql<Array<{ enabled: string }>>`select tgenabled as enabled from pg_trigger where tgname = 'plugins_bump_generation'`;
+  assert.is(enabled, 'O');
+  // plugin_search (filled by its trigger) and plugin_tag_counts (sql/020) agree with plugins.
+  const [row] = await sql<Array<{ plugins: number; searchable: number; tag_mismatches: number }>>`
+    select (select count(*)::integer from plugins) as plugins,
+           (select count(*)::integer from plugin_search s join plugins p using (id)) as searchable,
+           (select count(*)::integer from (
+              select tag, status, plugins from plugin_tag_counts where plugins > 0
+              except
+              select t.tag, p.status, count(*) from plugins p cross join unnest(p.tags_lower) as t (tag) group by 1, 2) as d) as tag_mismatches`;
+  assert.equal({ ...row }, { plugins: row!.plugins, searchable: row!.plugins, tag_mismatches: 0 });
+  // A change after the seed bumps the generation again (the trigger is back on).
+  await sql`update plugins set name = 'Renamed after seeding' where id = ${catalogue.plugins[0]!.id}`;
+  assert.is(await generation(), before.generation + 2n);
 });
 
 test.run();
