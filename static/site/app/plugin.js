@@ -4,7 +4,6 @@
 import { sessionReady } from './header.js';
 import { $, api, barChart, button, copy, counted, enc, errorText, failed, onSubmit, formatNumber, h, httpsUrl, imageUrl, loginHref, pluginCard, pluginIcon, richText, setStatus, stars, t, text, when, who } from './lib.js';
 
-const RATINGS_PAGE = 20;
 const id = decodeURIComponent(location.pathname.split('/')[3] || '');
 const base = '/apps/api/plugins/' + enc(id);
 let plugin;
@@ -53,12 +52,15 @@ function renderHead() {
 }
 
 // Installs over time: the daily series as bars, 30, 90 or 365 days; its summary is
-// the chart's text alternative, and shown under it.
+// the chart's text alternative, and shown under it. Only the last period asked is drawn.
+let statsDays;
 async function loadStats(days) {
   const status = $('stats-status');
+  statsDays = days;
   for (const chip of document.querySelectorAll('[data-days]')) chip.setAttribute('aria-pressed', chip.dataset.days == days), (chip.onclick = () => loadStats(chip.dataset.days));
   try {
     const { days: series, total } = await api(`${base}/stats?days=${days}`);
+    if (days !== statsDays) return;
     const values = series.map((day) => day.installs);
     const summary = t('stats.summary', { total, days, max: Math.max(...values) });
     barChart(values, $('chart')).setAttribute('aria-label', summary);
@@ -172,7 +174,8 @@ async function loadRatings(first) {
   const status = $('ratings-status');
   setStatus(status, 'loading', t('plugin.ratingsLoading'));
   try {
-    const page = await api(`${base}/ratings?limit=${RATINGS_PAGE}&offset=${ratingsOffset}`);
+    // Pages of 20.
+    const page = await api(`${base}/ratings?limit=20&offset=${ratingsOffset}`);
     if (first) renderSummary(page), renderRateArea(page.myRating), $('ratings').replaceChildren();
     $('ratings').append(...page.ratings.map(ratingItem));
     ratingsOffset += page.ratings.length;
