@@ -375,6 +375,27 @@ test('tokens page: the webhook is set, its secret shown once, rotated, removed; 
   assert.is((await apiAs(author, '/apps/api/webhook')).body.webhook, null);
 });
 
+test('in Chinese and in the dark: My plugins with sparklines, the tokens page with the webhook, the open notifications', async () => {
+  const zh = await pageAs(author, 'zh-CN');
+  await zh.goto(`${site.url}/apps/mine`);
+  await zh.waitForSelector('#list .spark[role="img"]', WAIT);
+  assert.match(String(await zh.getAttribute('#list .spark[role="img"]', 'aria-label')), /^最近 30 天安装 \d+ 次$/);
+  await axe(zh, 'mine zh');
+  await zh.goto(`${site.url}/apps/tokens`);
+  await zh.waitForSelector('#hook:not([hidden])', WAIT);
+  assert.is(await zh.textContent('#hook-state'), '尚未设置 Webhook。');
+  await axe(zh, 'tokens zh');
+
+  // The plugin is unlisted by now: its author still sees it.
+  const dark = await pageAs(author);
+  await dark.emulateMedia({ colorScheme: 'dark' });
+  await dark.goto(`${site.url}/apps/plugin/${PLUGIN}`);
+  await dark.waitForFunction(() => document.querySelectorAll('#chart rect').length === 30, undefined, WAIT);
+  await dark.locator('#notes-button').click();
+  await dark.waitForSelector('#notes-panel:not([hidden])', WAIT);
+  await axe(dark, 'plugin dark notifications');
+});
+
 test('no serious or critical axe-core violation, nothing wider than the window, no script errors', () => {
   assert.equal(axeFindings, []);
   assert.equal(overflows, []);
