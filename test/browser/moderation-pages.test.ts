@@ -116,11 +116,15 @@ const bars = (page: Page) =>
   });
 
 test('plugin page: the install chart has one bar per day, the tallest the busiest day, a summary as its text, and switches period', async () => {
+  // One real install click today, beside the seeded days.
+  assert.is((await fetch(`${site.url}/apps/api/plugins/${PLUGIN}/install-click`, { method: 'POST' })).status, 200);
   const page = await pageAs(null);
   await page.goto(`${site.url}/apps/plugin/${PLUGIN}`);
   await page.waitForFunction(() => document.querySelectorAll('#chart rect').length === 30, undefined, WAIT);
   assert.equal(await bars(page), [30, 29 - 3, 100], '30 bars, the one of 3 days ago full height');
-  const thirty = 2 + 9 + 4;
+  const today = await page.evaluate(() => Number(document.querySelector('#chart rect:last-child')!.getAttribute('height')));
+  assert.ok(Math.abs(today - (100 * 3) / 9) < 0.01, `today's bar is 3/9 of the tallest: ${today}`);
+  const thirty = 2 + 1 + 9 + 4;
   assert.is(await page.getAttribute('#chart', 'aria-label'), `${thirty} installs in the last 30 days; the most in one day: 9.`);
   assert.is(await page.getAttribute('#chart', 'role'), 'img');
   assert.is(await page.textContent('#stats-status'), `${thirty} installs in the last 30 days; the most in one day: 9.`);
@@ -130,7 +134,7 @@ test('plugin page: the install chart has one bar per day, the tallest the busies
   await page.locator('[data-days="90"]').click();
   await page.waitForFunction(() => document.querySelectorAll('#chart rect').length === 90, undefined, WAIT);
   assert.equal(await bars(page), [90, 89 - 40, 100], 'the day 40 days ago is the tallest of 90');
-  assert.match(String(await page.getAttribute('#chart', 'aria-label')), /^65 installs in the last 90 days; the most in one day: 50\.$/);
+  assert.match(String(await page.getAttribute('#chart', 'aria-label')), /^66 installs in the last 90 days; the most in one day: 50\.$/);
   assert.is(await page.getAttribute('[data-days="90"]', 'aria-pressed'), 'true');
   assert.is(await page.getAttribute('[data-days="30"]', 'aria-pressed'), 'false');
   await page.locator('[data-days="365"]').click();
@@ -141,7 +145,7 @@ test('plugin page in Chinese: the chart summary and the report button are Chines
   const page = await pageAs(reporter, 'zh-CN');
   await page.goto(`${site.url}/apps/plugin/${PLUGIN}`);
   await page.waitForFunction(() => document.querySelectorAll('#chart rect').length === 30, undefined, WAIT);
-  assert.is(await page.textContent('#stats-status'), '最近 30 天共安装 15 次，单日最多 9 次。');
+  assert.is(await page.textContent('#stats-status'), '最近 30 天共安装 16 次，单日最多 9 次。');
   assert.is(await page.textContent('#report-plugin'), '举报此插件');
   await axe(page, 'plugin zh');
 });
@@ -334,7 +338,7 @@ test('My plugins: a sparkline of the last 30 days per plugin, from one request',
   const spark = page.locator(`#list li[data-id="${PLUGIN}"] .spark[role="img"]`);
   await spark.waitFor(WAIT);
   assert.is(await spark.locator('rect').count(), 30);
-  assert.is(await spark.getAttribute('aria-label'), '15 installs in the last 30 days');
+  assert.is(await spark.getAttribute('aria-label'), '16 installs in the last 30 days');
   // The pending plugin (no installs) has its line of 30 empty days too.
   assert.is(await page.locator('#list li[data-id="mod-second"] .spark rect').count(), 30);
   assert.equal(asked.length, 1, asked.join());
