@@ -59,6 +59,8 @@ const expectations: Array<{ what: string; q: string; first: string }> = [
   { what: 'typo in a one-word name', q: 'waypionts', first: 'waypoints' },
   { what: 'description words only', q: 'spyglass', first: 'zoom' },
   { what: 'two words of a name in the other order', q: 'player music', first: 'music-player' },
+  { what: 'the last words of a name without their space', q: 'listplus', first: 'server-list-plus' },
+  { what: 'a typo in one word and a prefix of the other', q: 'musc play', first: 'music-player' },
 ];
 
 for (const { what, q, first } of expectations) {
