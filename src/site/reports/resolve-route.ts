@@ -103,10 +103,18 @@ async function applyResolution(tx: Sql, report: LockedReport, action: Resolution
     return { before: { hidden: row.was_hidden }, after: { hidden: true } };
   }
   if (action === 'unlist') {
-    const [locked] = await runQuery<{ id: string; status: string }>(tx, 'store/lock-plugin', [report.plugin_id]);
+    const [locked] = await runQuery<{ id: string; status: string; submitter_id: string }>(tx, 'store/lock-plugin', [report.plugin_id]);
     if (!locked || locked.status === 'rejected') return { before: {}, after: {} };
     const before = await pluginSnapshot(tx, locked.id);
     await runQuery(tx, 'store/review-status', [locked.id, 'reject', reason, admin.id]);
+    // Its author hears of it as of any rejection (plugin-writes.ts reviewPlugin).
+    await notify(tx, {
+      recipients: [String(locked.submitter_id)],
+      kind: 'review.rejected',
+      plugin: locked.id,
+      actorId: admin.id,
+      message: `Your plugin ${locked.id} was rejected${reason === null ? '' : `: ${reason}`}`,
+    });
     return changedFields(before, await pluginSnapshot(tx, locked.id));
   }
   return { before: {}, after: {} };

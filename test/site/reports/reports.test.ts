@@ -156,6 +156,9 @@ test('unlist: the plugin becomes rejected with the reason, as a review would; au
   assert.is(entry.actor, 'rep-admin');
   assert.equal([entry.before.status, entry.after.status, entry.after.reviewReason], ['approved', 'rejected', 'Ships malware']);
   assert.equal([entry.before.reportStatus, entry.after.reportStatus], ['open', 'resolved']);
+  // Its author is told, as of any rejection, with the reason.
+  const [told] = await sql`select kind, message from notifications where user_id = ${author.id} and plugin_id = 'rep-unlist'`;
+  assert.equal({ ...told }, { kind: 'review.rejected', message: 'Your plugin rep-unlist was rejected: Ships malware' });
 });
 
 test('dismiss resolves every open report of the target; resolving again is 409; a new report may follow', async () => {
