@@ -30,14 +30,6 @@ function filterParam(query: URLSearchParams, name: string): string | undefined {
   return value;
 }
 
-/** Each filter combination is its own named query, so each has its index (no `$1 is null or ...`). */
-function pageQuery(plugin: string | undefined, user: string | undefined): { name: string; filters: string[] } {
-  if (plugin !== undefined && user !== undefined) return { name: 'audit/page-by-plugin-and-actor', filters: [plugin, user] };
-  if (plugin !== undefined) return { name: 'audit/page-by-plugin', filters: [plugin] };
-  if (user !== undefined) return { name: 'audit/page-by-actor', filters: [user] };
-  return { name: 'audit/page', filters: [] };
-}
-
 /**
  * GET /apps/api/audit?plugin=&user=&limit=&offset= (administrators): {success,
  * entries: [{id, actor, action, target, before, after, at}], total}, newest first.
@@ -55,8 +47,7 @@ export function auditHandler(deps: SiteDeps) {
       sendJson(ctx, 200, { success: true, entries: [], total: 0 }, { 'Cache-Control': 'no-store' });
       return;
     }
-    const query = pageQuery(plugin, user);
-    const [row] = await runQuery<{ total: string; entries: string }>(deps.sql, query.name, [limit, offset, ...query.filters]);
+    const [row] = await runQuery<{ total: string; entries: string }>(deps.sql, 'audit/page', [limit, offset, plugin ?? null, user ?? null]);
     const entries = (JSON.parse(row!.entries) as StoredEntry[]).map((entry) => ({
       id: entry.id,
       actor: entry.actor_name,

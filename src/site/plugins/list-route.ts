@@ -1,4 +1,5 @@
-import { HttpError, badRequest } from '../../core/errors.js';
+import { badRequest } from '../../core/errors.js';
+import { integerParam, singleParam } from '../../core/query-params.js';
 import { sendPreparedJson } from '../../core/prepared-json.js';
 import { sendJson } from '../../core/respond.js';
 import { runQuery } from '../../db/queries.js';
@@ -24,7 +25,7 @@ export function listHandler(deps: SiteDeps, visitorAnswers: VisitorAnswers) {
   return async (ctx: SiteContext) => {
     const query = ctx.query;
     const user = ctx.locals.user;
-    const scope = single(query, 'scope');
+    const scope = singleParam(query, 'scope');
     let submitter: string | null = null;
     if (scope === 'mine') submitter = requireUser(ctx).id;
     else if (scope === 'admin') requireAdmin(ctx);
@@ -33,21 +34,21 @@ export function listHandler(deps: SiteDeps, visitorAnswers: VisitorAnswers) {
     const isPublic = flag(query, 'public');
     const status = optionalChoice(query, 'status', STATUSES);
     const sort = optionalChoice(query, 'sort', SORTS);
-    const tag = single(query, 'tag')?.trim().toLowerCase() || null;
+    const tag = singleParam(query, 'tag')?.trim().toLowerCase() || null;
     // A tag is at most 32 characters; NUL cannot reach PostgreSQL text at all.
     if (tag !== null && (tag.length > 64 || tag.includes('\u0000'))) throw badRequest('tag must be one tag of at most 32 characters', 'tag');
-    const limit = integer(query, 'limit', DEFAULT_LIST_LIMIT, 1, MAX_LIST_LIMIT);
-    const offset = integer(query, 'offset', 0, 0, MAX_LIST_OFFSET);
+    const limit = integerParam(query, 'limit', { fallback: DEFAULT_LIST_LIMIT, min: 1, max: MAX_LIST_LIMIT });
+    const offset = integerParam(query, 'offset', { fallback: 0, min: 0, max: MAX_LIST_OFFSET });
     // The review queue of pending updates: a list of its own, scoped, no other filter.
-    if (single(query, 'update') !== undefined) {
-      if (single(query, 'update') !== 'pending') throw badRequest('update must be "pending"', 'update');
+    if (singleParam(query, 'update') !== undefined) {
+      if (singleParam(query, 'update') !== 'pending') throw badRequest('update must be "pending"', 'update');
       if (scope !== 'admin' && scope !== 'mine') throw badRequest('update=pending needs scope=admin or scope=mine', 'update');
       const queued = await runQuery<PluginRow & { total: number }>(deps.sql, 'store/list-pending-updates', [limit, offset, submitter]);
       const plugins = queued.filter((row) => row.id !== null).map((row) => pluginRecord(row, user));
       return sendJson(ctx, 200, listAnswer(plugins, queued[0]?.total ?? 0, limit, offset), NO_STORE);
     }
     const featured = flag(query, 'featured');
-    const q = single(query, 'q');
+    const q = singleParam(query, 'q');
     const terms = q !== undefined && q.trim() !== '' ? searchTerms(q) : undefined;
 
     const page = async (viewer: Viewer) => {
@@ -79,32 +80,16 @@ function listAnswer(plugins: unknown[], total: number, limit: number, offset: nu
   return { success: true, plugins, total, limit, offset };
 }
 
-/** One value of a parameter; repeating it is a malformed query. */
-function single(query: URLSearchParams, name: string): string | undefined {
-  const values = query.getAll(name);
-  if (values.length > 1) throw badRequest(`${name} may be given once`, name);
-  return values[0];
-}
-
 function flag(query: URLSearchParams, name: string): boolean {
-  const value = single(query, name);
+  const value = singleParam(query, name);
   if (value === undefined || value === '' || value === '0' || value === 'false') return false;
   if (value === '1' || value === 'true') return true;
   throw badRequest(`${name} must be 1 or 0`, name);
 }
 
 function optionalChoice<T extends string>(query: URLSearchParams, name: string, choices: readonly T[]): T | null {
-  const value = single(query, name);
+  const value = singleParam(query, name);
   if (value === undefined || value === '') return null;
   if (!(choices as readonly string[]).includes(value)) throw badRequest(`${name} must be one of ${choices.join(', ')}`, name);
   return value as T;
-}
-
-function integer(query: URLSearchParams, name: string, fallback: number, min: number, max: number): number {
-  const value = single(query, name);
-  if (value === undefined || value === '') return fallback;
-  if (!/^\d{1,9}$/.test(value) || Number(value) < min || Number(value) > max) {
-    throw new HttpError(400, 'BAD_REQUEST', `${name} must be a whole number from ${min} to ${max}`, { field: name });
-  }
-  return Number(value);
 }
