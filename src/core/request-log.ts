@@ -29,9 +29,10 @@ export interface LoggedRequest {
 
 /**
  * One JSON line per request once its answer is finished, or the connection ended
- * first, and the request counted on its route's meter when `metered` (/metrics). Such a line carries `"aborted":true`; its status is the one sent when the
- * head went out (the body was cut short), the one client-error.ts answered with
- * (a request timeout), or else CLIENT_CLOSED_REQUEST.
+ * first, and the request counted on its route's meter when `metered` (/metrics).
+ * A line of an ended connection carries `"aborted":true`; its status is the one
+ * sent when the head went out (the body was cut short), the one client-error.ts
+ * answered with (a request timeout), or else CLIENT_CLOSED_REQUEST.
  *
  * The query string is left out on purpose: it carries OAuth codes and states.
  * This runs for every request, so the line is built here directly rather than
