@@ -1,4 +1,5 @@
 import { HttpError, validationFailed } from '../../core/errors.js';
+import { isObject, own } from '../../core/json-object.js';
 import { integerParam } from '../../core/query-params.js';
 import { sendJson } from '../../core/respond.js';
 import { runQuery } from '../../db/queries.js';
@@ -49,8 +50,9 @@ export function readNotificationsHandler(deps: SiteDeps) {
   return async (ctx: SiteContext) => {
     const user = requireUser(ctx);
     const body = ctx.body;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'BAD_REQUEST', 'Expected a JSON object with ids or all');
-    const { ids, all } = body as Record<string, unknown>;
+    if (!isObject(body)) throw new HttpError(400, 'BAD_REQUEST', 'Expected a JSON object with ids or all');
+    const ids = own(body, 'ids');
+    const all = own(body, 'all');
     let rows: Array<{ unread: string }>;
     if (all === true && ids === undefined) {
       rows = await runQuery(deps.sql, 'notifications/read-all', [user.id]);
