@@ -3,7 +3,7 @@ import { jsonBody } from '../../core/middleware/json-body.js';
 import { createGuards } from '../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
 import { createWebhookWorker } from './delivery-worker.js';
-import { deleteWebhookHandler, getWebhookHandler, listDeliveriesHandler, putWebhookHandler } from './webhook-routes.js';
+import { deleteWebhookHandler, getWebhookHandler, listDeliveriesHandler, putWebhookHandler, WEBHOOK_BODY_LIMIT } from './webhook-routes.js';
 
 /**
  * Webhooks: a user's URL that receives each of their notifications as a signed
@@ -21,7 +21,7 @@ export function webhooksFeature(deps: SiteDeps): Feature<SiteLocals> {
   return {
     routes: [
       { method: 'GET', path: '/apps/api/webhook', use: [guards.userRequired], handler: getWebhookHandler(deps) },
-      { method: 'PUT', path: '/apps/api/webhook', use: [guards.userRequired, jsonBody()], handler: putWebhookHandler(deps) },
+      { method: 'PUT', path: '/apps/api/webhook', use: [guards.userRequired, jsonBody({ limit: WEBHOOK_BODY_LIMIT })], handler: putWebhookHandler(deps) },
       { method: 'DELETE', path: '/apps/api/webhook', use: [guards.userRequired], handler: deleteWebhookHandler(deps) },
       { method: 'GET', path: '/apps/api/webhook/deliveries', use: [guards.userRequired], handler: listDeliveriesHandler(deps) },
     ],

@@ -1,4 +1,5 @@
 import { HttpError, validationFailed } from '../../core/errors.js';
+import { isObject, own } from '../../core/json-object.js';
 import { integerParam } from '../../core/query-params.js';
 import { sendJson } from '../../core/respond.js';
 import { runQuery } from '../../db/queries.js';
@@ -9,6 +10,8 @@ import { validateWebhookUrl } from './url-rules.js';
 
 export const DEFAULT_DELIVERIES_LIMIT = 20;
 export const MAX_DELIVERIES_LIMIT = 50;
+/** A PUT body is {url, rotateSecret}: the longest URL, even all \u escapes, fits. */
+export const WEBHOOK_BODY_LIMIT = 16 * 1024;
 
 // Per-user answers, one of them with a secret: no cache may keep any.
 const NO_STORE = { 'Cache-Control': 'no-store' };
@@ -41,9 +44,9 @@ export function putWebhookHandler(deps: SiteDeps): SiteHandler {
   return async (ctx: SiteContext) => {
     const user = requireUser(ctx);
     const body = ctx.body;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'BAD_REQUEST', 'Expected a JSON object {url}');
-    const { url, rotateSecret } = body as Record<string, unknown>;
-    const stored = validateWebhookUrl(url);
+    if (!isObject(body)) throw new HttpError(400, 'BAD_REQUEST', 'Expected a JSON object {url}');
+    const stored = validateWebhookUrl(own(body, 'url'));
+    const rotateSecret = own(body, 'rotateSecret');
     if (rotateSecret !== undefined && typeof rotateSecret !== 'boolean') throw validationFailed('rotateSecret', 'rotateSecret must be true or false');
     const rotate = rotateSecret === true;
     const [row] = await runQuery<WebhookRow>(deps.sql, 'webhooks/upsert', [user.id, stored, newWebhookSecret(), rotate]);

@@ -19,18 +19,21 @@ export interface Caller {
 }
 
 export function tokenClient(baseUrl: string) {
-  return async (method: string, path: string, caller: Caller = {}, body?: unknown): Promise<Answer> => {
-    const headers: Record<string, string> = { ...caller.headers };
+  /** `raw`: the body's exact text, sent as it is (with the caller's content-type, if any). */
+  return async (method: string, path: string, caller: Caller = {}, body?: unknown, raw?: string): Promise<Answer> => {
+    const headers: Record<string, string> = {};
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    Object.assign(headers, caller.headers);
     if (caller.cookie) headers.cookie = caller.cookie;
     if (caller.token !== undefined) headers.authorization = `Bearer ${caller.token}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(baseUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await response.text();
+    const text = raw ?? (body === undefined ? undefined : JSON.stringify(body));
+    const response = await fetch(baseUrl + path, { method, headers, body: text });
+    const answerText = await response.text();
     // Every answer these tests see must be one /openapi.json describes.
-    assertDocumented(SITE_OPENAPI, method, path, response.status, response.headers.get('content-type'), text);
-    let parsed: unknown = text;
+    assertDocumented(SITE_OPENAPI, method, path, response.status, response.headers.get('content-type'), answerText);
+    let parsed: unknown = answerText;
     try {
-      parsed = JSON.parse(text);
+      parsed = JSON.parse(answerText);
     } catch {
       // not JSON: the assertion on it will show the text
     }

@@ -58,6 +58,21 @@ test('no webhook: GET answers null; PUT sets it and shows the secret once; GET n
 const badUrls: Array<[string, unknown]> = [
   ['missing', undefined],
   ['not a string', 42],
+  ['null', null],
+  ['an array', ['https://hooks.example.com/in']],
+  ['an object', { href: 'https://hooks.example.com/in' }],
+  ['a boolean', true],
+  ['blank', '   '],
+  ['no host', 'https://:443/in'],
+  ['an IPv6 zone', 'https://[fe80::1%25eth0]/in'],
+  ['a public IPv6 address with a zone', 'https://[2606:4700::1111%25eth0]/in'],
+  ['a bad IDN', 'https://xn--a.example/in'],
+  ['a forbidden host code point', 'https://ho<st.example/in'],
+  ['too long once encoded', 'https://hooks.example.com/' + 'é'.repeat(1000)],
+  ['IPv4-mapped private, dotted', 'https://[::ffff:10.0.0.1]/in'],
+  ['NAT64 loopback', 'https://[64:ff9b::7f00:1]/in'],
+  ['6to4 private', 'https://[2002:c0a8:0101::1]/in'],
+  ['IPv6 documentation', 'https://[2001:db8::1]/in'],
   ['empty', ''],
   ['not a URL', 'hooks example'],
   ['http', 'http://hooks.example.com/in'],
@@ -103,6 +118,14 @@ test('PUT accepts public addresses; refuses a bad rotateSecret and a non-object 
   const rotate = await call('PUT', '/apps/api/webhook', { cookie: admin.cookie }, { url: 'https://hooks.example.com/', rotateSecret: 'yes' });
   assert.equal([rotate.status, rotate.body.field], [400, 'rotateSecret']);
   assert.is((await call('PUT', '/apps/api/webhook', { cookie: admin.cookie }, ['https://hooks.example.com/'])).status, 400);
+  for (const body of [null, 'https://hooks.example.com/', 42]) {
+    const answer = await call('PUT', '/apps/api/webhook', { cookie: admin.cookie }, body);
+    assert.equal([answer.status, answer.body.code], [400, 'BAD_REQUEST'], JSON.stringify(body));
+  }
+  // An IDN host is stored as its ASCII (punycode) form.
+  const idn = await call('PUT', '/apps/api/webhook', { cookie: admin.cookie }, { url: 'https://bücher.example/in' });
+  assert.is(idn.status, 200, JSON.stringify(idn.body));
+  assert.is(idn.body.webhook.url, 'https://xn--bcher-kva.example/in');
   assert.is((await call('DELETE', '/apps/api/webhook', { cookie: admin.cookie })).status, 200);
 });
 
@@ -140,10 +163,19 @@ test('a notification queues a delivery in its transaction; the history shows it;
 });
 
 test('delivery history paging: limit 1-50, offset >= 0', async () => {
-  for (const query of ['?limit=0', '?limit=51', '?limit=x', '?offset=-1']) {
+  for (const query of ['?limit=0', '?limit=51', '?limit=x', '?offset=-1', '?limit=1e1', '?limit=2.5', '?limit=1&limit=2', '?offset=99999999999999999999', '?offset=1000001', '?offset=%00']) {
     assert.is((await call('GET', `/apps/api/webhook/deliveries${query}`, { cookie: admin.cookie })).status, 400, query);
   }
   assert.is((await call('GET', '/apps/api/webhook/deliveries?limit=50', { cookie: admin.cookie })).status, 200);
+});
+
+test('PUT refuses a body over its small bound (413), a non-JSON type (415) and broken JSON (400)', async () => {
+  const put = (body: string, type = 'application/json') =>
+    call('PUT', '/apps/api/webhook', { cookie: admin.cookie, headers: { 'content-type': type } }, undefined, body);
+  const padded = await put(JSON.stringify({ url: 'https://hooks.example.com/in', pad: 'x'.repeat(20_000) }));
+  assert.equal([padded.status, padded.body.code], [413, 'PAYLOAD_TOO_LARGE']);
+  assert.equal([(await put('{"url":"https://hooks.example.com/"}', 'text/plain')).status], [415]);
+  for (const text of ['{"url":', '', 'nul']) assert.equal((await put(text)).status, 400, text);
 });
 
 const routes: Array<[string, string, unknown]> = [
