@@ -1,10 +1,9 @@
 import { badRequest } from '../../core/errors.js';
 import { singleParam } from '../../core/query-params.js';
 import { sendJson } from '../../core/respond.js';
-import { runQuery } from '../../db/queries.js';
 import type { SiteContext, SiteDeps } from '../context.js';
-import { listVisibility, PLUGIN_ID } from '../plugins/visibility.js';
-import { windowFrom } from './install-stats-route.js';
+import { PLUGIN_ID } from '../plugins/visibility.js';
+import { installSeries, windowFrom } from './install-stats-route.js';
 
 /** Most plugins one request may name: My plugins asks in pages of this many. */
 export const MAX_STATS_IDS = 100;
@@ -30,15 +29,8 @@ export function installStatsManyHandler(deps: SiteDeps) {
   return async (ctx: SiteContext) => {
     const ids = idsFrom(ctx.query);
     const window = windowFrom(ctx.query);
-    const { viewerId, seesAll } = listVisibility(ctx.locals.user);
-    const rows = await runQuery<{ id: string; dates: string[]; installs: number[] }>(deps.sql, 'stats/install-days-many', [ids, viewerId, seesAll, window]);
-    const byId = new Map(rows.map((row) => [row.id.toLowerCase(), row]));
-    const plugins = ids.flatMap((asked) => {
-      const row = byId.get(asked);
-      if (!row) return [];
-      const days = row.dates.map((date, i) => ({ date, installs: row.installs[i]! }));
-      return [{ id: row.id, days, total: row.installs.reduce((sum, n) => sum + n, 0) }];
-    });
+    const series = await installSeries(deps.sql, ids, ctx.locals.user, window);
+    const plugins = ids.flatMap((asked) => series.get(asked) ?? []);
     // Hidden plugins are seen by their owner and administrators only: no shared cache may keep it.
     sendJson(ctx, 200, { success: true, plugins }, { 'Cache-Control': 'no-store' });
   };
