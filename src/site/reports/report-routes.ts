@@ -16,7 +16,7 @@ export const DEFAULT_REPORTS_LIMIT = 50;
 export const MAX_REPORTS_LIMIT = 200;
 const STATUSES = ['open', 'resolved'] as const;
 
-const ratingNotFound = () => new HttpError(404, 'NOT_FOUND', 'Rating not found');
+export const ratingNotFound = () => new HttpError(404, 'NOT_FOUND', 'Rating not found');
 
 /**
  * POST /apps/api/reports {target, reason, note}: 201 {success, report}. The target

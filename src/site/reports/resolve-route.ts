@@ -4,10 +4,12 @@ import type { Sql } from '../../db/pool.js';
 import { inTransaction, runQuery } from '../../db/queries.js';
 import { changedFields, pluginSnapshot, recordAudit, type AuditTarget, type Fields } from '../audit/audit-log.js';
 import { requireAdmin } from '../auth/guards.js';
+import { MAX_USERNAME_LENGTH } from '../auth/usernames.js';
 import type { SessionUser, SiteContext, SiteDeps } from '../context.js';
 import { readRatingsPage } from '../ratings/ratings-reads.js';
 import { findVisiblePlugin } from '../plugins/visibility.js';
 import { notify } from '../notifications/notify.js';
+import { ratingNotFound } from './report-routes.js';
 import { parseResolution, type Resolution } from './validation.js';
 
 /** What a reporter is told about each resolution. */
@@ -129,10 +131,13 @@ export function unhideRatingHandler(deps: SiteDeps) {
   return async (ctx: SiteContext) => {
     const admin = requireAdmin(ctx);
     const plugin = await findVisiblePlugin(deps.sql, ctx.params.id!, admin);
+    const ratingUser = ctx.params.ratingUser!;
+    // No username is longer, or holds a NUL (which PostgreSQL text cannot): no such rating, without a query.
+    if (ratingUser.length > MAX_USERNAME_LENGTH * 2 || ratingUser.includes('\0')) throw ratingNotFound();
     const stats = await inTransaction(deps.sql, async (tx) => {
-      const [rater] = await runQuery<{ id: string; username: string }>(tx, 'reports/find-rater', [ctx.params.ratingUser!]);
+      const [rater] = await runQuery<{ id: string; username: string }>(tx, 'reports/find-rater', [ratingUser]);
       const [row] = rater ? await runQuery<{ was_hidden: boolean }>(tx, 'reports/set-rating-hidden', [plugin.id, rater.id, false]) : [];
-      if (!rater || !row) throw new HttpError(404, 'NOT_FOUND', 'Rating not found');
+      if (!rater || !row) throw ratingNotFound();
       if (row.was_hidden) {
         await recordAudit(tx, { actor: admin, action: 'rating.unhide', target: { type: 'rating', plugin: plugin.id, user: rater.username }, before: { hidden: true }, after: { hidden: false } });
       }

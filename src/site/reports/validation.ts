@@ -1,5 +1,6 @@
 import { HttpError, validationFailed } from '../../core/errors.js';
 import { text } from '../plugins/text-rules.js';
+import { MAX_USERNAME_LENGTH } from '../auth/usernames.js';
 import { PLUGIN_ID } from '../plugins/visibility.js';
 
 // The bodies of POST /apps/api/reports and POST /apps/api/reports/:id/resolve.
@@ -11,7 +12,6 @@ export const MAX_REPORT_NOTE = 500;
 export const RESOLUTIONS = ['dismiss', 'hide-rating', 'unlist'] as const;
 export type Resolution = (typeof RESOLUTIONS)[number];
 export const MAX_RESOLUTION_REASON = 1000;
-const MAX_USERNAME = 64;
 
 export interface ReportInput {
   plugin: string;
@@ -33,10 +33,8 @@ export function parseReport(body: unknown): ReportInput {
   if (type !== 'plugin' && type !== 'rating') throw validationFailed('target.type', 'target.type must be "plugin" or "rating"');
   if (typeof plugin !== 'string' || !PLUGIN_ID.test(plugin)) throw validationFailed('target.plugin', 'target.plugin must be a plugin id');
   let ratingUser: string | null = null;
-  if (type === 'rating') {
-    if (typeof user !== 'string' || user.length === 0 || user.length > MAX_USERNAME) throw validationFailed('target.user', 'target.user must be the rater\'s username');
-    ratingUser = user;
-  }
+  // text(): a string of 1 to 64 characters without NUL (which PostgreSQL text cannot hold).
+  if (type === 'rating') ratingUser = text('target.user', user, 1, MAX_USERNAME_LENGTH);
   if (typeof reason !== 'string' || !(REPORT_REASONS as readonly string[]).includes(reason)) {
     throw validationFailed('reason', `reason must be one of ${REPORT_REASONS.join(', ')}`);
   }

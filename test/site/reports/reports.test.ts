@@ -199,6 +199,19 @@ test('resolving: a missing or malformed report id is 404; a user who is not an a
   assert.is((await resolve(1, { action: 'dismiss' }, alice)).status, 403);
 });
 
+test('a rater name PostgreSQL cannot hold (NUL) or too long: 4xx, never 500', async () => {
+  await insertPlugin(sql, 'rep-nul', author);
+  for (const user of ['a\u0000b', 'x'.repeat(65)]) {
+    const filed = await report({ target: { type: 'rating', plugin: 'rep-nul', user }, reason: 'spam' }, carol);
+    assert.is(filed.status, 400, JSON.stringify(filed.body));
+    assert.is(filed.body.field, 'target.user');
+  }
+  for (const user of ['a%00b', 'x'.repeat(300)]) {
+    const unhidden = await client.post(`/apps/api/plugins/rep-nul/ratings/${user}/unhide`, {}, { cookie: admin.cookie });
+    assert.is(unhidden.status, 404, user);
+  }
+});
+
 test('at most 10 reports a day per user (429 after); a 409 does not use one up', async () => {
   const dave = await testUser(sql, 'rep-dave');
   for (let i = 0; i < 11; i++) await insertPlugin(sql, `rep-limit-${i}`, author);
