@@ -80,6 +80,8 @@ const bad = [
   { what: 'empty ids', query: '?ids=,,', field: 'ids' },
   { what: `more than ${MAX_STATS_IDS} ids`, query: '?ids=' + Array.from({ length: MAX_STATS_IDS + 1 }, (_, i) => `many-${i}-x`).join(','), field: 'ids' },
   { what: 'a malformed id', query: '?ids=many-a,x', field: 'ids' },
+  { what: 'an over-long id', query: '?ids=many-a,' + 'a'.repeat(129), field: 'ids' },
+  { what: 'odd characters (NUL, bad UTF-8, a slash)', query: '?ids=many-a,%00abc,%ff%fe%fd,a/b', field: 'ids' },
   { what: 'ids twice', query: '?ids=many-a&ids=many-b', field: 'ids' },
   { what: 'another window', query: '?ids=many-a&days=7', field: 'days' },
 ];
