@@ -1,5 +1,3 @@
-import { sendPreparedJson } from '../../core/prepared-json.js';
-import { sendJson } from '../../core/respond.js';
 import { runQuery } from '../../db/queries.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { findPluginRecord } from './plugin-reads.js';
@@ -33,13 +31,9 @@ export function detailHandler(deps: SiteDeps, visitorAnswers: VisitorAnswers) {
     };
     // Whoever sees what a visitor sees gets the visitor's bytes (visitor-answers.ts);
     // a 404 is thrown, never kept.
-    const kept = await visitorAnswers.answer(`detail ${id.toLowerCase()} ${related}`, user, () => detail(null));
-    if (kept) sendPreparedJson(ctx, 200, kept, NO_STORE);
-    else sendJson(ctx, 200, await detail(user), NO_STORE);
+    await visitorAnswers.send(ctx, `detail ${id.toLowerCase()} ${related}`, user, detail);
   };
 }
-
-const NO_STORE = { 'Cache-Control': 'no-store' };
 
 function wantsRelated(query: URLSearchParams): boolean {
   const related = query.get('related');

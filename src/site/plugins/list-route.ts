@@ -1,6 +1,5 @@
 import { badRequest } from '../../core/errors.js';
 import { integerParam, singleParam } from '../../core/query-params.js';
-import { sendPreparedJson } from '../../core/prepared-json.js';
 import { sendJson } from '../../core/respond.js';
 import { runQuery } from '../../db/queries.js';
 import { requireAdmin, requireUser } from '../auth/guards.js';
@@ -67,9 +66,8 @@ export function listHandler(deps: SiteDeps, visitorAnswers: VisitorAnswers) {
     };
     // Whoever sees what a visitor sees gets the visitor's bytes (visitor-answers.ts);
     // a scope is about the caller, so it is always answered for them.
-    const kept = scope ? undefined : await visitorAnswers.answer(`list ${query}`, user, () => page(null));
-    if (kept) sendPreparedJson(ctx, 200, kept, NO_STORE);
-    else sendJson(ctx, 200, await page(user), NO_STORE);
+    if (scope) sendJson(ctx, 200, await page(user), NO_STORE);
+    else await visitorAnswers.send(ctx, `list ${query}`, user, page);
   };
 }
 

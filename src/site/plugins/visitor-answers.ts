@@ -1,8 +1,10 @@
 import { createLru, type LruOptions } from '../../core/lru.js';
-import { prepareJson, type PreparedJson } from '../../core/prepared-json.js';
+import { prepareJson, sendPreparedJson, type PreparedJson } from '../../core/prepared-json.js';
+import { sendJson } from '../../core/respond.js';
 import { createSingleFlight } from '../../core/single-flight.js';
 import { runQuery } from '../../db/queries.js';
 import type { Sql } from '../../db/pool.js';
+import type { SiteContext } from '../context.js';
 import type { Viewer } from './visibility.js';
 
 // The store's lists and details as visitors see them (no session: the launcher, the
@@ -25,12 +27,20 @@ import type { Viewer } from './visibility.js';
 
 export const VISITOR_ANSWERS: LruOptions = { maxEntries: 256, maxBytes: 32 * 1024 * 1024 };
 
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
 interface Kept {
   generation: bigint;
   answer: PreparedJson;
 }
 
 export interface VisitorAnswers {
+  /**
+   * Sends the answer for `key`: the visitors' one when `viewer` sees what a visitor
+   * sees, else `build(viewer)` made for them; `no-store` either way (a shared cache
+   * must not keep an answer that depends on the session).
+   */
+  send(ctx: SiteContext, key: string, viewer: Viewer, build: (viewer: Viewer) => Promise<unknown>): Promise<void>;
   /**
    * The visitor's answer for `key` under the current generation, built by `build`
    * (as a visitor) when missing; undefined when `viewer` must get an answer of
@@ -42,7 +52,12 @@ export interface VisitorAnswers {
 export function createVisitorAnswers(sql: Sql, limits: LruOptions = VISITOR_ANSWERS): VisitorAnswers {
   const kept = createLru<Kept>(limits);
   const building = createSingleFlight<PreparedJson>();
-  return {
+  const answers: VisitorAnswers = {
+    async send(ctx, key, viewer, build) {
+      const shared = await answers.answer(key, viewer, () => build(null));
+      if (shared) sendPreparedJson(ctx, 200, shared, NO_STORE);
+      else sendJson(ctx, 200, await build(viewer), NO_STORE);
+    },
     async answer(key, viewer, build) {
       if (viewer?.admin) return undefined;
       const [row] = await runQuery<{ generation: string; viewer_submits: boolean }>(sql, 'store/generation', [viewer?.id ?? null]);
@@ -59,4 +74,5 @@ export function createVisitorAnswers(sql: Sql, limits: LruOptions = VISITOR_ANSW
       });
     },
   };
+  return answers;
 }
