@@ -33,6 +33,10 @@ const noProvider = failure('Login through an identity provider is not configured
 const sessionOnly = [{ sessionCookie: [] }];
 const sessionOrToken = (scope: string) => [{ sessionCookie: [] }, { apiToken: [scope] }];
 const jsonWrite = { '400': invalid, '413': tooLarge, '415': notJson };
+/** A route behind a login (and a scope or the administrator role): who may not call it. */
+const denied = { '401': unauthorized, '403': forbidden };
+/** A read behind a login with nothing else to fail on: the answers besides its 200. */
+const guardedRead = { '400': badRequest, ...denied, ...common };
 
 const pluginId = pathParam('id', 'Plugin id (3-128 letters, digits, `.`, `_`, `-`)');
 /** A daily install series, oldest first, today included. */
@@ -253,8 +257,7 @@ export const SITE_OPENAPI = {
         responses: {
           '200': json('The session\'s user, or loggedIn false', success({ loggedIn: { type: 'boolean' }, user: nullable(ref('User')) })),
           '400': badRequest,
-          '401': unauthorized,
-          '403': forbidden,
+          ...denied,
           '429': rateLimited,
           ...common,
         },
@@ -278,8 +281,7 @@ export const SITE_OPENAPI = {
         responses: {
           '200': json('A page of plugins', success({ plugins: { type: 'array', items: ref('Plugin') }, total: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' } })),
           '400': invalid,
-          '401': unauthorized,
-          '403': forbidden,
+          ...denied,
           '429': rateLimited,
           ...common,
         },
@@ -291,8 +293,7 @@ export const SITE_OPENAPI = {
         responses: {
           '201': json('Created, pending', success({ plugin: ref('Plugin') })),
           ...jsonWrite,
-          '401': unauthorized,
-          '403': forbidden,
+          ...denied,
           '409': failure('The id is taken (in any case)', 'CONFLICT'),
           '429': rateLimited,
           ...common,
@@ -307,8 +308,7 @@ export const SITE_OPENAPI = {
         responses: {
           '200': json('The plugin', success({ plugin: ref('Plugin'), related: { type: 'array', items: ref('Plugin') } }, ['plugin'])),
           '400': badRequest,
-          '401': unauthorized,
-          '403': forbidden,
+          ...denied,
           '404': notFound,
           '429': rateLimited,
           ...common,
@@ -322,8 +322,7 @@ export const SITE_OPENAPI = {
         responses: {
           '200': json('Edited', success({ plugin: ref('Plugin') })),
           ...jsonWrite,
-          '401': unauthorized,
-          '403': forbidden,
+          ...denied,
           '404': notFound,
           '429': rateLimited,
           ...common,
@@ -339,8 +338,7 @@ export const SITE_OPENAPI = {
         responses: {
           '200': json('Reviewed', success({ plugin: ref('Plugin') })),
           ...jsonWrite,
-          '401': unauthorized,
-          '403': forbidden,
+          ...denied,
           '404': notFound,
           '409': failure('Nothing to review', 'CONFLICT'),
           ...common,
@@ -453,10 +451,7 @@ export const SITE_OPENAPI = {
             },
             total: { type: 'integer', minimum: 0 },
           })),
-          '400': badRequest,
-          '401': unauthorized,
-          '403': forbidden,
-          ...common,
+          ...guardedRead,
         },
       },
     },
@@ -468,8 +463,7 @@ export const SITE_OPENAPI = {
         responses: {
           '201': json('The report', success({ report: ref('Report') })),
           ...jsonWrite,
-          '401': unauthorized,
-          '403': forbidden,
+          ...denied,
           '404': notFound,
           '409': failure('The caller already has an open report of this target', 'CONFLICT'),
           '429': rateLimited,
@@ -482,10 +476,7 @@ export const SITE_OPENAPI = {
         parameters: [queryParam('status', 'open (default) or resolved', { enum: ['open', 'resolved'] }), ...page],
         responses: {
           '200': json('A page of reports', success({ reports: { type: 'array', items: ref('Report') }, total: { type: 'integer', minimum: 0 } })),
-          '400': badRequest,
-          '401': unauthorized,
-          '403': forbidden,
-          ...common,
+          ...guardedRead,
         },
       },
     },
@@ -498,8 +489,7 @@ export const SITE_OPENAPI = {
         responses: {
           '200': json('The resolved report and the ids of every report it resolved', success({ report: ref('Report'), resolved: { type: 'array', items: { type: 'integer' } } })),
           ...jsonWrite,
-          '401': unauthorized,
-          '403': forbidden,
+          ...denied,
           '404': notFound,
           '409': failure('Already resolved', 'CONFLICT'),
           ...common,
@@ -514,8 +504,7 @@ export const SITE_OPENAPI = {
         responses: {
           '200': json('The statistics with the rating counted again', { allOf: [ref('RatingStats'), success({})] }),
           '400': badRequest,
-          '401': unauthorized,
-          '403': forbidden,
+          ...denied,
           '404': notFound,
           ...common,
         },
@@ -547,10 +536,7 @@ export const SITE_OPENAPI = {
             unread: { type: 'integer', minimum: 0 },
             total: { type: 'integer', minimum: 0 },
           })),
-          '400': badRequest,
-          '401': unauthorized,
-          '403': forbidden,
-          ...common,
+          ...guardedRead,
         },
       },
     },
@@ -562,8 +548,7 @@ export const SITE_OPENAPI = {
         responses: {
           '200': json('The unread count after', success({ unread: { type: 'integer', minimum: 0 } })),
           ...jsonWrite,
-          '401': unauthorized,
-          '403': forbidden,
+          ...denied,
           ...common,
         },
       },
@@ -574,10 +559,7 @@ export const SITE_OPENAPI = {
         security: sessionOnly,
         responses: {
           '200': json('The webhook', success({ webhook: nullable(webhookSchema(false)) })),
-          '400': badRequest,
-          '401': unauthorized,
-          '403': forbidden,
-          ...common,
+          ...guardedRead,
         },
       },
       put: {
@@ -587,15 +569,14 @@ export const SITE_OPENAPI = {
         responses: {
           '200': json('Set; `secret` only when the webhook is new or rotateSecret was true', success({ webhook: webhookSchema(true) })),
           ...jsonWrite,
-          '401': unauthorized,
-          '403': forbidden,
+          ...denied,
           ...common,
         },
       },
       delete: {
         summary: "Removes the caller's webhook and cancels its pending deliveries",
         security: sessionOnly,
-        responses: { '200': json('Removed (or there was none)', ref('Ok')), '400': badRequest, '401': unauthorized, '403': forbidden, ...common },
+        responses: { '200': json('Removed (or there was none)', ref('Ok')), ...guardedRead },
       },
     },
     '/apps/api/webhook/deliveries': {
@@ -626,10 +607,7 @@ export const SITE_OPENAPI = {
             },
             total: { type: 'integer', minimum: 0 },
           })),
-          '400': badRequest,
-          '401': unauthorized,
-          '403': forbidden,
-          ...common,
+          ...guardedRead,
         },
       },
     },
@@ -641,8 +619,7 @@ export const SITE_OPENAPI = {
         responses: {
           '200': json('A page of ratings', { allOf: [ref('RatingStats'), success({ ratings: { type: 'array', items: ref('Rating') }, limit: { type: 'integer' }, offset: { type: 'integer' }, myRating: nullable(ref('Rating')) }, ['ratings', 'limit', 'offset'])] }),
           '400': invalid,
-          '401': unauthorized,
-          '403': forbidden,
+          ...denied,
           '404': notFound,
           '429': rateLimited,
           ...common,
@@ -656,8 +633,7 @@ export const SITE_OPENAPI = {
         responses: {
           '200': json('Rated', { allOf: [ref('RatingStats'), success({ rating: ref('Rating') })] }),
           ...jsonWrite,
-          '401': unauthorized,
-          '403': forbidden,
+          ...denied,
           '404': notFound,
           '429': rateLimited,
           ...common,
@@ -670,8 +646,7 @@ export const SITE_OPENAPI = {
         responses: {
           '200': json('Deleted', { allOf: [ref('RatingStats'), success({})] }),
           '400': badRequest,
-          '401': unauthorized,
-          '403': forbidden,
+          ...denied,
           '404': notFound,
           ...common,
         },
@@ -686,8 +661,7 @@ export const SITE_OPENAPI = {
         responses: {
           '201': json('Reply created', success({ reply: ref('Reply') })),
           ...jsonWrite,
-          '401': unauthorized,
-          '403': forbidden,
+          ...denied,
           '404': notFound,
           '429': rateLimited,
           ...common,
@@ -699,7 +673,7 @@ export const SITE_OPENAPI = {
         summary: 'Deletes a reply (its author or an administrator)',
         security: sessionOnly,
         parameters: [pluginId, pathParam('replyId', 'Reply id', { type: 'string', pattern: '^[0-9]+$' })],
-        responses: { '200': json('Deleted', ref('Ok')), '400': badRequest, '401': unauthorized, '403': forbidden, '404': notFound, ...common },
+        responses: { '200': json('Deleted', ref('Ok')), '400': badRequest, ...denied, '404': notFound, ...common },
       },
     },
     '/apps/api/media/upload': {
@@ -713,8 +687,7 @@ export const SITE_OPENAPI = {
         responses: {
           '200': json('Stored', success({ data: ref('MediaData') })),
           '400': invalid,
-          '401': unauthorized,
-          '403': forbidden,
+          ...denied,
           '413': tooLarge,
           '429': rateLimited,
           '502': failure('The image host failed or did not answer', 'UPSTREAM_FAILED'),
@@ -726,7 +699,7 @@ export const SITE_OPENAPI = {
       get: {
         summary: 'The caller\'s API tokens, newest first (never a secret)',
         security: sessionOnly,
-        responses: { '200': json('Tokens', success({ tokens: { type: 'array', items: ref('Token') } })), '400': badRequest, '401': unauthorized, '403': forbidden, '429': rateLimited, ...common },
+        responses: { '200': json('Tokens', success({ tokens: { type: 'array', items: ref('Token') } })), '400': badRequest, ...denied, '429': rateLimited, ...common },
       },
       post: {
         summary: 'Creates an API token; its secret is in this answer only',
@@ -743,8 +716,7 @@ export const SITE_OPENAPI = {
         responses: {
           '201': json('Created', success({ token: ref('Token'), secret: { type: 'string', pattern: '^lwt_[A-Za-z0-9_-]{43}$' } })),
           ...jsonWrite,
-          '401': unauthorized,
-          '403': forbidden,
+          ...denied,
           '409': failure('Already 20 live tokens', 'CONFLICT'),
           '429': rateLimited,
           ...common,
@@ -756,7 +728,7 @@ export const SITE_OPENAPI = {
         summary: 'Revokes one of the caller\'s tokens',
         security: sessionOnly,
         parameters: [pathParam('id', 'Token id')],
-        responses: { '200': json('Revoked', ref('Ok')), '400': badRequest, '401': unauthorized, '403': forbidden, '404': notFound, '429': rateLimited, ...common },
+        responses: { '200': json('Revoked', ref('Ok')), '400': badRequest, ...denied, '404': notFound, '429': rateLimited, ...common },
       },
     },
     '/': { get: { summary: 'Landing page', responses: { '200': html } } },
