@@ -17,9 +17,9 @@ with due as (
      set locked_until = $2, claim = $4, attempts = d.attempts + 1
     from due
    where d.id = due.id
-  returning d.id, d.user_id, d.notification_id, d.attempts, d.created_at
+  returning d.id, d.user_id, d.notification_id, d.attempts
 )
-select c.id::text as id, c.attempts, c.created_at, w.url, w.secret,
+select c.id::text as id, c.attempts, w.url, w.secret,
        n.id as notification_id, n.kind, n.plugin_id, actor.username as actor, n.message, n.created_at as notification_created_at
   from claimed c
   join notifications n on n.id = c.notification_id
