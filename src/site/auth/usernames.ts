@@ -13,6 +13,14 @@ export const MAX_NUMBERED_SUFFIX = 20;
 // and isolates (they reorder what is shown around them), or line/paragraph separators.
 const UNSAFE_IN_NAME = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]/;
 
+/**
+ * False for what no stored username can be, whatever its origin: too long, or
+ * holding a NUL (PostgreSQL text cannot), so a lookup by it is skipped, not sent.
+ */
+export function couldBeUsername(name: string): boolean {
+  return name.length <= MAX_USERNAME_LENGTH * 2 && !name.includes('\0');
+}
+
 export function isValidLocalUsername(name: string): boolean {
   return LOCAL_USERNAME.test(name);
 }

@@ -7,7 +7,7 @@ import type { SiteContext, SiteDeps } from '../context.js';
 import { findVisiblePlugin } from '../plugins/visibility.js';
 import { replyRecord } from './records.js';
 import { isReplyId, parseReplyInput } from './validation.js';
-import { MAX_USERNAME_LENGTH } from '../auth/usernames.js';
+import { couldBeUsername } from '../auth/usernames.js';
 
 /** PostgreSQL's foreign_key_violation: the rating was deleted while the reply was written. */
 const FOREIGN_KEY_VIOLATION = '23503';
@@ -26,7 +26,7 @@ export function createReplyHandler(deps: SiteDeps) {
     const body = parseReplyInput(ctx.body);
     const plugin = await findVisiblePlugin(deps.sql, ctx.params.id!, user);
     const ratingUser = ctx.params.ratingUser!;
-    if (ratingUser.length > MAX_USERNAME_LENGTH * 2) throw noRating();
+    if (!couldBeUsername(ratingUser)) throw noRating();
     let created: Array<{ id: string; created_at: Date; rating_user_id: string }>;
     try {
       // The reply and its notifications (the rater, and the plugin's author) commit together.

@@ -4,7 +4,7 @@ import type { Sql } from '../../db/pool.js';
 import { inTransaction, runQuery } from '../../db/queries.js';
 import { changedFields, pluginSnapshot, recordAudit, type AuditTarget, type Fields } from '../audit/audit-log.js';
 import { requireAdmin } from '../auth/guards.js';
-import { MAX_USERNAME_LENGTH } from '../auth/usernames.js';
+import { couldBeUsername } from '../auth/usernames.js';
 import type { SessionUser, SiteContext, SiteDeps } from '../context.js';
 import { readRatingsPage } from '../ratings/ratings-reads.js';
 import { findVisiblePlugin } from '../plugins/visibility.js';
@@ -132,8 +132,7 @@ export function unhideRatingHandler(deps: SiteDeps) {
     const admin = requireAdmin(ctx);
     const plugin = await findVisiblePlugin(deps.sql, ctx.params.id!, admin);
     const ratingUser = ctx.params.ratingUser!;
-    // No username is longer, or holds a NUL (which PostgreSQL text cannot): no such rating, without a query.
-    if (ratingUser.length > MAX_USERNAME_LENGTH * 2 || ratingUser.includes('\0')) throw ratingNotFound();
+    if (!couldBeUsername(ratingUser)) throw ratingNotFound();
     const stats = await inTransaction(deps.sql, async (tx) => {
       const [rater] = await runQuery<{ id: string; username: string }>(tx, 'reports/find-rater', [ratingUser]);
       const [row] = rater ? await runQuery<{ was_hidden: boolean }>(tx, 'reports/set-rating-hidden', [plugin.id, rater.id, false]) : [];

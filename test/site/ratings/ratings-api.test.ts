@@ -250,6 +250,8 @@ test('POST reply: 404 when that user has no rating on the plugin (or no such use
     ['user without a rating here (rated another plugin)', 'api-alice'],
     ['unknown user', 'nobody-at-all'],
     ['overlong user name', 'x'.repeat(300)],
+    // PostgreSQL text cannot hold a NUL: no such user, never a 500.
+    ['a NUL in the user name', 'api-\u0000alice'],
   ] as const) {
     const answer = await reply('reply-none', to, { body: 'hi' }, bob);
     assert.is(answer.status, 404, what);
