@@ -22,10 +22,14 @@ export interface SearchTerms {
 
 /** null when the query has no letters or digits at all (nothing can match it). */
 export function searchTerms(q: string): SearchTerms | null {
-  if (q.includes('\u0000') || codePointLength(q) > MAX_QUERY_LENGTH) {
+  // The limit holds after NFKC too: one compatibility character can stand for five
+  // ("㌕" is "キログラム"), and 200 of them made one word past the 2,047 bytes a
+  // tsquery lexeme may hold (search.sql builds one from the words): a 500.
+  const normalized = q.includes('\u0000') || codePointLength(q) > MAX_QUERY_LENGTH ? undefined : q.normalize('NFKC');
+  if (normalized === undefined || codePointLength(normalized) > MAX_QUERY_LENGTH) {
     throw badRequest(`q must be at most ${MAX_QUERY_LENGTH} characters`, 'q');
   }
-  const lower = q.normalize('NFKC').trim().toLowerCase();
+  const lower = normalized.trim().toLowerCase();
   const words = lower.split(/[^\p{L}\p{N}]+/u).filter((word) => word !== '').slice(0, MAX_QUERY_WORDS);
   if (words.length === 0) return null;
   const longest = words.reduce((a, b) => (b.length > a.length ? b : a));

@@ -164,6 +164,7 @@ test('bad parameters: 400 BAD_REQUEST naming the parameter', async () => {
     { what: 'unknown scope', query: 'scope=everyone', field: 'scope' },
     { what: 'public not a flag', query: 'public=yes', field: 'public' },
     { what: 'q too long', query: `q=${'a'.repeat(201)}`, field: 'q' },
+    { what: 'q too long once NFKC-normalized (one word past a tsquery lexeme\'s 2,047 bytes: was a 500)', query: `q=${encodeURIComponent('\u3315'.repeat(200))}`, field: 'q' },
     { what: 'q with NUL', query: 'q=a%00b', field: 'q' },
     { what: 'tag with NUL (PostgreSQL text cannot hold it: was a 500)', query: 'tag=a%00b', field: 'tag' },
     { what: 'tag too long', query: `tag=${'t'.repeat(65)}`, field: 'tag' },
