@@ -95,6 +95,27 @@ test('plugin_search follows plugins: a rename, a new tag, a new status and a del
   assert.is(copies, rows);
 });
 
+test('plugin_search is what store_search_rows builds, after one statement changing counts of some rows and text of others (sql/071)', async () => {
+  const sql = testSql();
+  await sql`
+    update plugins
+       set install_count = install_count + 3,
+           stars_4 = stars_4 + 1,
+           featured = id like 'torch-%',
+           description = case when id like 'other-%' then description || ' and wax' else description end,
+           status = case when id = 'other-5' then 'pending' else status end`;
+  const [{ differ }] = await sql`
+    select count(*)::integer as differ
+      from plugin_search s
+      full join store_search_rows(array(select p from plugins p)) as r on r.id = s.id
+     where s is distinct from r`;
+  assert.is(differ, 0);
+  const [{ waxed }] = await sql`
+    select count(*)::integer as waxed from plugins where status = 'approved' and (description like '% wax' or tags_lower @> '{wax}')`;
+  assert.ok(waxed > 10);
+  assert.is((await search('q=wax')).total, waxed);
+});
+
 test('an install click moves a match in sort=installs', async () => {
   const sql = testSql();
   await sql`update plugins set install_count = 1000 where id = 'glow-kit-3'`;
