@@ -22,7 +22,8 @@ import { isOwnerOrAdmin } from './visibility.js';
  *                           tsvector, kept by statement triggers on plugins (a
  *                           deleted plugin takes its row along).
  *   plugin_name_words       every word ever in a plugin name, trigram-indexed: typos
- *                           are looked up here, then plugins by plugin_search.name_word_list.
+ *                           are looked up here, then plugins by their '~word' lexemes
+ *                           in plugin_search.search_words (sql/061).
  *   plugin_pending_updates  one per approved plugin an author edited: `changed` lists
  *                           the API field names it changes, the same typed columns
  *                           hold their new values, submitted_at when.
