@@ -1,4 +1,5 @@
 import { HttpError, validationFailed } from '../../core/errors.js';
+import { objectBody } from '../../core/json-object.js';
 import type { EditableField } from './records.js';
 import { EDITABLE_FIELDS } from './records.js';
 import { httpsUrl, link, storedHref, text, wordList } from './text-rules.js';
@@ -80,7 +81,7 @@ const REQUIRED_ON_CREATE: EditableField[] = ['name', 'version', 'download'];
 
 /** POST /apps/api/plugins: the id and every field (defaults for the optional ones). */
 export function validateNewPlugin(body: unknown, isAdmin: boolean): { id: string } & PluginFields & { featured: boolean } {
-  const input = objectBody(body);
+  const input = objectBody(body, 'of plugin fields');
   if (input.id === undefined || input.id === null || input.id === '') throw validationFailed('id', 'id is required');
   if (typeof input.id !== 'string' || !PLUGIN_ID.test(input.id)) {
     throw validationFailed('id', 'id must be 3 to 128 letters, digits, dots, underscores or hyphens');
@@ -109,7 +110,7 @@ export function validateNewPlugin(body: unknown, isAdmin: boolean): { id: string
 
 /** PATCH /apps/api/plugins/:id (and the shared part of POST): the fields the body sets. */
 export function validateEdit(body: unknown, isAdmin: boolean, currentId?: string): ValidEdit {
-  const input = objectBody(body);
+  const input = objectBody(body, 'of plugin fields');
   for (const field of SERVER_FIELDS) {
     if (input[field] !== undefined) throw validationFailed(field, `${field} is set by the server, not by a request`);
   }
@@ -130,12 +131,7 @@ export function validateEdit(body: unknown, isAdmin: boolean, currentId?: string
   return edit;
 }
 
-function objectBody(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new HttpError(400, 'BAD_REQUEST', 'Expected a JSON object of plugin fields');
-  }
-  return body as Record<string, unknown>;
-}
+
 
 function trimmed(value: unknown): unknown {
   return typeof value === 'string' ? value.trim() : value;

@@ -1,4 +1,5 @@
 import { HttpError, validationFailed } from '../../core/errors.js';
+import { objectBody } from '../../core/json-object.js';
 import { sendOk } from '../../core/respond.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { requireAdmin, requireUser } from '../auth/guards.js';
@@ -44,10 +45,7 @@ export function reviewHandler(deps: SiteDeps) {
 }
 
 function reviewInput(body: unknown): { action: ReviewAction; reason: string | null } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new HttpError(400, 'BAD_REQUEST', 'Expected a JSON object with action and reason');
-  }
-  const { action, reason } = body as Record<string, unknown>;
+  const { action, reason } = objectBody(body, 'with action and reason');
   if (action !== 'approve' && action !== 'reject') throw validationFailed('action', 'action must be "approve" or "reject"');
   if (reason === undefined || reason === null) return { action, reason: null };
   const trimmed = text('reason', reason, 0, MAX_REVIEW_REASON).trim();

@@ -1,4 +1,5 @@
-import { HttpError, validationFailed } from '../../core/errors.js';
+import { validationFailed } from '../../core/errors.js';
+import { objectBody } from '../../core/json-object.js';
 import { integerParam } from '../../core/query-params.js';
 import { text } from '../plugins/text-rules.js';
 
@@ -32,7 +33,7 @@ export interface PageRequest {
 
 /** PUT .../ratings: `stars` a whole number 1-5; `comment` optional, up to 500 characters (null or "" clears it). */
 export function parseRatingInput(body: unknown): RatingInput {
-  const fields = objectBody(body, 'stars and comment');
+  const fields = objectBody(body, 'with stars and comment');
   const stars = fields.stars;
   if (typeof stars !== 'number' || !Number.isInteger(stars) || stars < MIN_STARS || stars > MAX_STARS) {
     throw validationFailed('stars', `stars must be a whole number from ${MIN_STARS} to ${MAX_STARS}`);
@@ -44,7 +45,7 @@ export function parseRatingInput(body: unknown): RatingInput {
 
 /** POST .../replies: `body`, or `comment` as its alias; 1-500 characters once trimmed. */
 export function parseReplyInput(body: unknown): string {
-  const fields = objectBody(body, 'body');
+  const fields = objectBody(body, 'with body');
   const value = fields.body !== undefined ? fields.body : fields.comment;
   if (value === undefined || value === null) throw validationFailed('body', 'body is required');
   const reply = text('body', value, 0, MAX_REPLY_LENGTH).trim();
@@ -65,9 +66,4 @@ export function isReplyId(value: string): boolean {
   return /^[1-9][0-9]{0,17}$/.test(value);
 }
 
-function objectBody(body: unknown, expected: string): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new HttpError(400, 'BAD_REQUEST', `Expected a JSON object with ${expected}`);
-  }
-  return body as Record<string, unknown>;
-}
+

@@ -1,4 +1,5 @@
-import { HttpError, validationFailed } from '../../core/errors.js';
+import { validationFailed } from '../../core/errors.js';
+import { objectBody } from '../../core/json-object.js';
 import { text } from '../plugins/text-rules.js';
 import { MAX_USERNAME_LENGTH } from '../auth/usernames.js';
 import { PLUGIN_ID } from '../plugins/visibility.js';
@@ -21,13 +22,10 @@ export interface ReportInput {
   note: string;
 }
 
-const object = (body: unknown, what: string): Record<string, unknown> => {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'BAD_REQUEST', `Expected a JSON object with ${what}`);
-  return body as Record<string, unknown>;
-};
+
 
 export function parseReport(body: unknown): ReportInput {
-  const { target, reason, note } = object(body, 'target, reason and note');
+  const { target, reason, note } = objectBody(body, 'with target, reason and note');
   if (typeof target !== 'object' || target === null || Array.isArray(target)) throw validationFailed('target', 'target must be {type: "plugin", plugin} or {type: "rating", plugin, user}');
   const { type, plugin, user } = target as Record<string, unknown>;
   if (type !== 'plugin' && type !== 'rating') throw validationFailed('target.type', 'target.type must be "plugin" or "rating"');
@@ -43,7 +41,7 @@ export function parseReport(body: unknown): ReportInput {
 }
 
 export function parseResolution(body: unknown): { action: Resolution; reason: string | null } {
-  const { action, reason } = object(body, 'action and reason');
+  const { action, reason } = objectBody(body, 'with action and reason');
   if (typeof action !== 'string' || !(RESOLUTIONS as readonly string[]).includes(action)) {
     throw validationFailed('action', `action must be one of ${RESOLUTIONS.join(', ')}`);
   }
