@@ -31,7 +31,7 @@ export function detailHandler(deps: SiteDeps, visitorAnswers: VisitorAnswers) {
     };
     // Whoever sees what a visitor sees gets the visitor's bytes (visitor-answers.ts);
     // a 404 is thrown, never kept.
-    await visitorAnswers.send(ctx, `detail ${id.toLowerCase()} ${related}`, user, detail);
+    await visitorAnswers.send(ctx, JSON.stringify(['detail', id.toLowerCase(), related]), user, detail);
   };
 }
 

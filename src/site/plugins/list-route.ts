@@ -64,10 +64,17 @@ export function listHandler(deps: SiteDeps, visitorAnswers: VisitorAnswers) {
       const plugins = rows.filter((row) => row.id !== null).map((row) => pluginRecord(row, viewer));
       return listAnswer(plugins, rows[0]?.total ?? 0, limit, offset);
     };
-    // Whoever sees what a visitor sees gets the visitor's bytes (visitor-answers.ts);
-    // a scope is about the caller, so it is always answered for them.
+    // Whoever sees what a visitor sees gets the visitor's bytes (visitor-answers.ts),
+    // kept under what decides them (public=1 changes nothing for a visitor, and the
+    // words of q decide its search), so neither the order of the parameters nor
+    // unknown ones make another copy; a scope is about the caller, so it is always
+    // answered for them.
     if (scope) sendJson(ctx, 200, await page(user), NO_STORE);
-    else await visitorAnswers.send(ctx, `list ${query}`, user, page);
+    else {
+      const search = terms === undefined ? null : (terms?.lower ?? '');
+      const key = JSON.stringify(['list', status, sort, tag, featured, limit, offset, search]);
+      await visitorAnswers.send(ctx, key, user, page);
+    }
   };
 }
 

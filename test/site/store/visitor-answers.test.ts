@@ -151,6 +151,26 @@ test('a player who has submitted nothing is answered what a visitor is; once the
   assert.equal((await listIds(first, '/apps/api/plugins?scope=mine', carol.cookie)).ids, ['vl-carols']);
 });
 
+test('one kept answer per question: the order of the parameters, public=1 and unknown ones do not make another', async () => {
+  const version = async (path: string) => (await (await fetch(first.url + path)).json()).plugins.find((p: { id: string }) => p.id === 'vl-one').version;
+  const kept = await version('/apps/api/plugins?tag=map&sort=installs');
+  // A change the generation does not see: only a kept answer can still show the old version.
+  await sql.begin(async (tx) => {
+    await tx`alter table plugins disable trigger plugins_bump_generation`;
+    await tx`update plugins set version = '9.9.9' where id = 'vl-one'`;
+    await tx`alter table plugins enable trigger plugins_bump_generation`;
+  });
+  try {
+    for (const path of ['/apps/api/plugins?sort=installs&tag=map', '/apps/api/plugins?tag=MAP&sort=installs&public=1', '/apps/api/plugins?tag=map&sort=installs&junk=1&limit=100']) {
+      assert.is(await version(path), kept, path);
+    }
+    // Another question is built afresh, and sees the change.
+    assert.is(await version('/apps/api/plugins?tag=map&sort=rating'), '9.9.9');
+  } finally {
+    await sql`update plugins set version = ${kept} where id = 'vl-one'`;
+  }
+});
+
 test('a kept answer is sent in each coding the client accepts, the same JSON', async () => {
   for (let i = 0; i < 40; i++) await insertPlugin(sql, `vl-many-${i}`, bob, 'approved', { description: 'x'.repeat(300) });
   const plain = await fetch(first.url + '/apps/api/plugins?public=1&limit=100', { headers: { 'accept-encoding': 'identity' } });
