@@ -2,7 +2,7 @@ import type { Feature } from '../../core/feature.js';
 import { jsonBody } from '../../core/middleware/json-body.js';
 import { createGuards } from '../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
-import { listNotificationsHandler, readNotificationsHandler } from './notification-routes.js';
+import { listNotificationsHandler, readNotificationsHandler, READ_BODY_LIMIT } from './notification-routes.js';
 
 /**
  * Notifications: written by the features whose events they tell about (notify.ts,
@@ -13,7 +13,7 @@ export function notificationsFeature(deps: SiteDeps): Feature<SiteLocals> {
   return {
     routes: [
       { method: 'GET', path: '/apps/api/notifications', use: [guards.userRequired], handler: listNotificationsHandler(deps) },
-      { method: 'POST', path: '/apps/api/notifications/read', use: [guards.userRequired, jsonBody()], handler: readNotificationsHandler(deps) },
+      { method: 'POST', path: '/apps/api/notifications/read', use: [guards.userRequired, jsonBody({ limit: READ_BODY_LIMIT })], handler: readNotificationsHandler(deps) },
     ],
   };
 }

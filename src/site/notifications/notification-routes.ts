@@ -10,6 +10,8 @@ export const DEFAULT_NOTIFICATIONS_LIMIT = 20;
 export const MAX_NOTIFICATIONS_LIMIT = 100;
 /** Most ids one read request may name. */
 export const MAX_READ_IDS = 200;
+/** 200 ids of 19 digits and the JSON around them fit in a few KB: a larger body is refused unread (413). */
+export const READ_BODY_LIMIT = 16 * 1024;
 
 interface StoredNotification {
   id: number;

@@ -5,6 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Sql } from '../../../src/db/pool.js';
+import { READ_BODY_LIMIT } from '../../../src/site/notifications/notification-routes.js';
 import { insertPlugin, testUser, type TestUser } from '../../helpers/store-fixtures.js';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
 import { storeClient, type StoreClient } from '../store/store-client.js';
@@ -141,6 +142,12 @@ for (const row of badReads) {
     assert.ok(['BAD_REQUEST', 'VALIDATION_FAILED'].includes(answer.body.code));
   });
 }
+
+test('POST /apps/api/notifications/read with a body over 16 KB -> 413, unread', async () => {
+  const answer = await markRead(admin, { ids: [1], padding: 'x'.repeat(READ_BODY_LIMIT) });
+  assert.is(answer.status, 413);
+  assert.is(answer.body.code, 'PAYLOAD_TOO_LARGE');
+});
 
 test('visitors get 401; bad paging 400', async () => {
   assert.is((await client.get('/apps/api/notifications')).status, 401);
