@@ -83,7 +83,7 @@ function buildFiles(raw: Map<string, Buffer>, compact: boolean): StaticFiles {
     const done = finalBodies.get(name);
     if (done) return done;
     let body = raw.get(name)!;
-    if (compact && /\.(js|css)$/.test(name)) body = Buffer.from(compactSource(body.toString('utf8')));
+    if (compact && /\.(js|css)$/.test(name)) body = Buffer.from(compactSource(body.toString('utf8'), name.endsWith('.css') ? 'css' : 'js'));
     if (name.endsWith('.js') && !visiting.has(name)) {
       visiting.add(name);
       const text = body.toString('utf8').replace(IMPORT_SPECIFIER, (whole, lead: string, quote: string, spec: string) => {
@@ -132,8 +132,14 @@ export function prepareFile(name: string, body: Buffer, cacheControl: string): S
  * source, browsers need none of them. Only whole lines and leading white space
  * go, so a string or a comment after code is never cut; the sources must hold no
  * string spanning lines (the site's do not: template literals are one line).
+ *
+ * A line break after `;`, `{` or `,` goes too: no statement can end there, so
+ * automatic semicolon insertion never depended on it (a line holding `//` keeps
+ * its break, since the comment may run to its end). Stylesheets also lose it
+ * after `}`, the space before a rule's `{` and the space after a declaration's
+ * colon (a line `name: value;`, never a selector, which ends in `{` or `,`).
  */
-export function compactSource(text: string): string {
+export function compactSource(text: string, kind: 'js' | 'css' = 'js'): string {
   const kept: string[] = [];
   let inBlock = false;
   for (const line of text.split('\n')) {
@@ -152,9 +158,24 @@ export function compactSource(text: string): string {
       else if (end + 2 < trimmed.length) kept.push(trimmed.slice(end + 2));
       continue;
     }
-    kept.push(trimmed);
+    kept.push(kind === 'css' ? tightCssLine(trimmed) : trimmed);
   }
-  return kept.join('\n');
+  const joinAfter = kind === 'css' ? /[;{},]$/ : /[;{,]$/;
+  let out = '';
+  for (let i = 0; i < kept.length; i++) {
+    const line = kept[i]!;
+    out += line;
+    if (i < kept.length - 1 && !(joinAfter.test(line) && !line.includes('//'))) out += '\n';
+  }
+  return out;
+}
+
+const CSS_DECLARATION = /^(--[\w-]+|[a-z-]+):\s+(?=\S)/;
+
+function tightCssLine(line: string): string {
+  if (line.endsWith('{')) return line.replace(/\s+\{$/, '{');
+  if (line.endsWith(',')) return line;
+  return line.replace(CSS_DECLARATION, '$1:');
 }
 
 /** `from './x.js'`, `import './x.js'`, `import('./x.js')`: relative specifiers only. */
