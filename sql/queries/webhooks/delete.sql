@@ -4,7 +4,7 @@ with removed as (
   delete from webhooks where user_id = $1 returning user_id
 ), cancelled as (
   update webhook_deliveries
-     set status = 'failed', last_error = 'cancelled: the webhook was removed', locked_until = null, claim = null
+     set status = 'failed', last_error = 'webhook_removed', locked_until = null, claim = null
    where user_id = $1 and status = 'pending'
   returning id
 )

@@ -1,4 +1,5 @@
 import { probe, isoDate, json, jsonBody, media, nullable, pathParam, queryParam, ref, type Schema } from '../../core/openapi-parts.js';
+import { DELIVERY_FAILURE_REASONS } from '../webhooks/failure-reasons.js';
 
 // The OpenAPI 3.1 description of the site (service A), served at /openapi.json.
 // Every route of the route table (src/site/app.ts) is here; test/openapi walks the
@@ -598,7 +599,7 @@ export const SITE_OPENAPI = {
                   status: { enum: ['pending', 'delivered', 'failed'] },
                   attempts: { type: 'integer', minimum: 0 },
                   lastStatusCode: nullable({ type: 'integer' }),
-                  lastError: nullable({ type: 'string' }),
+                  lastError: nullable({ enum: [...DELIVERY_FAILURE_REASONS], description: "Why the last attempt failed, a coarse reason (the detail is in the server log only); with `http_status` and `redirect`, lastStatusCode has the answer's status" }),
                   nextAttemptAt: nullable(isoDate),
                   deliveredAt: nullable(isoDate),
                   createdAt: isoDate,

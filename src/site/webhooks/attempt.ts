@@ -1,16 +1,18 @@
 import type { Dispatcher } from 'undici';
+import { errorReason, statusReason, type DeliveryFailureReason } from './failure-reasons.js';
 import { signatureHeader } from './signing.js';
 
 // One delivery attempt: the POST and what came of it. A 2xx answer is a success;
 // anything else (another status, a redirect, which is never followed, a refused
-// address, a timeout, a TLS error) is a failure to retry. The answer's body is
-// read up to a bound and thrown away.
+// address, a timeout, a TLS error) is a failure to retry, with its coarse reason
+// (for the history) and its detail (for the server log only). The answer's body
+// is read up to a bound and thrown away.
 
 export const WEBHOOK_USER_AGENT = 'launcher-web-webhooks/1';
 /** Longest a whole attempt may take, whatever the dispatcher's own timeouts. */
 export const ATTEMPT_DEADLINE_MS = 30_000;
 const MAX_DRAINED_BYTES = 64 * 1024;
-const MAX_ERROR_LENGTH = 500;
+const MAX_DETAIL_LENGTH = 500;
 
 export interface WebhookPayload {
   id: number;
@@ -28,7 +30,9 @@ export interface AttemptInput {
   payload: WebhookPayload;
 }
 
-export type AttemptResult = { ok: true; statusCode: number } | { ok: false; statusCode: number | null; error: string };
+export type AttemptResult =
+  | { ok: true; statusCode: number }
+  | { ok: false; statusCode: number | null; reason: DeliveryFailureReason; detail: string };
 
 export async function attemptDelivery(dispatcher: Dispatcher, input: AttemptInput, signal?: AbortSignal): Promise<AttemptResult> {
   const body = Buffer.from(JSON.stringify(input.payload), 'utf8');
@@ -51,21 +55,20 @@ export async function attemptDelivery(dispatcher: Dispatcher, input: AttemptInpu
     });
     await answer.body.dump({ limit: MAX_DRAINED_BYTES }).catch(() => undefined);
     if (answer.statusCode >= 200 && answer.statusCode < 300) return { ok: true, statusCode: answer.statusCode };
-    const why = answer.statusCode >= 300 && answer.statusCode < 400 ? 'redirect not followed' : 'not a 2xx answer';
-    return { ok: false, statusCode: answer.statusCode, error: `HTTP ${answer.statusCode} (${why})` };
+    const reason = statusReason(answer.statusCode);
+    return { ok: false, statusCode: answer.statusCode, reason, detail: `HTTP ${answer.statusCode}` };
   } catch (error) {
-    return { ok: false, statusCode: null, error: describe(error) };
+    return { ok: false, statusCode: null, reason: errorReason(error), detail: describe(error) };
   }
 }
 
-/** One line for the delivery history; the refusal of an address is named as such. */
+/** One line for the server log: each error of the chain with its code, outermost first (a refused address names it). */
 function describe(error: unknown): string {
-  let text = 'delivery failed';
+  const parts: string[] = [];
   for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 4; cause = cause.cause, depth++) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    text = code ? `${code}: ${cause.message}` : cause.message;
-    if (code === 'WEBHOOK_ADDRESS_REFUSED') break;
-    if (!(cause.cause instanceof Error)) break;
+    const code = (cause as { code?: unknown }).code;
+    parts.push(typeof code === 'string' ? `${code}: ${cause.message}` : `${cause.name}: ${cause.message}`);
   }
-  return text.length > MAX_ERROR_LENGTH ? text.slice(0, MAX_ERROR_LENGTH - 1) + '…' : text;
+  const text = parts.length > 0 ? parts.join(' <- ') : String(error);
+  return text.length > MAX_DETAIL_LENGTH ? text.slice(0, MAX_DETAIL_LENGTH - 1) + '…' : text;
 }

@@ -53,7 +53,7 @@ export function createDeliveryDispatcher(options: DeliveryDispatcherOptions = {}
   const pinnedLookup = (hostname: string, lookupOptions: LookupOptions, callback: LookupCallback) => {
     resolve(hostname).then(
       (addresses) => {
-        if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
+        if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'WEBHOOK_DNS_FAILED' }), '');
         const bad = addresses.find((address) => !isIP(address) || !allowed(address));
         if (bad !== undefined) return callback(new AddressRefusedError(hostname, bad), '');
         const address = addresses[0]!;
@@ -61,7 +61,8 @@ export function createDeliveryDispatcher(options: DeliveryDispatcherOptions = {}
         if (lookupOptions.all) callback(null, [{ address, family }]);
         else callback(null, address, family);
       },
-      (error: NodeJS.ErrnoException) => callback(error, ''),
+      // Named as a resolution failure whatever the resolver threw (failure-reasons.ts).
+      (error: unknown) => callback(Object.assign(new Error(`resolving ${hostname} failed`, { cause: error }), { code: 'WEBHOOK_DNS_FAILED' }), ''),
     );
   };
 

@@ -7,6 +7,7 @@ import { runQuery } from '../../db/queries.js';
 import { attemptDelivery, ATTEMPT_DEADLINE_MS, type AttemptResult } from './attempt.js';
 import { retryDelayMs } from './backoff.js';
 import { createDeliveryDispatcher } from './delivery-dispatcher.js';
+import type { DeliveryFailureReason } from './failure-reasons.js';
 
 // The webhook delivery queue's worker; one runs in every site process, and they
 // share the queue (webhook_deliveries) through PostgreSQL: a claim takes due rows
@@ -85,13 +86,17 @@ export function createWebhookWorker(deps: { sql: Sql; log: Logger }, options: We
     }
     failures++;
     const next = new Date(now + retryDelayMs(row.attempts));
-    const [outcome] = await runQuery<{ status: string }>(deps.sql, 'webhooks/mark-failed', [row.id, claim, next, result.statusCode, result.error]);
-    if (outcome?.status === 'failed') log.info('webhook delivery given up after 24 hours', { delivery: row.id, attempts: row.attempts, error: result.error });
+    // The history keeps the coarse reason only; the detail (which may name an
+    // internal address) is in this log line and nowhere else.
+    const [outcome] = await runQuery<{ status: string }>(deps.sql, 'webhooks/mark-failed', [row.id, claim, next, result.statusCode, result.reason]);
+    const fields = { delivery: row.id, attempts: row.attempts, reason: result.reason, status: result.statusCode, detail: result.detail };
+    if (outcome?.status === 'failed') log.info('webhook delivery given up after 24 hours', fields);
+    else log.info('webhook delivery attempt failed', fields);
   };
 
   const deliver = async (row: ClaimedRow, claim: string) => {
     if (row.url === null || row.secret === null) {
-      await runQuery(deps.sql, 'webhooks/give-up', [row.id, claim, 'cancelled: the webhook was removed']);
+      await runQuery(deps.sql, 'webhooks/give-up', [row.id, claim, 'webhook_removed' satisfies DeliveryFailureReason]);
       return;
     }
     const result = await attemptDelivery(
@@ -111,7 +116,7 @@ export function createWebhookWorker(deps: { sql: Sql; log: Logger }, options: We
       },
       stopping.signal,
     );
-    await finish(row, claim, stopping.signal.aborted && !result.ok ? { ...result, error: 'interrupted: the site was shutting down' } : result);
+    await finish(row, claim, stopping.signal.aborted && !result.ok ? { ...result, reason: 'interrupted', detail: `shutting down (${result.detail})` } : result);
   };
 
   const runOnce = async (): Promise<number> => {

@@ -5,6 +5,7 @@ import { sendJson } from '../../core/respond.js';
 import { runQuery } from '../../db/queries.js';
 import { requireUser } from '../auth/guards.js';
 import type { SiteContext, SiteDeps, SiteHandler } from '../context.js';
+import { shownReason } from './failure-reasons.js';
 import { newWebhookSecret } from './signing.js';
 import { validateWebhookUrl } from './url-rules.js';
 
@@ -94,7 +95,7 @@ export function listDeliveriesHandler(deps: SiteDeps): SiteHandler {
       status: d.status,
       attempts: d.attempts,
       lastStatusCode: d.last_status_code,
-      lastError: d.last_error,
+      lastError: shownReason(d.last_error),
       nextAttemptAt: iso(d.next_attempt_at),
       deliveredAt: iso(d.delivered_at),
       createdAt: iso(d.created_at),

@@ -6,6 +6,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { createServer } from 'node:net';
+import { createLogger } from '../../../src/core/log.js';
 import { createPool, type Sql } from '../../../src/db/pool.js';
 import { runQuery } from '../../../src/db/queries.js';
 import { createDeliveryDispatcher, type Resolver } from '../../../src/site/webhooks/delivery-dispatcher.js';
@@ -146,7 +148,7 @@ test('the receiver fails twice, then succeeds: retried after 30 s and 1 min, del
   assert.is(await worker.runOnce(), 1);
   let [delivery] = (await history(user)).deliveries;
   assert.equal([delivery.status, delivery.attempts, delivery.lastStatusCode], ['pending', 1, 500]);
-  assert.match(delivery.lastError, /HTTP 500/);
+  assert.is(delivery.lastError, 'http_status');
   const firstRetry = Date.parse(delivery.nextAttemptAt) - clock();
   assert.ok(firstRetry > 25_000 && firstRetry <= 30_000, `first retry in ${firstRetry} ms`);
 
@@ -205,7 +207,7 @@ test('a redirect is not followed: it counts as a failure', async () => {
   assert.equal(receiver.requests.map((r) => r.path), ['/hook']);
   const [delivery] = (await history(user)).deliveries;
   assert.equal([delivery.status, delivery.lastStatusCode], ['pending', 302]);
-  assert.match(delivery.lastError, /redirect/);
+  assert.is(delivery.lastError, 'redirect');
 });
 
 const refusedNames = ['loop.test', 'ten.test', 'meta.test', 'six.test', 'mapped.test', 'mixed.test'];
@@ -218,10 +220,66 @@ for (const host of refusedNames) {
     assert.ok(asked.includes(host), 'the name was resolved (by the injected resolver)');
     const [delivery] = (await history(user)).deliveries;
     assert.equal([delivery.status, delivery.lastStatusCode], ['pending', null]);
-    assert.match(delivery.lastError, /WEBHOOK_ADDRESS_REFUSED/);
-    assert.match(delivery.lastError, /not public/);
+    assert.is(delivery.lastError, 'address_not_allowed');
   });
 }
+
+test('delivery history shows internal DNS answers (regression): lastError is "address_not_allowed"; the name, its address and the error are in the server log only', async () => {
+  const lines: string[] = [];
+  const logged = createWebhookWorker({ sql, log: createLogger({}, { write: (line) => lines.push(line) }) }, { clock, dispatcher: createDeliveryDispatcher({ resolve: resolver, ca: receiver.ca }) });
+  try {
+    const { user } = await subscriber('whd-dns-leak', receiverUrl('loop.test'));
+    await notifyUser(user);
+    assert.is(await logged.runOnce(), 1);
+    assert.is(receiver.requests.length, 0);
+    const shown = await history(user);
+    assert.not.match(JSON.stringify(shown), /127\.0\.0\.1|loop\.test|public|WEBHOOK_|resolves/);
+    const [delivery] = shown.deliveries;
+    assert.equal([delivery.status, delivery.lastStatusCode, delivery.lastError], ['pending', null, 'address_not_allowed']);
+    const line = lines.map((text) => JSON.parse(text)).find((entry) => entry.delivery === String(delivery.id));
+    assert.ok(line, `the attempt is logged: ${lines.join('')}`);
+    assert.is(line.reason, 'address_not_allowed');
+    assert.match(line.detail, /loop\.test resolves to 127\.0\.0\.1/);
+  } finally {
+    await logged.stop();
+  }
+});
+
+/** A port on 127.0.0.1 where nothing listens (it was free a moment ago). */
+async function deadPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+test('each kind of failed attempt is recorded as its coarse reason, with the status code in lastStatusCode', async () => {
+  const dead = await deadPort();
+  const cases: Array<{ what: string; url: string; reason: string; status: number | null; answer?: { status: number; delayMs?: number }; dispatcher?: Parameters<typeof createDeliveryDispatcher>[0] }> = [
+    { what: 'a non-public address', url: receiverUrl('ten.test'), reason: 'address_not_allowed', status: null, dispatcher: { resolve: resolver, ca: receiver.ca } },
+    { what: 'a name that does not resolve', url: receiverUrl('nowhere.test'), reason: 'dns_failed', status: null },
+    { what: 'nothing listening', url: `https://receiver.test:${dead}/hook`, reason: 'connect_failed', status: null },
+    { what: 'an untrusted certificate', url: receiverUrl(), reason: 'tls_failed', status: null, dispatcher: { resolve: resolver, addressAllowed: receiverOnly } },
+    { what: 'no answer in time', url: receiverUrl(), reason: 'timeout', status: null, answer: { status: 200, delayMs: 1500 }, dispatcher: { resolve: resolver, ca: receiver.ca, addressAllowed: receiverOnly, headersTimeoutMs: 200 } },
+    { what: 'a 500', url: receiverUrl(), reason: 'http_status', status: 500, answer: { status: 500 } },
+    { what: 'a 404', url: receiverUrl(), reason: 'http_status', status: 404, answer: { status: 404 } },
+    { what: 'a 301', url: receiverUrl(), reason: 'redirect', status: 301, answer: { status: 301 } },
+  ];
+  for (const [i, c] of cases.entries()) {
+    receiver.answers = c.answer ? [c.answer] : [];
+    const { user } = await subscriber(`whd-reason-${i}`, c.url);
+    const own = createWebhookWorker({ sql, log: testLogger() }, { clock, dispatcher: createDeliveryDispatcher(c.dispatcher ?? { resolve: resolver, ca: receiver.ca, addressAllowed: receiverOnly }) });
+    try {
+      await notifyUser(user);
+      assert.is(await own.runOnce(), 1, c.what);
+    } finally {
+      await own.stop();
+    }
+    const [delivery] = (await history(user)).deliveries;
+    assert.equal([delivery.status, delivery.lastError, delivery.lastStatusCode], ['pending', c.reason, c.status], c.what);
+  }
+});
 
 test('an address in a stored URL is checked again at delivery (127.0.0.1, 10.0.0.1, 169.254.169.254, ::1): never contacted', async () => {
   for (const [i, host] of ['127.0.0.1', '10.0.0.1', '169.254.169.254', '[::1]'].entries()) {
@@ -231,7 +289,7 @@ test('an address in a stored URL is checked again at delivery (127.0.0.1, 10.0.0
     await notifyUser(user);
     assert.is(await realPolicyWorker.runOnce(), 1);
     const [delivery] = (await history(user)).deliveries;
-    assert.match(delivery.lastError, /WEBHOOK_ADDRESS_REFUSED/, host);
+    assert.is(delivery.lastError, 'address_not_allowed', host);
   }
   assert.is(receiver.requests.length, 0);
   assert.equal(asked, [], 'an address is not resolved');
@@ -290,7 +348,7 @@ test('stopping a worker aborts an attempt under way: a failed attempt, retried l
   assert.ok(Date.now() - stoppedAt < 1500, `stop took ${Date.now() - stoppedAt} ms`);
   const [delivery] = (await history(user)).deliveries;
   assert.equal([delivery.status, delivery.attempts, delivery.lastStatusCode], ['pending', 1, null]);
-  assert.match(delivery.lastError, /interrupted/);
+  assert.is(delivery.lastError, 'interrupted');
 });
 
 test('two workers on their own pools (as two site processes) deliver each of 24 notifications exactly once', async () => {

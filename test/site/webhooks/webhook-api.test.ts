@@ -156,10 +156,40 @@ test('a notification queues a delivery in its transaction; the history shows it;
   assert.equal((await call('DELETE', '/apps/api/webhook', { cookie: author.cookie })).body, { success: true });
   const after = await call('GET', '/apps/api/webhook/deliveries', { cookie: author.cookie });
   assert.equal(after.body.deliveries.map((d: any) => [d.status, d.nextAttemptAt]), [['failed', null], ['failed', null]]);
-  assert.match(after.body.deliveries[0].lastError, /removed/);
+  assert.equal(after.body.deliveries.map((d: any) => d.lastError), ['webhook_removed', 'webhook_removed']);
   assert.equal((await call('GET', '/apps/api/webhook', { cookie: author.cookie })).body, { success: true, webhook: null });
   // Removing again is harmless.
   assert.is((await call('DELETE', '/apps/api/webhook', { cookie: author.cookie })).status, 200);
+});
+
+// Rows written before the coarse reasons held the detailed text: shown as its reason, never as written.
+const storedErrors: Array<[string, string | null, string | null]> = [
+  ['none', null, null],
+  ['a refused address (the old text named the address)', 'WEBHOOK_ADDRESS_REFUSED: vm resolves to 127.0.0.1, which is not public', 'address_not_allowed'],
+  ['a refused literal address', 'WEBHOOK_ADDRESS_REFUSED: address 10.0.0.1 is not public', 'address_not_allowed'],
+  ['a status', 'HTTP 500 (not a 2xx answer)', 'http_status'],
+  ['a redirect', 'HTTP 302 (redirect not followed)', 'redirect'],
+  ['DNS', 'ENOTFOUND: getaddrinfo ENOTFOUND hooks.internal', 'dns_failed'],
+  ['a refused connection', 'ECONNREFUSED: connect ECONNREFUSED 1.1.1.1:22', 'connect_failed'],
+  ['a connect timeout', 'UND_ERR_CONNECT_TIMEOUT: Connect Timeout Error (attempted address: 1.1.1.1:22, timeout: 5000ms)', 'timeout'],
+  ['the deadline', '23: The operation was aborted due to timeout', 'timeout'],
+  ['a certificate', 'DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate', 'tls_failed'],
+  ['TLS', 'ERR_SSL_WRONG_VERSION_NUMBER: ssl3_get_record:wrong version number', 'tls_failed'],
+  ['a shutdown', 'interrupted: the site was shutting down', 'interrupted'],
+  ['a removed webhook', 'cancelled: the webhook was removed', 'webhook_removed'],
+  ['anything else', 'other side closed at 10.1.2.3', 'delivery_failed'],
+  ['a reason as stored now', 'tls_failed', 'tls_failed'],
+];
+test('delivery history shows internal DNS answers (regression): detailed errors stored by earlier versions are shown as their coarse reason', async () => {
+  const user = await testUser(sql, 'wh-legacy');
+  assert.is((await call('PUT', '/apps/api/webhook', { cookie: user.cookie }, { url: 'https://hooks.example.com/legacy' })).status, 200);
+  await insertPlugin(sql, 'wh-legacy-plugin', user, 'pending');
+  assert.is((await call('POST', '/apps/api/plugins/wh-legacy-plugin/review', { cookie: admin.cookie }, { action: 'approve' })).status, 200);
+  for (const [what, stored, shown] of storedErrors) {
+    await sql`update webhook_deliveries set last_error = ${stored} where user_id = ${user.id}`;
+    const answer = await call('GET', '/apps/api/webhook/deliveries', { cookie: user.cookie });
+    assert.is(answer.body.deliveries[0].lastError, shown, what);
+  }
 });
 
 test('delivery history paging: limit 1-50, offset >= 0', async () => {
