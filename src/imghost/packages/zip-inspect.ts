@@ -1,0 +1,205 @@
+import { createReadStream } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { createInflateRaw } from 'node:zlib';
+import { crc32 } from './crc32.js';
+import {
+  EOCD_SEARCH_BYTES,
+  EOCD_SIZE,
+  findEndRecord,
+  LOCAL_SIZE,
+  METHOD_DEFLATED,
+  needsZip64,
+  readCentralEntry,
+  readEndRecord,
+  readLocalHeader,
+  readZip64EndRecord,
+  readZip64Locator,
+  ZIP64_EOCD_SIZE,
+  ZIP64_LOCATOR_SIZE,
+  type CentralEntry,
+  type EndRecord,
+} from './zip-records.js';
+import { entryName, foldedName, MAX_ENTRIES, MAX_NAME_BYTES, MAX_TOTAL_UNCOMPRESSED, refusedEntry, unsafeName } from './zip-rules.js';
+
+// A package is inspected from its spooled temporary file before it is kept: the
+// central directory is read and checked against every local header, then each
+// entry's data is inflated in memory, chunk by chunk, and thrown away, so that its
+// real size and CRC are checked rather than the sizes it declares (a ZIP bomb lies
+// about them). Nothing is ever written out.
+
+/** Entries listed in an answer; the count is always complete. */
+export const LISTED_ENTRIES = 1000;
+/** 10,000 entries with long names and extra fields stay well below this. */
+const MAX_CENTRAL_BYTES = 16 * 1024 * 1024;
+
+export interface ZipEntry {
+  name: string;
+  size: number;
+  crc32: number;
+}
+
+export interface ZipInspection {
+  /** The first LISTED_ENTRIES entries, in central directory order. */
+  entries: ZipEntry[];
+  entryCount: number;
+  /** Sum of the entries' uncompressed sizes. */
+  totalSize: number;
+}
+
+/** A file that is not an acceptable package; `reason` is for the uploader. */
+export class ZipRefused extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'ZipRefused';
+  }
+}
+
+const refuse = (reason: string): never => {
+  throw new ZipRefused(reason);
+};
+
+interface Named extends CentralEntry {
+  name: string;
+  /** Its place in the central directory, the order answers list entries in. */
+  order: number;
+}
+
+interface Located extends Named {
+  dataStart: number;
+}
+
+export async function inspectZip(path: string): Promise<ZipInspection> {
+  const file = await open(path, 'r');
+  let located: Located[];
+  let end: EndRecord;
+  try {
+    const { size } = await file.stat();
+    end = await readEnd(file, size);
+    const entries = await readCentralDirectory(file, end);
+    located = await checkLocalHeaders(file, entries, end);
+  } finally {
+    await file.close();
+  }
+  for (const entry of located.sort((a, b) => a.localOffset - b.localOffset)) await verifyData(path, entry);
+  const inOrder = located.sort((a, b) => a.order - b.order);
+  return {
+    entries: inOrder.slice(0, LISTED_ENTRIES).map(({ name, size, crc32 }) => ({ name, size, crc32 })),
+    entryCount: inOrder.length,
+    totalSize: inOrder.reduce((sum, entry) => sum + entry.size, 0),
+  };
+}
+
+async function readAt(file: FileHandle, position: number, length: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(length);
+  const { bytesRead } = await file.read(buffer, 0, length, position);
+  return buffer.subarray(0, bytesRead);
+}
+
+async function readEnd(file: FileHandle, size: number): Promise<EndRecord> {
+  if (size < EOCD_SIZE) refuse('it is not a ZIP file (too short)');
+  const tailStart = Math.max(0, size - EOCD_SEARCH_BYTES);
+  const tail = await readAt(file, tailStart, size - tailStart);
+  const at = findEndRecord(tail);
+  if (at < 0) refuse('it is not a ZIP file, or it is truncated (no end of central directory record)');
+  let end = readEndRecord(tail, at, tailStart + at);
+  const locatorOffset = end.offset - ZIP64_LOCATOR_SIZE;
+  const zip64At = locatorOffset >= 0 ? readZip64Locator(await readAt(file, locatorOffset, ZIP64_LOCATOR_SIZE)) : null;
+  if (zip64At !== null) {
+    const zip64 = zip64At + ZIP64_EOCD_SIZE <= locatorOffset ? readZip64EndRecord(await readAt(file, zip64At, ZIP64_EOCD_SIZE), zip64At) : null;
+    end = zip64 ?? refuse('its ZIP64 end of central directory record is damaged');
+  } else if (needsZip64(end)) {
+    refuse('it is a ZIP64 file without its ZIP64 end record (damaged)');
+  }
+  if (end.diskNumber !== 0) refuse('it is a split (multi-part) archive; upload one ZIP file');
+  if (end.entryCount === 0) refuse('the ZIP holds no files');
+  if (end.entryCount > MAX_ENTRIES) refuse(`the ZIP holds ${end.entryCount} entries; at most ${MAX_ENTRIES} are accepted`);
+  const centralEnd = end.zip64Offset ?? end.offset;
+  const actualStart = centralEnd - end.centralSize;
+  if (actualStart > end.centralOffset) {
+    refuse(`the file has ${actualStart - end.centralOffset} bytes before the ZIP archive (a self-extracting stub?); upload a plain ZIP`);
+  }
+  if (actualStart !== end.centralOffset) refuse('its central directory is damaged (offsets do not match)');
+  if (end.centralSize > MAX_CENTRAL_BYTES) refuse('its central directory is too large');
+  return end;
+}
+
+async function readCentralDirectory(file: FileHandle, end: EndRecord): Promise<Named[]> {
+  const central = await readAt(file, end.centralOffset, end.centralSize);
+  if (central.length !== end.centralSize) refuse('it is truncated (central directory cut short)');
+  const entries: Named[] = [];
+  const seen = new Map<string, string>();
+  let total = 0;
+  let at = 0;
+  while (at < central.length) {
+    if (entries.length === end.entryCount) refuse('its central directory is damaged (more entries than declared)');
+    const entry = readCentralEntry(central, at);
+    if (typeof entry === 'string') return refuse(entry);
+    at += entry.length;
+    const decoded = entryName(entry);
+    if ('reason' in decoded) return refuse(decoded.reason);
+    const { name } = decoded;
+    const unsafe = unsafeName(name) ?? refusedEntry(entry, name);
+    if (unsafe) refuse(unsafe);
+    if (name.endsWith('/') && entry.size !== 0) refuse(`"${name}" is a folder with data`);
+    const folded = foldedName(name);
+    const twin = seen.get(folded);
+    if (twin !== undefined) refuse(`"${twin}" and "${name}" are the same name on Windows and macOS`);
+    seen.set(folded, name);
+    total += entry.size;
+    if (total > MAX_TOTAL_UNCOMPRESSED) refuse(`its files add up to more than ${MAX_TOTAL_UNCOMPRESSED / 1024 / 1024} MiB unpacked`);
+    entries.push({ ...entry, name, order: entries.length });
+  }
+  if (entries.length !== end.entryCount) refuse('its central directory is damaged (fewer entries than declared)');
+  return entries;
+}
+
+/**
+ * Each local header must be where the central directory says, with the same name
+ * and method, and the entries' data must not overlap each other (the overlapping
+ * kind of ZIP bomb reuses one compressed stream for many entries) nor the central
+ * directory. The first entry starts at 0: bytes before it are a stub or garbage.
+ */
+async function checkLocalHeaders(file: FileHandle, entries: Named[], end: EndRecord): Promise<Located[]> {
+  const byOffset = [...entries].sort((a, b) => a.localOffset - b.localOffset);
+  const located: Located[] = [];
+  let previousEnd = 0;
+  for (const entry of byOffset) {
+    if (entry.localOffset < previousEnd) refuse(`"${entry.name}" overlaps another entry (a ZIP bomb?)`);
+    if (entry.localOffset > previousEnd && located.length === 0) refuse(`the file has ${entry.localOffset} bytes before its first entry; upload a plain ZIP`);
+    const local = readLocalHeader(await readAt(file, entry.localOffset, LOCAL_SIZE + MAX_NAME_BYTES));
+    if (!local) refuse(`"${entry.name}" has no local header where the central directory says (damaged)`);
+    if (!local!.nameBytes.equals(entry.nameBytes) || local!.method !== entry.method || (local!.flags & 1) !== (entry.flags & 1)) {
+      refuse(`"${entry.name}" differs between its local header and the central directory`);
+    }
+    const dataStart = entry.localOffset + local!.length;
+    const dataEnd = dataStart + entry.compressedSize;
+    if (dataEnd > end.centralOffset) refuse(`"${entry.name}" runs past the end of the data (truncated or damaged)`);
+    located.push({ ...entry, dataStart });
+    previousEnd = dataEnd;
+  }
+  return located;
+}
+
+/** Inflates one entry in memory, bounded by its declared size, and checks its size and CRC. */
+async function verifyData(path: string, entry: Located): Promise<void> {
+  if (entry.compressedSize === 0 && entry.size === 0) return;
+  const raw = createReadStream(path, { start: entry.dataStart, end: entry.dataStart + entry.compressedSize - 1 });
+  const data = entry.method === METHOD_DEFLATED ? raw.pipe(createInflateRaw()) : raw;
+  let size = 0;
+  let crc = 0;
+  try {
+    for await (const chunk of data as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > entry.size) refuse(`"${entry.name}" unpacks to more than its declared size (a ZIP bomb?)`);
+      crc = crc32(chunk, crc);
+    }
+  } catch (error) {
+    if (error instanceof ZipRefused) throw error;
+    refuse(`"${entry.name}" is damaged (its data cannot be unpacked)`);
+  } finally {
+    raw.destroy();
+    data.destroy();
+  }
+  if (size !== entry.size) refuse(`"${entry.name}" is damaged (it unpacks to ${size} bytes, not ${entry.size})`);
+  if (crc !== entry.crc32) refuse(`"${entry.name}" is damaged (CRC mismatch)`);
+}

@@ -1,0 +1,105 @@
+// Writes ZIP files for tests, honest or broken on purpose: every field a hostile
+// archive could lie in can be overridden per entry. Layout per APPNOTE.TXT 4.3.
+import { deflateRawSync } from 'node:zlib';
+import { tableCrc32 } from '../../src/imghost/packages/crc32.js';
+
+export interface ZipEntrySpec {
+  name: string | Buffer;
+  data?: Buffer;
+  /** 0 stored, 8 deflated (default 8 for non-empty data). */
+  method?: number;
+  flags?: number;
+  madeBy?: number;
+  externalAttributes?: number;
+  /** Lies in both headers. */
+  declaredSize?: number;
+  declaredCompressedSize?: number;
+  declaredCrc?: number;
+  /** Name in the local header only (a mismatch with the central directory). */
+  localName?: string;
+  /** Point this entry's central record at an earlier entry's local header (overlap). */
+  sameDataAs?: number;
+}
+
+export interface ZipSpec {
+  /** Bytes before the archive (a self-extracting stub); offsets stay relative to the file start only with `adjustOffsets`. */
+  prefix?: Buffer;
+  adjustOffsets?: boolean;
+  /** Write ZIP64 records and extra fields. */
+  zip64?: boolean;
+  comment?: string;
+}
+
+const u16 = (n: number) => {
+  const b = Buffer.alloc(2);
+  b.writeUInt16LE(n);
+  return b;
+};
+const u32 = (n: number) => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(n >>> 0);
+  return b;
+};
+const u64 = (n: number) => {
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64LE(BigInt(n));
+  return b;
+};
+
+export function buildZip(entries: ZipEntrySpec[], spec: ZipSpec = {}): Buffer {
+  const prefix = spec.prefix ?? Buffer.alloc(0);
+  const base = spec.adjustOffsets ? prefix.length : 0;
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  const offsets: number[] = [];
+  let offset = 0;
+  entries.forEach((entry) => {
+    const name = typeof entry.name === 'string' ? Buffer.from(entry.name, 'utf8') : entry.name;
+    const data = entry.data ?? Buffer.alloc(0);
+    const method = entry.method ?? (data.length > 0 ? 8 : 0);
+    const stored = method === 8 ? deflateRawSync(data) : data;
+    const crc = entry.declaredCrc ?? tableCrc32(data, 0);
+    const size = entry.declaredSize ?? data.length;
+    const csize = entry.declaredCompressedSize ?? stored.length;
+    const flags = entry.flags ?? (/[^\x00-\x7f]/.test(name.toString('latin1')) ? 0x0800 : 0);
+    const localName = entry.localName === undefined ? name : Buffer.from(entry.localName, 'utf8');
+    const zip64Extra = spec.zip64 ? Buffer.concat([u16(1), u16(16), u64(size), u64(csize)]) : Buffer.alloc(0);
+    const local = Buffer.concat([
+      u32(0x04034b50), u16(spec.zip64 ? 45 : 20), u16(flags), u16(method), u16(0), u16(0x21),
+      u32(crc), u32(spec.zip64 ? 0xffffffff : csize), u32(spec.zip64 ? 0xffffffff : size),
+      u16(localName.length), u16(zip64Extra.length), localName, zip64Extra,
+    ]);
+    let localOffset = base + offset;
+    if (entry.sameDataAs !== undefined) {
+      localOffset = offsets[entry.sameDataAs]!;
+    } else {
+      locals.push(local, stored);
+      offset += local.length + stored.length;
+    }
+    offsets.push(localOffset);
+    const centralExtra = spec.zip64 ? Buffer.concat([u16(1), u16(24), u64(size), u64(csize), u64(localOffset)]) : Buffer.alloc(0);
+    centrals.push(Buffer.concat([
+      u32(0x02014b50), u16(entry.madeBy ?? 0x031e), u16(spec.zip64 ? 45 : 20), u16(flags), u16(method), u16(0), u16(0x21),
+      u32(crc), u32(spec.zip64 ? 0xffffffff : csize), u32(spec.zip64 ? 0xffffffff : size),
+      u16(name.length), u16(centralExtra.length), u16(0), u16(0), u16(0), u32(entry.externalAttributes ?? (0o100644 << 16)),
+      u32(spec.zip64 ? 0xffffffff : localOffset), name, centralExtra,
+    ]));
+  });
+  const central = Buffer.concat(centrals);
+  const centralOffset = base + offset;
+  const comment = Buffer.from(spec.comment ?? '', 'utf8');
+  const tail: Buffer[] = [];
+  if (spec.zip64) {
+    const zip64Offset = centralOffset + central.length;
+    tail.push(
+      Buffer.concat([u32(0x06064b50), u64(44), u16(45), u16(45), u32(0), u32(0), u64(entries.length), u64(entries.length), u64(central.length), u64(centralOffset)]),
+      Buffer.concat([u32(0x07064b50), u32(0), u64(zip64Offset), u32(1)]),
+      Buffer.concat([u32(0x06054b50), u16(0), u16(0), u16(0xffff), u16(0xffff), u32(0xffffffff), u32(0xffffffff), u16(comment.length), comment]),
+    );
+  } else {
+    tail.push(Buffer.concat([
+      u32(0x06054b50), u16(0), u16(0), u16(entries.length), u16(entries.length), u32(central.length), u32(centralOffset), u16(comment.length), comment,
+    ]));
+  }
+  return Buffer.concat([prefix, ...locals, central, ...tail]);
+}

@@ -1,0 +1,153 @@
+// The ZIP inspector against a corpus this test makes: honest archives pass with
+// their entries listed; each hostile or broken one is refused with its reason.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { crc32 as zlibCrc32 } from 'node:zlib';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { tableCrc32 } from '../../src/imghost/packages/crc32.js';
+import { inspectZip, LISTED_ENTRIES, ZipRefused } from '../../src/imghost/packages/zip-inspect.js';
+import { MAX_ENTRIES } from '../../src/imghost/packages/zip-rules.js';
+import { tempDir } from '../helpers/servers.js';
+import { buildZip, type ZipEntrySpec } from '../helpers/zip-writer.js';
+
+const dir = tempDir('zip-corpus-');
+let counter = 0;
+function fileOf(bytes: Buffer): string {
+  const path = join(dir, `case-${counter++}.zip`);
+  writeFileSync(path, bytes);
+  return path;
+}
+
+const text = (s: string) => Buffer.from(s, 'utf8');
+const plugin: ZipEntrySpec[] = [
+  { name: 'plugin.json', data: text('{"id":"demo","version":"1.0.0"}') },
+  { name: 'lib/', data: Buffer.alloc(0), method: 0 },
+  { name: 'lib/main.py', data: text('print("hello")\n'.repeat(20)) },
+  { name: 'assets/icon.bin', data: randomBytes(3000), method: 0 },
+];
+const honest = buildZip(plugin);
+
+const accepted: Array<{ what: string; zip: Buffer; count: number }> = [
+  { what: 'a plain archive, stored and deflated entries', zip: honest, count: 4 },
+  { what: 'ZIP64 records and extra fields', zip: buildZip(plugin, { zip64: true }), count: 4 },
+  { what: 'a comment after the end record', zip: buildZip(plugin, { comment: 'made by a test PK\u0005\u0006' }), count: 4 },
+  { what: 'UTF-8 names (Chinese), flagged', zip: buildZip([{ name: '说明/读我.txt', data: text('你好') }]), count: 1 },
+  { what: 'a UTF-8 name without the flag', zip: buildZip([{ name: 'é.txt', data: text('x'), flags: 0 }]), count: 1 },
+];
+
+for (const c of accepted) {
+  test(`accepted: ${c.what}`, async () => {
+    const result = await inspectZip(fileOf(c.zip));
+    assert.is(result.entryCount, c.count);
+    assert.is(result.entries.length, c.count);
+    for (const entry of result.entries) {
+      assert.type(entry.name, 'string');
+      assert.ok(Number.isInteger(entry.size) && entry.size >= 0);
+      assert.ok(Number.isInteger(entry.crc32) && entry.crc32 >= 0);
+    }
+  });
+}
+
+test('entries keep their names, sizes and CRCs in central directory order', async () => {
+  const result = await inspectZip(fileOf(honest));
+  assert.equal(result.entries.map((e) => e.name), ['plugin.json', 'lib/', 'lib/main.py', 'assets/icon.bin']);
+  assert.is(result.entries[2]!.size, 300);
+  assert.is(result.entries[2]!.crc32, zlibCrc32(text('print("hello")\n'.repeat(20))));
+  assert.is(result.totalSize, result.entries.reduce((sum, e) => sum + e.size, 0));
+});
+
+test(`at most ${LISTED_ENTRIES} entries are listed; the count is whole`, async () => {
+  const many = Array.from({ length: 1500 }, (_, i) => ({ name: `f/${i}.txt`, data: text(String(i)), method: 0 }));
+  const result = await inspectZip(fileOf(buildZip(many)));
+  assert.is(result.entryCount, 1500);
+  assert.is(result.entries.length, LISTED_ENTRIES);
+});
+
+const deflated = (size: number) => Buffer.alloc(size, 0x61);
+const unixMode = (mode: number) => mode << 16;
+const stub = Buffer.concat([text('MZ'), randomBytes(510)]);
+const truncated = honest.subarray(0, honest.length - 10);
+
+const refused: Array<{ what: string; zip: Buffer; reason: RegExp }> = [
+  { what: 'not a ZIP at all', zip: text('hello, this is text and not an archive at all'), reason: /not a ZIP/ },
+  { what: 'an empty file', zip: Buffer.alloc(0), reason: /not a ZIP/ },
+  { what: 'truncated: the end record cut off', zip: truncated, reason: /not a ZIP|truncated/ },
+  { what: 'truncated: data cut out of the middle', zip: Buffer.concat([honest.subarray(0, 40), honest.subarray(200)]), reason: /damaged|truncated|before/ },
+  { what: 'no entries', zip: buildZip([]), reason: /no files/ },
+  { what: 'a prepended stub (self-extracting)', zip: buildZip(plugin, { prefix: stub }), reason: /before the ZIP archive/ },
+  { what: 'a prepended stub with offsets adjusted', zip: buildZip(plugin, { prefix: stub, adjustOffsets: true }), reason: /before its first entry/ },
+  { what: 'a deflate bomb (over 100:1)', zip: buildZip([{ name: 'zeros.bin', data: Buffer.alloc(4 * 1024 * 1024) }]), reason: /100 times/ },
+  {
+    what: 'a bomb lying about its size',
+    zip: buildZip([{ name: 'liar.bin', data: deflated(2 * 1024 * 1024), declaredSize: 1000 }]),
+    reason: /more than its declared size|damaged/,
+  },
+  {
+    what: 'overlapping entries (one stream, many names)',
+    zip: buildZip([{ name: 'a.txt', data: text('x'.repeat(500)) }, { name: 'b.txt', data: text('x'.repeat(500)), sameDataAs: 0 }]),
+    reason: /overlaps|differs/,
+  },
+  {
+    what: `more than ${MAX_ENTRIES} entries`,
+    zip: buildZip(Array.from({ length: MAX_ENTRIES + 1 }, (_, i) => ({ name: `${i}`, method: 0 }))),
+    reason: /at most 10000/,
+  },
+  {
+    what: 'more than 512 MiB unpacked in all',
+    zip: buildZip(Array.from({ length: 90 }, (_, i) => ({ name: `big${i}.bin`, data: randomBytes(64), declaredSize: 6 * 1024 * 1024, declaredCompressedSize: 70 * 1024 }))),
+    reason: /512 MiB/,
+  },
+  { what: 'a ".." segment', zip: buildZip([{ name: 'a/../../evil.txt', data: text('x') }]), reason: /"\.\." segment/ },
+  { what: 'a leading ".." segment', zip: buildZip([{ name: '../evil.txt', data: text('x') }]), reason: /"\.\." segment/ },
+  { what: 'an absolute name', zip: buildZip([{ name: '/etc/passwd', data: text('x') }]), reason: /absolute/ },
+  { what: 'a backslash', zip: buildZip([{ name: '..\\..\\evil.txt', data: text('x') }]), reason: /backslash/ },
+  { what: 'a drive letter', zip: buildZip([{ name: 'C:/Windows/evil.dll', data: text('x') }]), reason: /drive letter/ },
+  { what: 'a NUL in a name', zip: buildZip([{ name: 'a.txt\u0000.exe', data: text('x') }]), reason: /control character/ },
+  { what: 'a control character in a name', zip: buildZip([{ name: 'a\u001b[31m.txt', data: text('x') }]), reason: /control character/ },
+  { what: 'a name not UTF-8', zip: buildZip([{ name: Buffer.from([0x66, 0xff, 0xfe, 0x2e, 0x74]), data: text('x'), flags: 0 }]), reason: /UTF-8/ },
+  { what: 'names equal when case folds', zip: buildZip([{ name: 'Readme.TXT', data: text('a') }, { name: 'readme.txt', data: text('b') }]), reason: /same name/ },
+  { what: 'names equal when ß folds', zip: buildZip([{ name: 'STRASSE', data: text('a') }, { name: 'straße', data: text('b') }]), reason: /same name/ },
+  { what: 'names equal after Unicode normalisation', zip: buildZip([{ name: 'caf\u00e9', data: text('a') }, { name: 'cafe\u0301', data: text('b') }]), reason: /same name/ },
+  { what: 'a symbolic link', zip: buildZip([{ name: 'link', data: text('/etc/passwd'), method: 0, externalAttributes: unixMode(0o120777) }]), reason: /symbolic link/ },
+  { what: 'an encrypted entry', zip: buildZip([{ name: 'secret.txt', data: text('x'.repeat(20)), flags: 1 }]), reason: /encrypted/ },
+  { what: 'an AES-encrypted entry (method 99)', zip: buildZip([{ name: 'secret.txt', data: text('xx'), method: 99 }]), reason: /encrypted/ },
+  { what: 'an unknown compression method', zip: buildZip([{ name: 'a.bz', data: text('xx'), method: 12 }]), reason: /compression method 12/ },
+  { what: 'a CRC that does not match', zip: buildZip([{ name: 'a.txt', data: text('hello'), declaredCrc: 1234 }]), reason: /CRC/ },
+  { what: 'local and central names differ', zip: buildZip([{ name: 'safe.txt', localName: 'evil.exe', data: text('x') }]), reason: /differs/ },
+  { what: 'a folder with data', zip: buildZip([{ name: 'dir/', data: text('x'), method: 0 }]), reason: /folder/ },
+];
+
+for (const c of refused) {
+  test(`refused: ${c.what}`, async () => {
+    try {
+      await inspectZip(fileOf(c.zip));
+      assert.unreachable('accepted');
+    } catch (error) {
+      assert.instance(error, ZipRefused, String(error));
+      assert.match((error as ZipRefused).reason, c.reason);
+    }
+  });
+}
+
+test('refusals are refused byte by byte too: every cut of an honest archive is refused or read whole, never thrown otherwise', async () => {
+  for (let cut = 0; cut < honest.length; cut += 7) {
+    try {
+      await inspectZip(fileOf(honest.subarray(0, cut)));
+      assert.unreachable(`a ZIP cut at ${cut} was accepted`);
+    } catch (error) {
+      assert.instance(error, ZipRefused, `cut at ${cut}: ${String(error)}`);
+    }
+  }
+});
+
+test('the table CRC-32 equals zlib’s', () => {
+  for (const size of [0, 1, 7, 64, 1000]) {
+    const data = randomBytes(size);
+    assert.is(tableCrc32(data, 0), zlibCrc32(data));
+    assert.is(tableCrc32(data.subarray(size >> 1), tableCrc32(data.subarray(0, size >> 1), 0)), zlibCrc32(data));
+  }
+});
+
+test.run();
