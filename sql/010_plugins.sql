@@ -1,6 +1,6 @@
 -- The plugin store: plugins, the pending update of an approved plugin, the last
 -- review, install counts and the click de-duplication. Ratings and replies are in
--- 011. Every field rule of CONTRACT.md "Plugins" is also a constraint here, so no
+-- 011. Every plugin field rule (docs/api.md, "Plugin store") is also a constraint here, so no
 -- code path can store what the API would refuse (the API checks first, to name the
 -- offending field; these are the net). Only PostgreSQL 15 features.
 --

@@ -1,7 +1,7 @@
 import { badRequest } from './errors.js';
 
 // Query parameters a client got wrong are a malformed query: 400 BAD_REQUEST
-// (CONTRACT.md), naming the parameter in `field`. VALIDATION_FAILED is kept for the
+// (docs/api.md, "Conventions"), naming the parameter in `field`. VALIDATION_FAILED is kept for the
 // field rules of JSON bodies.
 
 /** The one value of `name`, or undefined; a repeated parameter is ambiguous, hence refused. */

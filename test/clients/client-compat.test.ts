@@ -1,7 +1,7 @@
 // Client compatibility: what the real Bloret clients read, against the real servers.
 // One check per item of issue 8; each `what` names the client file it is written
 // from, and the readers in client-readers.ts follow those files (read, not copied).
-// README "Clients" says the same in prose.
+// docs/api.md "Clients that read these answers" says the same in prose.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';

@@ -202,7 +202,7 @@ test('one JSON access-log line per request, without the query string', async () 
   assert.not.ok(JSON.stringify(lines[0]).includes('SECRETCODE'));
 });
 
-// CONTRACT: security headers on every answer, and a request id. They are written
+// Security headers on every answer, and a request id. They are written
 // with the head (core/answer-head.ts), whichever way the head is written.
 const everyKindOfAnswer = [
   { what: 'respond.ts success', method: 'GET', path: '/things/1', status: 200 },

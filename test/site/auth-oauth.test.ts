@@ -1,5 +1,4 @@
-// Login through the identity provider (CONTRACT.md "Login through the identity
-// provider"), against a fake provider, driven like a browser with redirect: 'manual'.
+// Login through the identity provider (docs/api.md, "Login and sessions"), against a fake provider, driven like a browser with redirect: 'manual'.
 import { createHash } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

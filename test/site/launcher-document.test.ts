@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseLauncherDocument } from '../../src/site/launcher/document.js';
 
-/** What a file without any info key serves: null everywhere but BLTips, which is [] (CONTRACT). */
+/** What a file without any info key serves: null everywhere but BLTips, which is [] (docs/api.md). */
 const NULL_INFO = {
   latestVersion: null,
   description: null,

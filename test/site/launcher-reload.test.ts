@@ -1,6 +1,6 @@
 // LAUNCHER_CONFIG is re-read when it changes; a version that cannot be used is
-// logged and the last good one stays in service (CONTRACT "Launcher info and fast
-// download"). The site here logs into an array, so a test can wait for the refusal
+// logged and the last good one stays in service (docs/api.md, "Launcher
+// info"). The site here logs into an array, so a test can wait for the refusal
 // itself instead of sleeping and hoping.
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

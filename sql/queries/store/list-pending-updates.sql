@@ -1,7 +1,7 @@
 -- Approved plugins whose author's edit waits for review (the review queue), oldest
 -- edit first (ties by id), and the total, in one round trip. Parameters: $1 limit,
 -- $2 offset, $3 submitter (scope=mine) or null (scope=admin: everyone's).
--- Only approved plugins have pending updates (CONTRACT "Edits"). An offset past
+-- Only approved plugins have pending updates (docs/api.md, "Edits and reviews"). An offset past
 -- the end still answers one row: the total, with a null id.
 select total.count::integer as total, r.*
   from (select count(*) as count from plugin_pending_updates u join plugins p on p.id = u.plugin_id

@@ -12,8 +12,7 @@ import { beginSession } from './session-lifecycle.js';
 import { upsertProviderUser } from './users.js';
 
 // Login through the identity provider: OAuth 2.0 authorization code with PKCE
-// (RFC 6749 4.1, RFC 7636), the flow of CONTRACT.md "Login through the identity
-// provider". Without OAUTH_* settings both routes answer 404 NOT_FOUND: the site
+// (RFC 6749 4.1, RFC 7636), as docs/api.md "Login and sessions" describes it. Without OAUTH_* settings both routes answer 404 NOT_FOUND: the site
 // then has only local accounts (POST /apps/auth/password).
 
 export const CALLBACK_PATH = '/apps/auth/callback';

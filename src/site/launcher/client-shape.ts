@@ -1,9 +1,9 @@
 // What the real launchers read from /api/info and /api/fastdownload, as a table, so
 // that a LAUNCHER_CONFIG they cannot use is reported when it is loaded instead of
-// being found out by users. The answers are still served as they are (SPEC leaves
-// their structure to the launchers); this only tells the operator, key by key.
+// being found out by users. The answers are still served as they are (their
+// structure is the launchers' business); this only tells the operator, key by key.
 //
-// Read from the launchers' sources (README "Clients"):
+// Read from the launchers' sources (docs/api.md, "Clients that read these answers"):
 // - BloraLauncher (Dart) lib/tools/server_info.dart, BloraLauncherConfig.fromJson and
 //   the classes under it: each field is `json[key] ?? default` assigned to a typed
 //   field, so a missing key gets a default but a value of the wrong type throws, and

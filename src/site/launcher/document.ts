@@ -1,12 +1,12 @@
 // What LAUNCHER_CONFIG means. Pure functions from the file's bytes to the two
 // answers, so the rules can be tested as a table without a server.
 //
-// Rules (CONTRACT "Launcher info and fast download"; our choices where it is silent):
+// Rules (docs/api.md, "Launcher info"):
 // - The file is UTF-8 JSON (a leading BOM is allowed: Windows editors write one)
 //   whose top level is an object. Anything else is refused as a whole.
 // - /api/info serves exactly the seven keys below, nothing else from the file, so
 //   notes or secrets kept beside them never leak. Values are passed through as
-//   they are: their structure is the launcher's business (SPEC: "not shown").
+//   they are: their structure is the launcher's business.
 // - Legacy names (BLLatest, Description, BLNewVersionDescription, Beta) are read
 //   when the new name is absent or null: the new name wins when both hold a value.
 // - A key with no value under either name is served as null, so a launcher always
@@ -29,7 +29,7 @@ export const INFO_FIELDS: ReadonlyArray<{ name: string; legacy?: string; absent?
   { name: 'newVersionDescription', legacy: 'BLNewVersionDescription' },
   { name: 'beta', legacy: 'Beta' },
   { name: 'downloads' },
-  // CONTRACT: a missing BLTips is served as [].
+  // A missing BLTips is served as [] (launchers iterate it).
   { name: 'BLTips', absent: () => [] },
   { name: 'activity' },
 ];

@@ -14,7 +14,7 @@ export function launcherFeature(deps: SiteDeps): Feature<SiteLocals> {
         path: '/api/info',
         handler: (ctx) => {
           const info = source.answers().info;
-          // CONTRACT: no file ever read is a configuration failure, 500 INTERNAL.
+          // No file ever read is a configuration failure, 500 INTERNAL.
           if (!info) throw new HttpError(500, 'INTERNAL', 'Launcher information is not available');
           sendPrepared(ctx, info);
         },

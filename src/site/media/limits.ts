@@ -1,20 +1,20 @@
 import { IMAGE_FORM_LIMITS, maxFormBytes, type MultipartLimits } from '../../core/multipart/index.js';
 
-// Every bound of the media upload, in one place. The image size is the SPEC's
-// (8 MiB per file); the rest keep a form small and a stalled image host from
+// Every bound of the media upload, in one place. The image size is the
+// documented 8 MiB per file; the rest keep a form small and a stalled image host from
 // holding a user's request for long.
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
-/** Largest image accepted, in file bytes (SPEC: 8 MiB per file). */
+/** Largest image accepted, in file bytes (8 MiB per file, docs/api.md "Media upload"). */
 export const MAX_IMAGE_BYTES = 8 * MiB;
 
 /** The form around the image: see IMAGE_FORM_LIMITS. */
 export const UPLOAD_FORM_LIMITS: Readonly<MultipartLimits> = Object.freeze({ ...IMAGE_FORM_LIMITS, fileBytes: MAX_IMAGE_BYTES });
 
 /**
- * The largest declared Content-Length accepted: the SPEC's form is one file part,
+ * The largest declared Content-Length accepted: the documented form is one file part,
  * so one full-size image and the small parts a form may carry besides. A larger
  * declaration (a 9 MiB image, say) is refused before a byte is read, and nothing
  * at all reaches the image host. A chunked body has no declaration: each file is

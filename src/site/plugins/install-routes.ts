@@ -7,8 +7,8 @@ import type { SiteContext, SiteDeps } from '../context.js';
 import { PLUGIN_ID } from './visibility.js';
 
 // What launchers use: the install link, the manifest and the install click. All
-// three exist for approved plugins only, whoever asks (SPEC: "approved plugins
-// only"); anything else is 404.
+// three exist for approved plugins only, whoever asks (docs/api.md,
+// "Install link"); anything else is 404.
 
 /** Install clicks one client address may make per minute, over all plugins. */
 export const CLICKS_PER_MINUTE = 60;

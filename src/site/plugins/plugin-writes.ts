@@ -8,8 +8,8 @@ import { EDITABLE_FIELDS, type EditableField } from './records.js';
 import type { PluginFields, ValidEdit } from './validation.js';
 import { canSee, isOwnerOrAdmin, PLUGIN_ID, pluginNotFound, type PluginStatus } from './visibility.js';
 
-// Creating, editing and reviewing plugins: the states of SPEC.md's state table and
-// CONTRACT.md "Edits". Every edit and review runs in a transaction holding the
+// Creating, editing and reviewing plugins: the states of docs/api.md "Edits and
+// reviews". Every edit and review runs in a transaction holding the
 // plugin's row lock, so concurrent ones take turns and none is lost. What an
 // administrator does (a review, an edit of another user's plugin, featured) is
 // recorded in the audit log in the same transaction (src/site/audit).
@@ -52,8 +52,8 @@ export async function editPlugin(sql: Sql, id: string, editor: SessionUser, edit
     const [locked] = await runQuery<{ id: string; status: PluginStatus; submitter_id: string }>(t, 'store/lock-plugin', [id]);
     if (!locked) throw pluginNotFound();
     const plugin = { id: locked.id, status: locked.status, submitterId: String(locked.submitter_id) };
-    // SPEC: editing another user's plugin is 403; CONTRACT: what the caller may not
-    // see is 404. So another user's approved plugin is 403, a hidden one 404.
+    // Editing another user's plugin is 403, but what the caller may not see is
+    // 404. So another user's approved plugin is 403, a hidden one 404.
     if (!isOwnerOrAdmin(plugin, editor)) {
       if (!canSee(plugin, editor)) throw pluginNotFound();
       throw new HttpError(403, 'FORBIDDEN', 'You can only edit your own plugins');
@@ -79,8 +79,8 @@ export async function editPlugin(sql: Sql, id: string, editor: SessionUser, edit
 
 /**
  * Review: a plugin with a pending update has it applied (approve) or discarded
- * (reject). Without one, CONTRACT: "approve sets approved, reject sets rejected
- * (with the reason)", from any status, so a rejected plugin can be approved after
+ * (reject). Without one, approve sets approved and reject sets rejected
+ * (with the reason), from any status, so a rejected plugin can be approved after
  * all and an approved one taken down; only a review that would change nothing
  * (approve an approved plugin, reject a rejected one) has nothing to review (409).
  * Returns the canonical id.

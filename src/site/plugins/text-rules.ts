@@ -1,7 +1,7 @@
 import { validationFailed } from '../../core/errors.js';
 
 // The building blocks of the plugin field rules. Lengths count characters (code
-// points), as CONTRACT.md asks, never UTF-16 units or bytes.
+// points), as docs/api.md says, never UTF-16 units or bytes.
 
 /** Longest accepted link (download, homepage, icon, screenshots). */
 export const MAX_LINK_LENGTH = 2048;

@@ -5,7 +5,7 @@ import { EDITABLE_FIELDS } from './records.js';
 import { httpsUrl, link, storedHref, text, wordList } from './text-rules.js';
 import { PLUGIN_ID } from './visibility.js';
 
-// The plugin field rules of SPEC.md and CONTRACT.md "Plugins". Each failure is 400
+// The plugin field rules (docs/api.md, "Plugin store"). Each failure is 400
 // VALIDATION_FAILED naming its `field`; unknown fields are ignored. The database
 // holds the same rules as constraints (sql/010_plugins.sql).
 

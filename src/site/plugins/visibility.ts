@@ -11,8 +11,8 @@ import type { SessionUser } from '../context.js';
 // Anything else is 404 NOT_FOUND, never 403, so the ids of hidden plugins do not leak.
 // Lists apply the same rule in SQL through listVisibility() (see
 // sql/queries/store/list-*.sql); install link, manifest and install click further
-// require `approved` whoever asks (SPEC: "approved plugins only"). Edits are the
-// one exception to 404: SPEC makes editing another user's plugin 403, whatever its
+// require `approved` whoever asks (docs/api.md, "Install link"). Edits are the
+// one exception to 404: the API makes editing another user's plugin 403, whatever its
 // status (see plugin-writes.ts).
 
 export type PluginStatus = 'pending' | 'approved' | 'rejected';

@@ -1,6 +1,6 @@
 import { ratingAverage } from '../plugins/records.js';
 
-// Rows of sql/queries/ratings/page.sql as the API shows them (CONTRACT.md "Ratings
+// Rows of sql/queries/ratings/page.sql as the API shows them (docs/api.md, "Ratings
 // and replies"): entries {user, avatar, stars, comment, createdAt, updatedAt,
 // replies, replyCount}, replies {id, user, avatar, body, createdAt}, and the
 // statistics {avg, count, distribution}, whose avg is the plugin's ratingAvg.

@@ -3,8 +3,7 @@ import { objectBody } from '../../core/json-object.js';
 import { integerParam } from '../../core/query-params.js';
 import { text } from '../plugins/text-rules.js';
 
-// The rating and reply rules of SPEC.md "Limits" and CONTRACT.md "Ratings and
-// replies". Body fields failing a rule are 400 VALIDATION_FAILED naming the field;
+// The rating and reply rules (docs/api.md, "Ratings and replies" and "Limits"). Body fields failing a rule are 400 VALIDATION_FAILED naming the field;
 // a bad `limit` or `offset` is a malformed query, 400 BAD_REQUEST naming it (as for
 // the plugin list). The database holds the same limits (sql/011_plugin_ratings.sql).
 

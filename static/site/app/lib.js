@@ -82,7 +82,7 @@ export function httpsUrl(value) {
   }
 }
 
-/** Images may also be in-site paths (SPEC), resolved against this site. */
+/** Images may also be in-site paths (docs/api.md), resolved against this site. */
 export const imageUrl = (value) => (typeof value !== 'string' ? null : /^\/(?![/\\])/.test(value) ? value : httpsUrl(value));
 
 export const UGC_REL = 'noopener noreferrer nofollow ugc';

@@ -1,5 +1,5 @@
-// Ratings and replies over HTTP against the real site: one test per row of SPEC.md's
-// endpoint table for them, and the rules of CONTRACT.md "Ratings and replies"
+// Ratings and replies over HTTP against the real site: one test per row of docs/api.md's
+// endpoint table for them, and the rules of its "Ratings and replies"
 // (shapes, order, paging, own plugin, cascade, agreement with the plugin record).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

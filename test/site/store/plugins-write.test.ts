@@ -1,5 +1,5 @@
-// Submitting, editing and reviewing plugins: SPEC.md's state table and CONTRACT.md
-// "Plugins" (answers, field rules, edits, review), over HTTP against the real site.
+// Submitting, editing and reviewing plugins: docs/api.md "Plugin store" and "Edits
+// and reviews" (answers, field rules, edits, review), over HTTP against the real site.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
@@ -234,7 +234,7 @@ test('featured: 403 FORBIDDEN for a non-administrator (create and edit); an admi
   assert.is(adminCreate.body.plugin.status, 'pending');
 });
 
-// SPEC.md state table, one test per row, plus CONTRACT.md's edits and reviews.
+// The state table of docs/api.md, one test per row, plus its edits and reviews.
 
 test('state: pending + review approve by an administrator -> approved and public', async () => {
   await pluginIn(client, users, 'pending', 'st-approve');
@@ -318,8 +318,8 @@ test('review with nothing to review: 409 CONFLICT (approve an approved plugin, r
   }
 });
 
-// CONTRACT: "Review of a plugin without one: approve sets approved, reject sets
-// rejected (with the reason)", whatever the status was.
+// A review of a plugin without a pending update: approve sets approved, reject
+// sets rejected (with the reason), whatever the status was.
 test('review without a pending update: a rejected plugin can be approved, an approved one rejected with a reason', async () => {
   await pluginIn(client, users, 'rejected', 'st-second-chance');
   const approved = await client.post('/apps/api/plugins/st-second-chance/review', { action: 'approve' }, { cookie: users.admin });

@@ -115,7 +115,7 @@ test('a notification is POSTed with the notification as JSON, signed with the us
   assert.is(got!.headers['content-type'], 'application/json');
   assert.match(String(got!.headers['user-agent']), /^launcher-web-webhooks\//);
 
-  // The receiver's check, as the README shows it.
+  // The receiver's check, as docs/api.md shows it.
   const expected = Buffer.from('sha256=' + createHmac('sha256', secret).update(got!.body).digest('hex'));
   const sent = Buffer.from(String(got!.headers['x-signature-256']));
   assert.ok(sent.length === expected.length && timingSafeEqual(sent, expected), 'valid signature');

@@ -1,5 +1,6 @@
-// The README's CI example (section "API tokens"), run as written against a real
-// site: it is read out of README.md here, so the two cannot drift apart.
+// The CI publishing example of docs/api.md (section "API tokens"), run as written
+// against a real site: it is read out of docs/api.md here, so the two cannot drift
+// apart.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -23,13 +24,13 @@ test.after(async () => {
   await closeTestSql();
 });
 
-/** The fenced block right after `<!-- publish-example: KIND -->` in README.md. */
-function readmeBlock(kind: string): string {
-  const readme = readFileSync(join(projectRoot(), 'README.md'), 'utf8');
+/** The fenced block right after `<!-- publish-example: KIND -->` in docs/api.md. */
+function docBlock(kind: string): string {
+  const doc = readFileSync(join(projectRoot(), 'docs', 'api.md'), 'utf8');
   const marker = `<!-- publish-example: ${kind} -->\n`;
-  const at = readme.indexOf(marker);
-  if (at === -1) throw new Error(`README.md has no ${marker.trim()}`);
-  const block = /^```[a-z]*\n([\s\S]*?)\n```/m.exec(readme.slice(at + marker.length));
+  const at = doc.indexOf(marker);
+  if (at === -1) throw new Error(`docs/api.md has no ${marker.trim()}`);
+  const block = /^```[a-z]*\n([\s\S]*?)\n```/m.exec(doc.slice(at + marker.length));
   if (!block) throw new Error(`no fenced block after ${marker.trim()}`);
   return block[1]!;
 }
@@ -46,7 +47,7 @@ function runShell(script: string, env: Record<string, string>): Promise<{ code: 
   });
 }
 
-test('README publish example: run as written, it submits the new version as a pending update', async () => {
+test('docs/api.md publish example: run as written, it submits the new version as a pending update', async () => {
   const store = storeClient(site.url);
   await pluginIn(store, users, 'approved', 'readme-plugin');
   const { secret } = await newToken(tokenClient(site.url), users.alice, { name: 'readme ci' });
@@ -60,7 +61,7 @@ test('README publish example: run as written, it submits the new version as a pe
     DOWNLOAD_URL: 'https://github.com/someone/readme-plugin/releases/download/1.2.3/readme-plugin.zip',
     ZIP_FILE: zip,
   };
-  const run = await runShell(readmeBlock('sh'), env);
+  const run = await runShell(docBlock('sh'), env);
   assert.is(run.code, 0, run.stderr + run.stdout);
   const answer = JSON.parse(run.stdout);
   assert.is(answer.success, true);
@@ -70,8 +71,8 @@ test('README publish example: run as written, it submits the new version as a pe
   assert.is(answer.plugin.pendingUpdate.sha256, createHash('sha256').update(readFileSync(zip)).digest('hex'));
 });
 
-test('README publish example: a bad token fails the script (non-zero exit) and prints the error JSON', async () => {
-  const run = await runShell(readmeBlock('sh'), {
+test('docs/api.md publish example: a bad token fails the script (non-zero exit) and prints the error JSON', async () => {
+  const run = await runShell(docBlock('sh'), {
     SITE_URL: site.url,
     LWT_TOKEN: 'lwt_' + 'x'.repeat(43),
     PLUGIN_ID: 'readme-plugin',
@@ -83,11 +84,11 @@ test('README publish example: a bad token fails the script (non-zero exit) and p
   assert.is(JSON.parse(run.stdout).code, 'UNAUTHORIZED');
 });
 
-test('README GitHub Actions step runs the same script as the shell example', () => {
-  const script = readmeBlock('sh')
+test('docs/api.md GitHub Actions step runs the same script as the shell example', () => {
+  const script = docBlock('sh')
     .split('\n')
     .filter((line) => !line.startsWith('#'));
-  const step = readmeBlock('github-actions');
+  const step = docBlock('github-actions');
   const run = step.slice(step.indexOf('run: |\n') + 'run: |\n'.length).split('\n').map((line) => line.replace(/^ {4}/, ''));
   assert.equal(run, script);
   for (const name of ['SITE_URL', 'LWT_TOKEN', 'PLUGIN_ID', 'VERSION', 'DOWNLOAD_URL', 'ZIP_FILE']) assert.match(step, new RegExp(`^    ${name}: `, 'm'), name);
