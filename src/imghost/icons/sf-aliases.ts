@@ -2,7 +2,7 @@
 //
 // The Bloret website and tools were written against the original image host, whose
 // icon folder held SF Symbols exports, so they ask for `/SF/house`, `/SF/xmark`,
-// `/SF/building.2?color=white` (see the "Clients" section of the README). Tabler
+// `/SF/building.2?color=white` (see docs/api.md, "Clients that read these answers"). Tabler
 // names the same pictures `home`, `x`, `building`. This table is data, not code:
 // one alias per line, the SF name, then the built-in icon's name (without `.svg`;
 // filled variants as `<name>-filled`). `#` starts a comment.
