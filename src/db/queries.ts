@@ -4,9 +4,12 @@ import { projectRoot } from '../core/project-root.js';
 import { QUERY_TIMEOUT_MS, withDeadline } from './deadline.js';
 import type { Sql } from './pool.js';
 import { poolUse } from './pool-use.js';
+import { expandTemplate, TEMPLATE_SUFFIX } from './query-templates.js';
 
 // Named queries live in sql/queries/<area>/<name>.sql as real SQL with $1, $2...
-// placeholders. They are read once, at start-up, so no request reads a file.
+// placeholders; a <name>.template.sql makes several named queries that differ only
+// in an identifier (query-templates.ts). They are read once, at start-up, so no
+// request reads a file.
 
 let cache: Map<string, string> | undefined;
 
@@ -15,11 +18,17 @@ export function loadQueries(dir = join(projectRoot(), 'sql', 'queries')): Map<st
   const walk = (folder: string) => {
     for (const entry of readdirSync(folder)) {
       const full = join(folder, entry);
+      const name = relative(dir, full).split(sep).join('/');
       if (statSync(full).isDirectory()) walk(full);
-      else if (entry.endsWith('.sql')) {
-        queries.set(relative(dir, full).split(sep).join('/').replace(/\.sql$/, ''), readFileSync(full, 'utf8'));
-      }
+      else if (entry.endsWith(TEMPLATE_SUFFIX)) {
+        const area = name.slice(0, name.length - entry.length);
+        for (const [made, text] of expandTemplate(`sql/queries/${name}`, readFileSync(full, 'utf8'))) add(area + made, text);
+      } else if (entry.endsWith('.sql')) add(name.replace(/\.sql$/, ''), readFileSync(full, 'utf8'));
     }
+  };
+  const add = (name: string, text: string) => {
+    if (queries.has(name)) throw new Error(`sql/queries/: two sources for the query ${name}`);
+    queries.set(name, text);
   };
   walk(dir);
   return queries;

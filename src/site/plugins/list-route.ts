@@ -1,7 +1,7 @@
 import { badRequest } from '../../core/errors.js';
 import { integerParam, singleParam } from '../../core/query-params.js';
 import { sendJson } from '../../core/respond.js';
-import { runQuery } from '../../db/queries.js';
+import { queryText, runQuery } from '../../db/queries.js';
 import { requireAdmin, requireUser } from '../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { pluginRecord, type PluginRow } from './records.js';
@@ -10,7 +10,8 @@ import type { VisitorAnswers } from './visitor-answers.js';
 import { listVisibility, type PluginStatus, type Viewer } from './visibility.js';
 
 // GET /apps/api/plugins: {success, plugins, total, limit, offset}. One query, one
-// round trip, whatever the parameters (see sql/queries/store/list-*.sql, search.sql).
+// round trip, whatever the parameters (see sql/queries/store/list.template.sql, which
+// makes store/list-<sort> for each sort, and search.sql).
 
 export const DEFAULT_LIST_LIMIT = 100;
 export const MAX_LIST_LIMIT = 500;
@@ -21,6 +22,8 @@ const SORTS = ['updated', 'rating', 'installs'] as const;
 const STATUSES: PluginStatus[] = ['pending', 'approved', 'rejected'];
 
 export function listHandler(deps: SiteDeps, visitorAnswers: VisitorAnswers) {
+  // A sort without its query fails at start-up, not on the first request for it.
+  for (const sort of SORTS) queryText(`store/list-${sort}`);
   return async (ctx: SiteContext) => {
     const query = ctx.query;
     const user = ctx.locals.user;

@@ -1,12 +1,21 @@
--- A page of plugins, last changed first (ties by id), and the total, in one round
--- trip. Parameters: $1 viewer (users.id, null for visitors and public=1), $2 true
+-- expand list-updated: sort=updated column=updated_at
+-- expand list-rating: sort=rating column=rating_score
+-- expand list-installs: sort=installs column=install_count
+--
+-- One text for the three store lists (?sort=updated|rating|installs), which differ
+-- only in their order: each line above makes the named query store/<name> from the
+-- text below with that line's identifiers in its {{...}}, once, at load time
+-- (src/db/query-templates.ts). Every value is still a bound parameter.
+
+-- A page of plugins by {{column}}, highest first (ties by id), and the total, in one
+-- round trip. Parameters: $1 viewer (users.id, null for visitors and public=1), $2 true
 -- when the viewer sees everything (administrators), $3 status or null, $4 submitter
 -- (scope=mine) or null, $5 tag (lower case) or null, $6 featured only, $7 limit,
 -- $8 offset.
 --
 -- Visibility (src/site/plugins/visibility.ts) is two arms: approved plugins (all
 -- plugins for administrators), and the viewer's own unapproved ones. Each arm
--- walks an index in order (plugins_status_updated, plugins_submitter_updated) and stops
+-- walks an index in order (plugins_status_{{sort}}, plugins_submitter_updated) and stops
 -- at offset + limit; an OR of the two could use neither index for the order.
 -- The total of the store front (no submitter or featured filter) comes from
 -- plugin_status_counts, or with a tag from plugin_tag_counts (both kept by
@@ -38,27 +47,27 @@ select total.count::integer as total, r.*
                end as count) as total
   left join lateral (
     select u.id from (
-      (select p.id, p.updated_at from plugins p
+      (select p.id, p.{{column}} from plugins p
         where
             (p.status = 'approved' or $2::boolean)
         and ($3::text is null or p.status = $3::text)
         and ($4::bigint is null or p.submitter_id = $4::bigint)
         and ($5::text is null or p.tags_lower @> array[$5::text])
         and (not $6::boolean or p.featured)
-        order by p.updated_at desc, p.id
+        order by p.{{column}} desc, p.id
         limit $7::bigint + $8::bigint)
       union all
-      (select p.id, p.updated_at from plugins p
+      (select p.id, p.{{column}} from plugins p
         where
             p.submitter_id = $1::bigint and p.status <> 'approved' and not $2::boolean
         and ($3::text is null or p.status = $3::text)
         and ($4::bigint is null or p.submitter_id = $4::bigint)
         and ($5::text is null or p.tags_lower @> array[$5::text])
         and (not $6::boolean or p.featured)
-        order by p.updated_at desc, p.id
+        order by p.{{column}} desc, p.id
         limit $7::bigint + $8::bigint)
     ) as u
-    order by u.updated_at desc, u.id
+    order by u.{{column}} desc, u.id
     limit $7 offset $8) as page on true
   left join plugin_summaries r on r.id = page.id
- order by r.updated_at desc, r.id
+ order by r.{{column}} desc, r.id
