@@ -36,6 +36,10 @@ export interface Config {
   imageHostPublicUrl: string;
   imghostUploadToken: string | undefined;
   imghostMaxBytes: number;
+  /** Plugin packages (ZIP) kept by the image host: $DATA_DIR/packages. */
+  packagesDir: string;
+  /** PACKAGE_MAX_BYTES: the largest package upload, default 32 MiB. */
+  packageMaxBytes: number;
   /** /readyz of the image host answers 503 when its disk has less free space. */
   imghostMinFreeBytes: number;
   iconsDir: string | undefined;
@@ -95,6 +99,11 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('IMGHOST_MAX_BYTES', `must be a positive whole number of bytes (got "${maxBytesText}")`);
   }
 
+  const packageMaxText = read('PACKAGE_MAX_BYTES') ?? String(32 * 1024 * 1024);
+  if (!/^\d{1,12}$/.test(packageMaxText) || Number(packageMaxText) < 1) {
+    throw new ConfigError('PACKAGE_MAX_BYTES', `must be a positive whole number of bytes (got "${packageMaxText}")`);
+  }
+
   const minFreeText = read('IMGHOST_MIN_FREE_BYTES') ?? String(MIN_FREE_UPLOADS * Number(maxBytesText));
   if (!/^\d{1,15}$/.test(minFreeText)) {
     throw new ConfigError('IMGHOST_MIN_FREE_BYTES', `must be a whole number of bytes (got "${minFreeText}")`);
@@ -125,6 +134,8 @@ export function loadConfig(env: Env = process.env): Config {
     imageHostPublicUrl,
     imghostUploadToken: token,
     imghostMaxBytes: Number(maxBytesText),
+    packagesDir: resolve(dataDir, 'packages'),
+    packageMaxBytes: Number(packageMaxText),
     imghostMinFreeBytes: Number(minFreeText),
     iconsDir: read('ICONS_DIR') === undefined ? undefined : resolve(read('ICONS_DIR')!),
     launcherConfig: resolve(read('LAUNCHER_CONFIG') ?? './config/launcher.json'),

@@ -11,12 +11,13 @@ import type { ImghostDeps, ImghostLocals } from './context.js';
 import { renderImghostError } from './errors.js';
 import { iconsFeature } from './icons/feature.js';
 import { imagesFeature } from './images/feature.js';
+import { packagesFeature } from './packages/feature.js';
 import { imagesDirReady } from './readiness.js';
 
 /** Service B: uploads, originals and WebP previews, icons. */
 export async function createImghost(deps: ImghostDeps) {
   await mkdir(deps.config.imagesDir, { recursive: true });
-  const features: Feature<ImghostLocals>[] = [await imagesFeature(deps), await iconsFeature(deps)];
+  const features: Feature<ImghostLocals>[] = [await imagesFeature(deps), await packagesFeature(deps), await iconsFeature(deps)];
   const metrics = serviceMetrics(deps.config.metricsToken, features);
   const continueChecks = features.flatMap((feature) => (feature.checkContinue ? [feature.checkContinue] : []));
   const routes: Route<ImghostLocals>[] = [

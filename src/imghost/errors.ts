@@ -7,5 +7,7 @@ import type { HttpError } from '../core/errors.js';
  */
 export function renderImghostError(error: HttpError): RenderedError {
   if (error.plain) return { contentType: 'text/plain; charset=utf-8', body: error.message };
-  return { contentType: 'application/json; charset=utf-8', body: JSON.stringify({ success: false, message: error.message, code: error.code }) };
+  // `error` and `field` beside the old service's `message`: the site's answers name them so.
+  const body = { success: false, message: error.message, error: error.message, code: error.code, ...(error.field ? { field: error.field } : {}) };
+  return { contentType: 'application/json; charset=utf-8', body: JSON.stringify(body) };
 }

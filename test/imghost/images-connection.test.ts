@@ -140,7 +140,7 @@ for (const row of refusedEarly) {
     const answer = await answers.next();
     assert.ok(answer, 'no answer: the server waited for a body it never invited');
     assert.is(answer!.status, row.status);
-    assert.equal(Object.keys(JSON.parse(answer!.body)).sort(), ['code', 'message', 'success']);
+    assert.equal(Object.keys(JSON.parse(answer!.body)).sort(), ['code', 'error', 'message', 'success']);
     // The body was never sent, so the connection cannot carry another request.
     assert.ok((await answers.next(3000)) === null && answers.closed, 'connection left open after a refused 100-continue');
     socket.destroy();

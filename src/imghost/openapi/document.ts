@@ -33,7 +33,34 @@ export const IMGHOST_OPENAPI = {
       Error: {
         type: 'object',
         required: ['success', 'message'],
-        properties: { success: { const: false }, message: { type: 'string' }, code: { type: 'string' } },
+        properties: { success: { const: false }, message: { type: 'string' }, error: { type: 'string' }, code: { type: 'string' }, field: { type: 'string' } },
+      },
+      Package: {
+        type: 'object',
+        required: ['success', 'data'],
+        properties: {
+          success: { const: true },
+          data: {
+            type: 'object',
+            required: ['sha256', 'size', 'url', 'entries', 'entryCount'],
+            properties: {
+              sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+              size: { type: 'integer', minimum: 1 },
+              url: { type: 'string', pattern: '^/pkg/[0-9a-f]{64}/[A-Za-z0-9][A-Za-z0-9._-]*\\.zip$' },
+              entries: {
+                type: 'array',
+                maxItems: 1000,
+                description: 'The first 1,000 entries in archive order',
+                items: {
+                  type: 'object',
+                  required: ['name', 'size', 'crc32'],
+                  properties: { name: { type: 'string' }, size: { type: 'integer', minimum: 0 }, crc32: { type: 'integer', minimum: 0 } },
+                },
+              },
+              entryCount: { type: 'integer', minimum: 1, maximum: 10000 },
+            },
+          },
+        },
       },
       Upload: {
         type: 'object',
@@ -87,6 +114,53 @@ export const IMGHOST_OPENAPI = {
           '500': failure('Storage failure', 'INTERNAL'),
           '503': busy,
           '507': failure('Not enough disk space', 'INSUFFICIENT_STORAGE'),
+        },
+      },
+    },
+    '/api/packages': {
+      post: {
+        summary: 'Stores a plugin package (ZIP), inspected first; the same bytes are stored once',
+        security: [{}, { uploadToken: [] }],
+        parameters: [queryParam('name', 'File name for the URL (letters, digits, `.`, `_`, `-`; default "package")')],
+        requestBody: { required: true, content: { 'application/zip': { schema: { type: 'string', contentMediaType: 'application/zip' } } } },
+        responses: {
+          '201': json('Stored (or already stored)', ref('Package')),
+          '400': failure('Not an acceptable ZIP: the message says why (field "file")', 'VALIDATION_FAILED'),
+          '401': failure('Missing or wrong upload token', 'UNAUTHORIZED'),
+          '413': failure('Over PACKAGE_MAX_BYTES', 'PAYLOAD_TOO_LARGE'),
+          '415': failure('The body is not sent as application/zip', 'UNSUPPORTED_MEDIA_TYPE'),
+          '500': failure('Storage failure', 'INTERNAL'),
+          '503': busy,
+          '507': failure('Not enough disk space', 'INSUFFICIENT_STORAGE'),
+        },
+      },
+    },
+    '/api/packages/{sha256}': {
+      delete: {
+        summary: 'Removes a package for good (malware): its URL answers 410 from then on',
+        security: [{}, { uploadToken: [] }],
+        parameters: [pathParam('sha256', '64 lower-case hex digits', { type: 'string', pattern: '^[0-9a-f]{64}$' })],
+        responses: {
+          '200': json('Removed', { type: 'object', required: ['success'], properties: { success: { const: true } } }),
+          '401': failure('Missing or wrong upload token', 'UNAUTHORIZED'),
+          '404': failure('Not a SHA-256', 'NOT_FOUND'),
+        },
+      },
+    },
+    '/pkg/{sha256}/{file}': {
+      get: {
+        summary: 'A package, immutable; one byte range per request (Range, If-Range) so downloads resume',
+        parameters: [
+          pathParam('sha256', '64 lower-case hex digits', { type: 'string', pattern: '^[0-9a-f]{64}$' }),
+          pathParam('file', 'The name to save it as, ending in .zip (any: the hash alone selects the file)'),
+        ],
+        responses: {
+          '200': media('The ZIP (Content-Disposition: attachment)', 'application/zip'),
+          '206': media('The requested byte range (Content-Range)', 'application/zip'),
+          ...cached,
+          '404': failure('No such package', 'NOT_FOUND'),
+          '410': failure('Removed by an administrator', 'GONE'),
+          '416': failure('Range not satisfiable (Content-Range: bytes */size)', 'RANGE_NOT_SATISFIABLE'),
         },
       },
     },
