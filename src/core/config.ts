@@ -52,6 +52,8 @@ export interface Config {
   logLevel: LogLevel;
   /** Bearer token of GET /metrics (METRICS_TOKEN); unset, /metrics is 404 and nothing is counted. */
   metricsToken: string | undefined;
+  /** Ports a webhook URL may name: 443, 8443 and WEBHOOK_ALLOWED_PORTS, ascending. */
+  webhookPorts: number[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -63,6 +65,15 @@ type Env = Record<string, string | undefined>;
  * a load balancer moves traffic away before uploads start failing with 507.
  */
 export const MIN_FREE_UPLOADS = 8;
+
+/**
+ * The ports webhooks are delivered to whatever WEBHOOK_ALLOWED_PORTS adds: any
+ * port would let a user probe which ports answer on a public host through the
+ * delivery history (a port scanner).
+ */
+export const WEBHOOK_PORTS = [443, 8443] as const;
+/** WEBHOOK_ALLOWED_PORTS lists at most this many. */
+export const MAX_EXTRA_WEBHOOK_PORTS = 32;
 
 export function loadConfig(env: Env = process.env): Config {
   const read = (name: string) => {
@@ -150,7 +161,20 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustedHopsFrom(read('TRUST_PROXY') ?? 'false'),
     logLevel: logLevelFrom(read('LOG_LEVEL') ?? 'info'),
     metricsToken,
+    webhookPorts: webhookPortsFrom(read('WEBHOOK_ALLOWED_PORTS')),
   };
+}
+
+/** WEBHOOK_ALLOWED_PORTS: comma-separated ports 1-65535 allowed besides 443 and 8443. */
+function webhookPortsFrom(value: string | undefined): number[] {
+  const extra = value === undefined ? [] : value.split(',').map((entry) => entry.trim());
+  if (extra.length > MAX_EXTRA_WEBHOOK_PORTS) throw new ConfigError('WEBHOOK_ALLOWED_PORTS', `lists at most ${MAX_EXTRA_WEBHOOK_PORTS} ports`);
+  for (const entry of extra) {
+    if (!/^\d{1,5}$/.test(entry) || Number(entry) < 1 || Number(entry) > 65535) {
+      throw new ConfigError('WEBHOOK_ALLOWED_PORTS', `must be comma-separated port numbers from 1 to 65535 (got "${value}")`);
+    }
+  }
+  return [...new Set([...WEBHOOK_PORTS, ...extra.map(Number)])].sort((a, b) => a - b);
 }
 
 function oauthFrom(read: (name: string) => string | undefined): OAuthConfig | undefined {

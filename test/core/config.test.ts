@@ -85,10 +85,27 @@ const bad = [
   { what: 'token with spaces', env: { IMGHOST_UPLOAD_TOKEN: 'a b' }, variable: 'IMGHOST_UPLOAD_TOKEN' },
   { what: 'LOG_LEVEL=bogus is not silently info', env: { LOG_LEVEL: 'bogus' }, variable: 'LOG_LEVEL' },
   { what: 'log level with a typo', env: { LOG_LEVEL: 'warning' }, variable: 'LOG_LEVEL' },
+  { what: 'webhook port not a number', env: { WEBHOOK_ALLOWED_PORTS: 'ssh' }, variable: 'WEBHOOK_ALLOWED_PORTS' },
+  { what: 'webhook port zero', env: { WEBHOOK_ALLOWED_PORTS: '0' }, variable: 'WEBHOOK_ALLOWED_PORTS' },
+  { what: 'webhook port too large', env: { WEBHOOK_ALLOWED_PORTS: '9443,70000' }, variable: 'WEBHOOK_ALLOWED_PORTS' },
+  { what: 'webhook port range', env: { WEBHOOK_ALLOWED_PORTS: '9000-9100' }, variable: 'WEBHOOK_ALLOWED_PORTS' },
+  { what: 'webhook ports with an empty entry', env: { WEBHOOK_ALLOWED_PORTS: '9443,,10443' }, variable: 'WEBHOOK_ALLOWED_PORTS' },
 ];
 for (const c of bad) {
   test(`invalid: ${c.what} names ${c.variable}`, () => {
     assert.throws(() => loadConfig(c.env), (e: unknown) => e instanceof ConfigError && e.variable === c.variable);
+  });
+}
+
+const webhookPorts = [
+  { what: 'unset: 443 and 8443', value: undefined, ports: [443, 8443] },
+  { what: 'blank', value: '  ', ports: [443, 8443] },
+  { what: 'one more', value: '9443', ports: [443, 8443, 9443] },
+  { what: 'a list, spaces, repeats and the defaults', value: ' 10443, 9443 ,443,9443', ports: [443, 8443, 9443, 10443] },
+];
+for (const c of webhookPorts) {
+  test(`WEBHOOK_ALLOWED_PORTS ${c.what}`, () => {
+    assert.equal(loadConfig({ WEBHOOK_ALLOWED_PORTS: c.value }).webhookPorts, c.ports);
   });
 }
 

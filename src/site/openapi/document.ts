@@ -566,7 +566,7 @@ export const SITE_OPENAPI = {
       put: {
         summary: "Sets the caller's webhook URL (https, public address); the secret is shown when made or rotated",
         security: sessionOnly,
-        requestBody: jsonBody({ type: 'object', required: ['url'], properties: { url: { type: 'string', maxLength: 2048, description: 'https: URL, no user name or password, not a private, loopback, link-local or otherwise non-public address' }, rotateSecret: { type: 'boolean' } } }),
+        requestBody: jsonBody({ type: 'object', required: ['url'], properties: { url: { type: 'string', maxLength: 2048, description: 'https: URL, no user name or password, not a private, loopback, link-local or otherwise non-public address; port 443, 8443 or one of WEBHOOK_ALLOWED_PORTS' }, rotateSecret: { type: 'boolean' } } }),
         responses: {
           '200': json('Set; `secret` only when the webhook is new or rotateSecret was true', success({ webhook: webhookSchema(true) })),
           ...jsonWrite,

@@ -2,6 +2,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
+import { WEBHOOK_PORTS } from '../../core/config.js';
 import { hostAddress, isPublicAddress } from './address-policy.js';
 
 // The undici dispatcher every webhook delivery goes through. Its connector is where
@@ -10,7 +11,9 @@ import { hostAddress, isPublicAddress } from './address-policy.js';
 // socket connects to exactly the address that was checked (the lookup hands only
 // that one to the socket), so a name that changes its answer between a check and
 // the connection (DNS rebinding) gains nothing. An address in the URL itself is
-// checked before connecting. TLS still verifies the certificate for the name.
+// checked before connecting, and the port before anything (the URL's rules are
+// checked when it is set, and again here: a stored URL may predate them or the
+// configuration). TLS still verifies the certificate for the name.
 
 /** Resolves a host name to all its addresses (A and AAAA). */
 export type Resolver = (hostname: string) => Promise<string[]>;
@@ -30,7 +33,18 @@ export class AddressRefusedError extends Error {
   }
 }
 
+/** Why a delivery was not even attempted: the URL's port is not an allowed one. */
+export class PortRefusedError extends Error {
+  readonly code = 'WEBHOOK_PORT_REFUSED';
+  constructor(port: number) {
+    super(`port ${port} is not allowed for webhooks`);
+    this.name = 'PortRefusedError';
+  }
+}
+
 export interface DeliveryDispatcherOptions {
+  /** The ports deliveries may go to: the configuration's (Config.webhookPorts); 443 and 8443 unless given. */
+  ports?: readonly number[];
   resolve?: Resolver;
   /**
    * The address policy; isPublicAddress unless a test passes its own (there is no
@@ -49,6 +63,7 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Lo
 export function createDeliveryDispatcher(options: DeliveryDispatcherOptions = {}): Dispatcher {
   const resolve = options.resolve ?? systemResolver;
   const allowed = options.addressAllowed ?? isPublicAddress;
+  const ports: readonly number[] = options.ports ?? WEBHOOK_PORTS;
 
   const pinnedLookup = (hostname: string, lookupOptions: LookupOptions, callback: LookupCallback) => {
     resolve(hostname).then(
@@ -76,6 +91,9 @@ export function createDeliveryDispatcher(options: DeliveryDispatcherOptions = {}
   return new Agent({
     connect: (connectOptions, callback) => {
       if (connectOptions.protocol !== 'https:') return callback(new Error('webhooks are delivered over https only'), null);
+      // undici passes the URL's port, empty for https' default.
+      const port = connectOptions.port ? Number(connectOptions.port) : 443;
+      if (!ports.includes(port)) return callback(new PortRefusedError(port), null);
       // net.connect skips the lookup for an address: check it here.
       const address = hostAddress(connectOptions.hostname);
       if (address !== undefined && !allowed(address)) return callback(new AddressRefusedError(address, address), null);

@@ -31,8 +31,10 @@ export const LEASE_MS = 2 * ATTEMPT_DEADLINE_MS;
 export interface WebhookWorkerOptions {
   /** Now, in milliseconds; Date.now unless a test moves time itself. */
   clock?: () => number;
-  /** Where deliveries go through; createDeliveryDispatcher() unless given (then not closed by stop). */
+  /** Where deliveries go through; createDeliveryDispatcher({ports}) unless given (then not closed by stop). */
   dispatcher?: Dispatcher;
+  /** The ports the dispatcher made here allows (the site passes Config.webhookPorts); 443 and 8443 unless given. */
+  ports?: readonly number[];
   pollIntervalMs?: number;
   concurrency?: number;
   /** False: the site does not start its worker (a test drives one of its own). */
@@ -66,7 +68,7 @@ export function createWebhookWorker(deps: { sql: Sql; log: Logger }, options: We
   const log = deps.log.child({ feature: 'webhooks' });
   const clock = options.clock ?? Date.now;
   const ownDispatcher = options.dispatcher === undefined;
-  const dispatcher = options.dispatcher ?? createDeliveryDispatcher();
+  const dispatcher = options.dispatcher ?? createDeliveryDispatcher(options.ports ? { ports: options.ports } : {});
   const pollMs = options.pollIntervalMs ?? POLL_INTERVAL_MS;
   const concurrency = options.concurrency ?? DELIVERY_CONCURRENCY;
   const stopping = new AbortController();

@@ -14,7 +14,7 @@ import { deleteWebhookHandler, getWebhookHandler, listDeliveriesHandler, putWebh
 export function webhooksFeature(deps: SiteDeps): Feature<SiteLocals> {
   const guards = createGuards(deps);
   const options = deps.webhooks ?? {};
-  const worker = createWebhookWorker(deps, options);
+  const worker = createWebhookWorker(deps, { ports: deps.config.webhookPorts, ...options });
   if (options.start !== false) {
     worker.start().catch((error: unknown) => deps.log.warn('webhook worker did not start', { err: error }));
   }

@@ -46,7 +46,7 @@ export function putWebhookHandler(deps: SiteDeps): SiteHandler {
     const user = requireUser(ctx);
     const body = ctx.body;
     if (!isObject(body)) throw new HttpError(400, 'BAD_REQUEST', 'Expected a JSON object {url}');
-    const stored = validateWebhookUrl(own(body, 'url'));
+    const stored = validateWebhookUrl(own(body, 'url'), deps.config.webhookPorts);
     const rotateSecret = own(body, 'rotateSecret');
     if (rotateSecret !== undefined && typeof rotateSecret !== 'boolean') throw validationFailed('rotateSecret', 'rotateSecret must be true or false');
     const rotate = rotateSecret === true;

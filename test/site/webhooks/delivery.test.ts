@@ -56,14 +56,21 @@ const receiverOnly = (address: string) => address === '127.0.0.1';
 let worker: WebhookWorker;
 let realPolicyWorker: WebhookWorker;
 
+/** A port where nothing listens (connect_failed), allowed like the receiver's. */
+let closedPort: number;
+/** The ports the test dispatchers allow: the receiver's and closedPort, as WEBHOOK_ALLOWED_PORTS does for the site. */
+let testPorts: number[];
+
 test.before(async () => {
   sql = testSql();
   receiver = await startReceiver();
-  site = await startTestSite({}, sql, { start: false });
+  closedPort = await deadPort();
+  testPorts = [443, 8443, receiver.port, closedPort];
+  site = await startTestSite({ WEBHOOK_ALLOWED_PORTS: `${receiver.port},${closedPort}` }, sql, { start: false });
   client = storeClient(site.url);
   admin = await testUser(sql, 'whd-admin', { admin: true });
-  worker = createWebhookWorker({ sql, log: testLogger() }, { clock, dispatcher: createDeliveryDispatcher({ resolve: resolver, ca: receiver.ca, addressAllowed: receiverOnly }) });
-  realPolicyWorker = createWebhookWorker({ sql, log: testLogger() }, { clock, dispatcher: createDeliveryDispatcher({ resolve: resolver, ca: receiver.ca }) });
+  worker = createWebhookWorker({ sql, log: testLogger() }, { clock, dispatcher: createDeliveryDispatcher({ resolve: resolver, ca: receiver.ca, addressAllowed: receiverOnly, ports: testPorts }) });
+  realPolicyWorker = createWebhookWorker({ sql, log: testLogger() }, { clock, dispatcher: createDeliveryDispatcher({ resolve: resolver, ca: receiver.ca, ports: testPorts }) });
 });
 test.after(async () => {
   await worker.stop();
@@ -226,7 +233,7 @@ for (const host of refusedNames) {
 
 test('delivery history shows internal DNS answers (regression): lastError is "address_not_allowed"; the name, its address and the error are in the server log only', async () => {
   const lines: string[] = [];
-  const logged = createWebhookWorker({ sql, log: createLogger({}, { write: (line) => lines.push(line) }) }, { clock, dispatcher: createDeliveryDispatcher({ resolve: resolver, ca: receiver.ca }) });
+  const logged = createWebhookWorker({ sql, log: createLogger({}, { write: (line) => lines.push(line) }) }, { clock, dispatcher: createDeliveryDispatcher({ resolve: resolver, ca: receiver.ca, ports: testPorts }) });
   try {
     const { user } = await subscriber('whd-dns-leak', receiverUrl('loop.test'));
     await notifyUser(user);
@@ -255,13 +262,12 @@ async function deadPort(): Promise<number> {
 }
 
 test('each kind of failed attempt is recorded as its coarse reason, with the status code in lastStatusCode', async () => {
-  const dead = await deadPort();
   const cases: Array<{ what: string; url: string; reason: string; status: number | null; answer?: { status: number; delayMs?: number }; dispatcher?: Parameters<typeof createDeliveryDispatcher>[0] }> = [
-    { what: 'a non-public address', url: receiverUrl('ten.test'), reason: 'address_not_allowed', status: null, dispatcher: { resolve: resolver, ca: receiver.ca } },
+    { what: 'a non-public address', url: receiverUrl('ten.test'), reason: 'address_not_allowed', status: null, dispatcher: { resolve: resolver, ca: receiver.ca, ports: testPorts } },
     { what: 'a name that does not resolve', url: receiverUrl('nowhere.test'), reason: 'dns_failed', status: null },
-    { what: 'nothing listening', url: `https://receiver.test:${dead}/hook`, reason: 'connect_failed', status: null },
-    { what: 'an untrusted certificate', url: receiverUrl(), reason: 'tls_failed', status: null, dispatcher: { resolve: resolver, addressAllowed: receiverOnly } },
-    { what: 'no answer in time', url: receiverUrl(), reason: 'timeout', status: null, answer: { status: 200, delayMs: 1500 }, dispatcher: { resolve: resolver, ca: receiver.ca, addressAllowed: receiverOnly, headersTimeoutMs: 200 } },
+    { what: 'nothing listening', url: `https://receiver.test:${closedPort}/hook`, reason: 'connect_failed', status: null },
+    { what: 'an untrusted certificate', url: receiverUrl(), reason: 'tls_failed', status: null, dispatcher: { resolve: resolver, addressAllowed: receiverOnly, ports: testPorts } },
+    { what: 'no answer in time', url: receiverUrl(), reason: 'timeout', status: null, answer: { status: 200, delayMs: 1500 }, dispatcher: { resolve: resolver, ca: receiver.ca, addressAllowed: receiverOnly, headersTimeoutMs: 200, ports: testPorts } },
     { what: 'a 500', url: receiverUrl(), reason: 'http_status', status: 500, answer: { status: 500 } },
     { what: 'a 404', url: receiverUrl(), reason: 'http_status', status: 404, answer: { status: 404 } },
     { what: 'a 301', url: receiverUrl(), reason: 'redirect', status: 301, answer: { status: 301 } },
@@ -269,7 +275,7 @@ test('each kind of failed attempt is recorded as its coarse reason, with the sta
   for (const [i, c] of cases.entries()) {
     receiver.answers = c.answer ? [c.answer] : [];
     const { user } = await subscriber(`whd-reason-${i}`, c.url);
-    const own = createWebhookWorker({ sql, log: testLogger() }, { clock, dispatcher: createDeliveryDispatcher(c.dispatcher ?? { resolve: resolver, ca: receiver.ca, addressAllowed: receiverOnly }) });
+    const own = createWebhookWorker({ sql, log: testLogger() }, { clock, dispatcher: createDeliveryDispatcher(c.dispatcher ?? { resolve: resolver, ca: receiver.ca, addressAllowed: receiverOnly, ports: testPorts }) });
     try {
       await notifyUser(user);
       assert.is(await own.runOnce(), 1, c.what);
@@ -295,13 +301,29 @@ test('an address in a stored URL is checked again at delivery (127.0.0.1, 10.0.0
   assert.equal(asked, [], 'an address is not resolved');
 });
 
+test('any port on a public host is accepted (regression): a stored URL whose port is not allowed is never contacted at delivery; "port_not_allowed"', async () => {
+  const { user } = await subscriber('whd-port');
+  // As if set before the rule existed, or WEBHOOK_ALLOWED_PORTS no longer lists it: this dispatcher allows 443 and 8443 only.
+  const defaultPorts = createWebhookWorker({ sql, log: testLogger() }, { clock, dispatcher: createDeliveryDispatcher({ resolve: resolver, ca: receiver.ca, addressAllowed: receiverOnly }) });
+  try {
+    await notifyUser(user);
+    assert.is(await defaultPorts.runOnce(), 1);
+  } finally {
+    await defaultPorts.stop();
+  }
+  assert.is(receiver.requests.length, 0);
+  assert.equal(asked, [], 'refused before resolving the name');
+  const [delivery] = (await history(user)).deliveries;
+  assert.equal([delivery.status, delivery.lastStatusCode, delivery.lastError], ['pending', null, 'port_not_allowed']);
+});
+
 test('the connection goes to the address the check saw: one resolution per delivery, to 127.0.0.1', async () => {
   const { user } = await subscriber('whd-pin', receiverUrl('rebind.test'));
   // First answer allowed, any later one not: a second resolution would fail the delivery.
   let calls = 0;
   dnsTable['rebind.test'] = ['127.0.0.1'];
   const rebinding: Resolver = async (hostname) => (hostname === 'rebind.test' && calls++ > 0 ? ['10.0.0.1'] : resolver(hostname));
-  const pinned = createWebhookWorker({ sql, log: testLogger() }, { clock, dispatcher: createDeliveryDispatcher({ resolve: rebinding, ca: receiver.ca, addressAllowed: receiverOnly }) });
+  const pinned = createWebhookWorker({ sql, log: testLogger() }, { clock, dispatcher: createDeliveryDispatcher({ resolve: rebinding, ca: receiver.ca, addressAllowed: receiverOnly, ports: testPorts }) });
   try {
     await notifyUser(user);
     assert.is(await pinned.runOnce(), 1);
@@ -336,7 +358,7 @@ test('a claimant that died mid-attempt: its row is retried once the lease is ove
 test('stopping a worker aborts an attempt under way: a failed attempt, retried later, and stop does not wait for the receiver', async () => {
   const { user } = await subscriber('whd-stop');
   receiver.fallback = { status: 200, delayMs: 3000 };
-  const stopping = createWebhookWorker({ sql, log: testLogger() }, { clock, dispatcher: createDeliveryDispatcher({ resolve: resolver, ca: receiver.ca, addressAllowed: receiverOnly }) });
+  const stopping = createWebhookWorker({ sql, log: testLogger() }, { clock, dispatcher: createDeliveryDispatcher({ resolve: resolver, ca: receiver.ca, addressAllowed: receiverOnly, ports: testPorts }) });
   await notifyUser(user);
   const running = stopping.runOnce();
   const started = Date.now();
@@ -358,7 +380,7 @@ test('two workers on their own pools (as two site processes) deliver each of 24 
   const workers = [0, 1].map(() => {
     const pool = createPool(process.env.TEST_DB_URL!);
     extraPools.push(pool);
-    return createWebhookWorker({ sql: pool, log: testLogger() }, { clock, dispatcher: createDeliveryDispatcher({ resolve: resolver, ca: receiver.ca, addressAllowed: receiverOnly }) });
+    return createWebhookWorker({ sql: pool, log: testLogger() }, { clock, dispatcher: createDeliveryDispatcher({ resolve: resolver, ca: receiver.ca, addressAllowed: receiverOnly, ports: testPorts }) });
   });
   const claimed = [0, 0];
   try {
@@ -386,7 +408,7 @@ test('two running sites (own pools, real timers): woken on commit, each of 12 no
     [0, 1].map(() => {
       const pool = createPool(process.env.TEST_DB_URL!);
       extraPools.push(pool);
-      return startTestSite({}, pool, { dispatcher: createDeliveryDispatcher({ resolve: resolver, ca: receiver.ca, addressAllowed: receiverOnly }), pollIntervalMs: 60_000 });
+      return startTestSite({}, pool, { dispatcher: createDeliveryDispatcher({ resolve: resolver, ca: receiver.ca, addressAllowed: receiverOnly, ports: testPorts }), pollIntervalMs: 60_000 });
     }),
   );
   try {

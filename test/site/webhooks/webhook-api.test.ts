@@ -17,7 +17,7 @@ let admin: TestUser;
 
 test.before(async () => {
   sql = testSql();
-  site = await startTestSite({}, sql, { start: false });
+  site = await startTestSite({ WEBHOOK_ALLOWED_PORTS: '9443, 10443' }, sql, { start: false });
   call = tokenClient(site.url);
   admin = await testUser(sql, 'wh-admin', { admin: true });
 });
@@ -101,6 +101,13 @@ const badUrls: Array<[string, unknown]> = [
   ['IPv6 multicast', 'https://[ff02::1]/in'],
   ['localhost', 'https://localhost/in'],
   ['a localhost name', 'https://app.localhost./in'],
+  ['port 22 on a public address', 'https://1.1.1.1:22/'],
+  ['port 22 on a name', 'https://hooks.example.com:22/in'],
+  ['port 80', 'https://hooks.example.com:80/in'],
+  ['port 8080', 'https://hooks.example.com:8080/in'],
+  ['port 444', 'https://[2606:4700::1111]:444/in'],
+  ['port 65535', 'https://hooks.example.com:65535/in'],
+  ['port 0', 'https://hooks.example.com:0/in'],
 ];
 for (const [what, url] of badUrls) {
   test(`PUT /apps/api/webhook refuses ${what} -> 400 VALIDATION_FAILED on url`, async () => {
@@ -109,6 +116,27 @@ for (const [what, url] of badUrls) {
     assert.equal([answer.body.code, answer.body.field], ['VALIDATION_FAILED', 'url']);
   });
 }
+
+test('any port on a public host is accepted (regression): https://1.1.1.1:22/ is 400 VALIDATION_FAILED on url; 443, 8443 and WEBHOOK_ALLOWED_PORTS are accepted', async () => {
+  const user = await testUser(sql, 'wh-ports');
+  const refused = await call('PUT', '/apps/api/webhook', { cookie: user.cookie }, { url: 'https://1.1.1.1:22/' });
+  assert.is(refused.status, 400, JSON.stringify(refused.body));
+  assert.equal([refused.body.code, refused.body.field], ['VALIDATION_FAILED', 'url']);
+  assert.match(refused.body.error, /443, 8443, 9443, 10443/, JSON.stringify(refused.body));
+  assert.equal((await call('GET', '/apps/api/webhook', { cookie: user.cookie })).body.webhook, null);
+  const accepted: Array<[string, string]> = [
+    ['https://1.1.1.1/', 'https://1.1.1.1/'],
+    ['https://1.1.1.1:443/', 'https://1.1.1.1/'],
+    ['https://1.1.1.1:8443/', 'https://1.1.1.1:8443/'],
+    ['https://hooks.example.com:9443/in', 'https://hooks.example.com:9443/in'],
+    ['https://hooks.example.com:10443/in', 'https://hooks.example.com:10443/in'],
+  ];
+  for (const [url, stored] of accepted) {
+    const answer = await call('PUT', '/apps/api/webhook', { cookie: user.cookie }, { url });
+    assert.is(answer.status, 200, `${url}: ${JSON.stringify(answer.body)}`);
+    assert.is(answer.body.webhook.url, stored);
+  }
+});
 
 test('PUT accepts public addresses; refuses a bad rotateSecret and a non-object body', async () => {
   for (const url of ['https://93.184.215.14/in', 'https://[2606:4700::1111]:8443/in', 'https://hooks.example.com:8443/a/b']) {

@@ -19,8 +19,8 @@ let receiver: Receiver;
 test.before(async () => {
   sql = testSql();
   receiver = await startReceiver();
-  site = await startTestSite({ METRICS_TOKEN: TOKEN }, sql, {
-    dispatcher: createDeliveryDispatcher({ resolve: async () => ['127.0.0.1'], ca: receiver.ca, addressAllowed: (address) => address === '127.0.0.1' }),
+  site = await startTestSite({ METRICS_TOKEN: TOKEN, WEBHOOK_ALLOWED_PORTS: String(receiver.port) }, sql, {
+    dispatcher: createDeliveryDispatcher({ resolve: async () => ['127.0.0.1'], ca: receiver.ca, addressAllowed: (address) => address === '127.0.0.1', ports: [receiver.port] }),
     pollIntervalMs: 60_000,
   });
 });
