@@ -6,6 +6,7 @@
 #                       group); it must exit 0 and leave no PostgreSQL running
 #   npm run migrate     exits 0
 #   node dist/site.js   until /healthz answers; SIGTERM; exit 0, no PostgreSQL left
+#   the Chromium tests  with CHROMIUM_PATH unset: the browser comes from npm ci alone
 # Removes the clone, its /var/tmp cluster and any binaries copy it made.
 # Usage: scripts/check-fresh-clone.sh [repository]   (default: this checkout's HEAD)
 set -euo pipefail
@@ -114,4 +115,12 @@ SITE_PORT=$site_port start_server node dist/site.js
 wait_healthy "http://127.0.0.1:$site_port"
 stop_server TERM dist/site.js
 say "node dist/site.js: /healthz answered, SIGTERM exited 0, PostgreSQL stopped"
+
+# The browser tests need nothing but npm ci: the npm-shipped Chromium, unpacked
+# from the clone's node_modules into an empty temp folder (twice at once, and once
+# more to drive it against the image host).
+mkdir "$parent/tmp"
+env -u CHROMIUM_PATH TMPDIR="$parent/tmp" npm run test:only -- browser/chromium- >"$parent/server.log" 2>&1 || fail "the Chromium tests"
+tail -n 1 "$parent/server.log" | grep -qE '^[1-9][0-9]* passed, 0 failed$' || fail "the Chromium tests did not pass"
+say "the Chromium tests passed with the browser from npm ci alone"
 say "ok"

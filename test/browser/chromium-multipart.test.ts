@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'playwright-core';
-import { CHROMIUM, chromiumInstalled, launchChromium } from '../helpers/chromium.js';
+import { launchChromium } from '../helpers/chromium.js';
 import { startTestImghost, type TestServer } from '../helpers/servers.js';
 
 let server: TestServer;
@@ -13,7 +13,6 @@ let page: Page;
 
 test.before(async () => {
   server = await startTestImghost();
-  if (!chromiumInstalled()) return;
   browser = await launchChromium();
   page = await browser.newPage();
   await page.goto(server.url + '/SF');
@@ -51,10 +50,6 @@ function uploadFromPage(fileName: string, partName: string): Promise<UploadAnswe
     { fileName, partName },
   );
 }
-
-test('browser: Chromium is installed at /usr/bin/chromium', () => {
-  assert.ok(chromiumInstalled(), `${CHROMIUM} is missing: install it with "apt-get install -y chromium"`);
-});
 
 const names = [
   { what: 'plain name', fileName: 'red.png' },

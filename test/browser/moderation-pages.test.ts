@@ -12,7 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { projectRoot } from '../../src/core/project-root.js';
 import type { Sql } from '../../src/db/pool.js';
-import { chromiumInstalled, launchChromium } from '../helpers/chromium.js';
+import { launchChromium } from '../helpers/chromium.js';
 import { axeViolations, startPagesSite, type PagesSite } from '../helpers/pages-site.js';
 import { closeTestSql, testSql } from '../helpers/servers.js';
 import { insertPlugin, testUser, type TestUser } from '../helpers/store-fixtures.js';
@@ -82,7 +82,6 @@ const apiAs = async (user: TestUser, path: string, init: { method?: string; body
 
 test.before(async () => {
   try {
-    assert.ok(chromiumInstalled(), 'Chromium is missing at /usr/bin/chromium');
     site = await startPagesSite();
     browser = await launchChromium();
     sql = testSql();

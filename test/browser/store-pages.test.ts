@@ -13,7 +13,7 @@ import * as assert from 'uvu/assert';
 import { projectRoot } from '../../src/core/project-root.js';
 import { makeJpeg, makePng } from '../fixtures/images/generate.js';
 import { seedCatalogue } from '../fixtures/store/catalogue.js';
-import { chromiumInstalled, launchChromium } from '../helpers/chromium.js';
+import { launchChromium } from '../helpers/chromium.js';
 import { axeViolations, IMAGE_ORIGIN, loginAs, startPagesSite, type PagesSite } from '../helpers/pages-site.js';
 import { closeTestSql, testSql } from '../helpers/servers.js';
 import { insertPlugin, testUser } from '../helpers/store-fixtures.js';
@@ -101,7 +101,6 @@ test.before(async () => {
 });
 
 async function setUp(): Promise<void> {
-  assert.ok(chromiumInstalled(), 'Chromium is missing at /usr/bin/chromium');
   site = await startPagesSite();
   browser = await launchChromium();
   const sql = testSql();

@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createLocalAccount } from '../../src/site/auth/local-accounts.js';
-import { chromiumInstalled, launchChromium } from '../helpers/chromium.js';
+import { launchChromium } from '../helpers/chromium.js';
 import { axeViolations, startPagesSite, type PagesSite } from '../helpers/pages-site.js';
 import { closeTestSql, testSql } from '../helpers/servers.js';
 
@@ -29,7 +29,6 @@ test.before(async () => {
 });
 
 async function setUp(): Promise<void> {
-  assert.ok(chromiumInstalled(), 'Chromium is missing at /usr/bin/chromium');
   site = await startPagesSite({ provider: false });
   browser = await launchChromium();
   const sql = testSql();

@@ -4,7 +4,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chromiumInstalled, launchChromium } from '../helpers/chromium.js';
+import { launchChromium } from '../helpers/chromium.js';
 import { axeViolations, loginAs, startPagesSite, type PagesSite } from '../helpers/pages-site.js';
 import { closeTestSql } from '../helpers/servers.js';
 
@@ -16,7 +16,6 @@ let page: Page;
 const problems: string[] = [];
 
 test.before(async () => {
-  assert.ok(chromiumInstalled(), 'Chromium is missing at /usr/bin/chromium');
   site = await startPagesSite();
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });

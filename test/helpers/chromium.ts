@@ -1,9 +1,8 @@
-// Debian's Chromium driven by playwright-core: no browser is ever downloaded. CI
-// installs the chromium package; without it browser tests fail loudly.
-import { existsSync } from 'node:fs';
+// The browser tests' Chromium driven by playwright-core: the npm-shipped one (see
+// chromium-binary.ts) or CHROMIUM_PATH; no browser is ever downloaded or installed.
 import { chromium, type Browser } from 'playwright-core';
+import { chromiumBinary } from './chromium-binary.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -15,10 +14,7 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-export function chromiumInstalled(): boolean {
-  return existsSync(CHROMIUM);
-}
-
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 });
+export async function launchChromium(): Promise<Browser> {
+  const { executablePath, env } = await chromiumBinary();
+  return chromium.launch({ executablePath, args: CHROMIUM_ARGS, env: { ...process.env, ...env }, timeout: 30_000 });
 }
