@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 export interface ImghostProcess {
   url: string;
-  /** The image host's process id (the child's, unless a prefix command runs it). */
+  /** The image host's process id, as it logs it. */
   pid: number;
   child: ChildProcess;
   /** Resolves with the exit code (null when killed by a signal). */
@@ -19,10 +19,9 @@ export interface ImghostProcess {
 const ENTRYPOINT = fileURLToPath(new URL('../../src/imghost.js', import.meta.url));
 const START_TIMEOUT_MS = 20_000;
 
-/** `prefix`: a command that runs the entrypoint (strace, say); `pid` is then the image host's own. */
-export function startImghostProcess(dataDir: string, env: Record<string, string> = {}, prefix: string[] = []): Promise<ImghostProcess> {
-  const command = [...prefix, process.execPath, ENTRYPOINT];
-  const child = spawn(command[0]!, command.slice(1), {
+/** `nodeArgs`: options for node before the entrypoint (`--import` a tracer, say). */
+export function startImghostProcess(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ImghostProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, ENTRYPOINT], {
     env: { ...process.env, HOST: '127.0.0.1', IMGHOST_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

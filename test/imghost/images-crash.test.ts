@@ -3,16 +3,17 @@
 // answered 200 must still be there, byte for byte, with no partial file anywhere.
 // (SIGKILL loses the process, not the page cache: what a power cut would lose is
 // covered by the fsync before each rename and of the folder after, see durable.ts.)
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { listFiles, upload, waitFor } from '../fixtures/images/client.js';
 import { makePng } from '../fixtures/images/generate.js';
+import type { FsCall } from '../helpers/fs-trace.js';
 import { startImghostProcess, type ImghostProcess } from '../helpers/imghost-process.js';
 import { tempDir } from '../helpers/servers.js';
 
@@ -20,6 +21,8 @@ const Crash = suite('image host crash and stop');
 
 const md5Of = (bytes: Buffer) => createHash('md5').update(bytes).digest('hex');
 const CONCURRENT = 20;
+/** Records the image host's fsyncs and renames, in order (see the helper). */
+const FS_TRACER = fileURLToPath(new URL('../helpers/fs-trace.js', import.meta.url));
 
 type Outcome = { ok: true; status: number; bytes: Buffer } | { ok: false; error: unknown };
 
@@ -149,20 +152,10 @@ Crash('temporary files: SIGTERM during a stalled upload leaves no temp file and 
   assert.equal(await listFiles(tmp), []);
 });
 
-/** strace, when it exists and may trace (root, or ptrace allowed): the system calls themselves. */
-function straceWorks(): boolean {
-  const probe = spawnSync('strace', ['-qq', '-e', 'trace=none', 'true'], { stdio: 'ignore' });
-  return probe.status === 0;
-}
-const traced = straceWorks() ? Crash : Crash.skip;
-if (!straceWorks()) process.stdout.write('skipping the fsync order test: strace is missing or may not trace here\n');
-
-traced('durable commit: an upload and its preview are fsync\'d before their rename, and their folder after (strace)', async () => {
+Crash('durable commit: an upload and its preview are fsync\'d before their rename, and their folder after', async () => {
   const dataDir = tempDir('lw-fsync-');
   const trace = join(tempDir('lw-trace-'), 'trace');
-  const host = await startImghostProcess(dataDir, {}, [
-    'strace', '-f', '-qq', '-y', '-e', 'trace=fsync,fdatasync,rename,renameat,renameat2', '-o', trace,
-  ]);
+  const host = await startImghostProcess(dataDir, { FS_TRACE: trace }, ['--import', FS_TRACER]);
   running = host;
   const bytes = await makePng(7200);
   const answer = await upload(host.url, bytes, 'durable.png');
@@ -173,18 +166,19 @@ traced('durable commit: an upload and its preview are fsync\'d before their rena
   await host.exited;
   running = undefined;
 
-  // Each step awaits the one before, so the order of the calls' first lines is the
-  // order they ran in, whichever thread of libuv's pool ran them.
-  const calls = (await readFile(trace, 'utf8')).split('\n');
+  // The tracer writes each line as the call starts (rename) or completes (sync,
+  // renamed), so the order of the lines is the order the calls ran in.
+  const calls = (await readFile(trace, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as FsCall);
   const md5 = answer.body.data.md5 as string;
   const shard = join(dataDir, 'images', md5.slice(0, 2));
   for (const final of [join(shard, `${md5}.png`), join(shard, `${md5}.preview.webp`)]) {
-    const renamed = calls.findIndex((line) => /rename/.test(line) && line.includes(`"${final}"`));
+    const renamed = calls.findIndex((entry) => entry.call === 'rename' && entry.to === final);
     assert.ok(renamed !== -1, `no rename into ${final}`);
-    const temp = /rename\w*\((?:AT_FDCWD[^,]*, )?"([^"]+)"/.exec(calls[renamed]!)![1]!;
+    const temp = (calls[renamed] as { from: string }).from;
     assert.ok(temp.startsWith(join(dataDir, 'images', '.tmp') + '/'), `renamed from ${temp}`);
-    const fileSynced = calls.findIndex((line) => /^\d+\s+f(data)?sync\(/.test(line) && line.includes(`<${temp}>`));
-    const dirSynced = calls.findIndex((line, i) => i > renamed && /^\d+\s+f(data)?sync\(/.test(line) && line.includes(`<${shard}>`));
+    const done = calls.findIndex((entry) => entry.call === 'renamed' && entry.to === final);
+    const fileSynced = calls.findIndex((entry) => entry.call === 'sync' && entry.path === temp);
+    const dirSynced = calls.findIndex((entry, i) => i > done && entry.call === 'sync' && entry.path === shard);
     assert.ok(fileSynced !== -1 && fileSynced < renamed, `${final}: no fsync of the temp file before the rename`);
     assert.ok(dirSynced !== -1, `${final}: no fsync of its folder after the rename`);
   }
