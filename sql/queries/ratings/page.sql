@@ -3,21 +3,21 @@
 -- 011_plugin_ratings.sql), `limit` $2 ratings from `offset` $3, newest first, ties
 -- by user (walking plugin_ratings_page in order; hidden ratings left out, as a
 -- report's resolution may hide one: sql/042_reports.sql), and the rating of viewer $4
--- (users.id, null for visitors) marked `mine`. Each rating carries its newest $5
--- replies and how many it has. Always at least one row, the plugin's: with a null
+-- (users.id, null for visitors) marked `mine`, hidden or not (`hidden` tells its
+-- rater). Each rating carries its newest $5 replies and how many it has. Always at least one row, the plugin's: with a null
 -- user when the page is empty and the viewer has no rating.
 select p.stars_1, p.stars_2, p.stars_3, p.stars_4, p.stars_5, p.rating_count, p.rating_sum,
-       r.mine, u.username, u.avatar, r.stars, r.comment, r.created_at, r.updated_at,
+       r.mine, r.hidden, u.username, u.avatar, r.stars, r.comment, r.created_at, r.updated_at,
        coalesce(replies.list, '[]'::json) as replies, coalesce(replies.total, 0) as reply_count
   from plugins p
   left join lateral (
-        (select false as mine, pr.user_id, pr.stars, pr.comment, pr.created_at, pr.updated_at
+        (select false as mine, false as hidden, pr.user_id, pr.stars, pr.comment, pr.created_at, pr.updated_at
            from plugin_ratings pr
           where pr.plugin_id = p.id and not pr.hidden
           order by pr.updated_at desc, pr.user_id
           limit $2 offset $3)
         union all
-        (select true, pr.user_id, pr.stars, pr.comment, pr.created_at, pr.updated_at
+        (select true, pr.hidden, pr.user_id, pr.stars, pr.comment, pr.created_at, pr.updated_at
            from plugin_ratings pr
           where pr.plugin_id = p.id and pr.user_id = $4::bigint)
        ) r on true

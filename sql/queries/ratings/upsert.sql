@@ -9,5 +9,6 @@ on conflict (plugin_id, user_id) do update
        comment = coalesce($4::text, current.comment),
        updated_at = now()
 -- `created`: true for a new rating (xmax is 0 on a row this statement inserted),
--- false for a change of an existing one: only a new one notifies the author.
-returning stars, (xmax = 0) as created
+-- false for a change of an existing one: only a new one notifies the author, and
+-- not a hidden one (a rater an administrator hid: sql/110_rating_moderation.sql).
+returning stars, (xmax = 0) as created, hidden

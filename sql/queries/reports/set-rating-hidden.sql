@@ -1,9 +1,5 @@
--- Hides ($3 true) or shows ($3 false) user $2's rating of plugin $1; the star
--- trigger moves the plugin's counts in the same statement. Returns the value before
--- (no row: no such rating).
-update plugin_ratings r
-   set hidden = $3
-  from plugin_ratings old
- where r.plugin_id = $1 and r.user_id = $2::bigint
-   and old.plugin_id = r.plugin_id and old.user_id = r.user_id
-returning old.hidden as was_hidden
+-- Hides ($3 true) or shows ($3 false) user $2's rating of plugin $1, by administrator
+-- $4, through its moderation record (sql/110_rating_moderation.sql), which outlives
+-- the rating. Returns whether it was hidden before; no row when showing a rater with
+-- neither a rating nor a record.
+select was_hidden from set_rating_hidden($1, $2::bigint, $3, $4::bigint)

@@ -141,6 +141,7 @@ export const SITE_OPENAPI = {
           createdAt: isoDate,
           updatedAt: isoDate,
           replies: { type: 'array', items: ref('Reply') },
+          hidden: { type: 'boolean', description: "On the caller's own rating only (myRating, PUT's rating): true while an administrator keeps it hidden from everyone else" },
         },
       },
       RatingStats: {
@@ -649,6 +650,7 @@ export const SITE_OPENAPI = {
           '400': badRequest,
           ...denied,
           '404': notFound,
+          '429': rateLimited,
           ...common,
         },
       },

@@ -1,12 +1,12 @@
 import type { Sql } from '../../db/pool.js';
 import { runQuery } from '../../db/queries.js';
-import { ratingEntry, ratingStats, type PageRow, type RatingStats } from './records.js';
+import { ownRatingEntry, ratingEntry, ratingStats, type PageRow, type RatingStats } from './records.js';
 import { REPLIES_SHOWN } from './validation.js';
 
 export interface RatingsPage {
   stats: RatingStats;
   ratings: Record<string, unknown>[];
-  /** The viewer's own rating, or null (always null without a viewer). */
+  /** The viewer's own rating with `hidden`, or null (always null without a viewer). */
   mine: Record<string, unknown> | null;
 }
 
@@ -32,7 +32,7 @@ export async function readRatingsPage(
   let mine: Record<string, unknown> | null = null;
   for (const row of rows) {
     if (row.mine === null) continue;
-    if (row.mine) mine = ratingEntry(row);
+    if (row.mine) mine = ownRatingEntry(row);
     else ratings.push(ratingEntry(row));
   }
   return { stats, ratings, mine };

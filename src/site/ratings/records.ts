@@ -3,7 +3,9 @@ import { ratingAverage } from '../plugins/records.js';
 // Rows of sql/queries/ratings/page.sql as the API shows them (docs/api.md, "Ratings
 // and replies"): entries {user, avatar, stars, comment, createdAt, updatedAt,
 // replies, replyCount}, replies {id, user, avatar, body, createdAt}, and the
-// statistics {avg, count, distribution}, whose avg is the plugin's ratingAvg.
+// statistics {avg, count, distribution}, whose avg is the plugin's ratingAvg. The
+// viewer's own rating carries `hidden` besides: only its rater sees it while an
+// administrator keeps it hidden, and is told so.
 
 export interface StatsRow {
   stars_1: number;
@@ -27,6 +29,8 @@ interface ReplyJson {
 export interface PageRow extends StatsRow {
   /** Null on the plugin-only row (no rating at all); true for the viewer's own rating. */
   mine: boolean | null;
+  /** Only ever true on the viewer's own rating: the others shown are never hidden. */
+  hidden: boolean;
   username: string;
   avatar: string;
   stars: number;
@@ -62,6 +66,11 @@ export function ratingEntry(row: PageRow): Record<string, unknown> {
     replies: row.replies.map(replyRecord),
     replyCount: row.reply_count,
   };
+}
+
+/** The viewer's own rating: the entry, and whether it is hidden from everyone else. */
+export function ownRatingEntry(row: PageRow): Record<string, unknown> {
+  return { ...ratingEntry(row), hidden: row.hidden };
 }
 
 export function replyRecord(reply: ReplyJson): Record<string, unknown> {

@@ -20,7 +20,8 @@ export const ratingNotFound = () => new HttpError(404, 'NOT_FOUND', 'Rating not 
 
 /**
  * POST /apps/api/reports {target, reason, note}: 201 {success, report}. The target
- * must be visible to the reporter (404 otherwise, a rating too); a second open
+ * must be visible to the reporter (404 otherwise, a rating too, and a hidden one
+ * to all but its rater and administrators); a second open
  * report of one target by one user is 409; past REPORTS_PER_DAY a day, 429.
  */
 export function createReportHandler(deps: SiteDeps) {
@@ -29,10 +30,11 @@ export function createReportHandler(deps: SiteDeps) {
     const user = requireUser(ctx);
     const input = parseReport(ctx.body);
     const plugin = await findVisiblePlugin(deps.sql, input.plugin, user);
-    let rater: { user_id: string; username: string } | undefined;
+    let rater: { user_id: string; username: string; hidden: boolean } | undefined;
     if (input.ratingUser !== null) {
-      [rater] = await runQuery<{ user_id: string; username: string }>(deps.sql, 'reports/find-rating', [plugin.id, input.ratingUser]);
-      if (!rater) throw ratingNotFound();
+      [rater] = await runQuery<{ user_id: string; username: string; hidden: boolean }>(deps.sql, 'reports/find-rating', [plugin.id, input.ratingUser]);
+      // A hidden rating is there for its rater and administrators only.
+      if (!rater || (rater.hidden && rater.user_id !== user.id && !user.admin)) throw ratingNotFound();
     }
     const decision = await limiter.hit(user.id);
     if (!decision.allowed) throw rateLimited(decision, `At most ${REPORTS_PER_DAY} reports a day; try again later`);

@@ -99,10 +99,9 @@ export function resolveReportHandler(deps: SiteDeps) {
 
 async function applyResolution(tx: Sql, report: LockedReport, action: Resolution, reason: string | null, admin: SessionUser): Promise<{ before: Fields; after: Fields }> {
   if (action === 'hide-rating') {
-    const [row] = await runQuery<{ was_hidden: boolean }>(tx, 'reports/set-rating-hidden', [report.plugin_id, report.rating_user_id, true]);
-    // The rating was deleted since it was reported: nothing left to hide.
-    if (!row) return { before: {}, after: {} };
-    return { before: { hidden: row.was_hidden }, after: { hidden: true } };
+    // Recorded even when the rating was deleted since it was reported: it comes back hidden.
+    const [row] = await runQuery<{ was_hidden: boolean }>(tx, 'reports/set-rating-hidden', [report.plugin_id, report.rating_user_id, true, admin.id]);
+    return { before: { hidden: row!.was_hidden }, after: { hidden: true } };
   }
   if (action === 'unlist') {
     const [locked] = await runQuery<{ id: string; status: string; submitter_id: string }>(tx, 'store/lock-plugin', [report.plugin_id]);
@@ -125,7 +124,8 @@ async function applyResolution(tx: Sql, report: LockedReport, action: Resolution
 /**
  * POST /apps/api/plugins/:id/ratings/:ratingUser/unhide (administrators): shows a
  * rating a report's resolution hid; it is back in the lists and the statistics at
- * once. {success, avg, count, distribution}; 404 when there is no such rating.
+ * once, and the rater's next ratings are shown too. {success, avg, count,
+ * distribution}; 404 when the rater has neither a rating nor a moderation record.
  */
 export function unhideRatingHandler(deps: SiteDeps) {
   return async (ctx: SiteContext) => {
@@ -135,7 +135,7 @@ export function unhideRatingHandler(deps: SiteDeps) {
     if (!couldBeUsername(ratingUser)) throw ratingNotFound();
     const stats = await inTransaction(deps.sql, async (tx) => {
       const [rater] = await runQuery<{ id: string; username: string }>(tx, 'reports/find-rater', [ratingUser]);
-      const [row] = rater ? await runQuery<{ was_hidden: boolean }>(tx, 'reports/set-rating-hidden', [plugin.id, rater.id, false]) : [];
+      const [row] = rater ? await runQuery<{ was_hidden: boolean }>(tx, 'reports/set-rating-hidden', [plugin.id, rater.id, false, admin.id]) : [];
       if (!rater || !row) throw ratingNotFound();
       if (row.was_hidden) {
         await recordAudit(tx, { actor: admin, action: 'rating.unhide', target: { type: 'rating', plugin: plugin.id, user: rater.username }, before: { hidden: true }, after: { hidden: false } });
