@@ -210,6 +210,7 @@ function renderRateArea(mine) {
   $('rate-login').firstChild.href = loginHref();
   $('rate-login').hidden = !!me;
   $('own-plugin-note').hidden = !own;
+  $('rate-hidden').hidden = !mine?.hidden;
   form.hidden = true;
   if (!me || own || plugin.status !== 'approved') return;
   chosen = mine?.stars || 0;

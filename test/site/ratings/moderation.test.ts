@@ -22,15 +22,15 @@ test.before(async () => {
   sql = testSql();
   site = await startTestSite();
   client = storeClient(site.url);
-  author = await testUser(sql, 'mod-author');
-  other = await testUser(sql, 'mod-other');
-  reporter = await testUser(sql, 'mod-reporter');
-  admin = await testUser(sql, 'mod-admin', { admin: true });
+  author = await testUser(sql, 'hide-author');
+  other = await testUser(sql, 'hide-other');
+  reporter = await testUser(sql, 'hide-reporter');
+  admin = await testUser(sql, 'hide-admin', { admin: true });
 });
 // Each test rates as a rater of its own: the limit of 20 rating writes a minute is per user.
 let raters = 0;
 test.before.each(async () => {
-  rater = await testUser(sql, `mod-rater-${++raters}`);
+  rater = await testUser(sql, `hide-rater-${++raters}`);
 });
 test.after(async () => {
   await site.close();
@@ -54,96 +54,96 @@ async function hide(id: string, user = rater): Promise<void> {
 }
 
 test('a hidden rating comes back by deleting it and rating again (regression): the re-rating is hidden too, until unhidden', async () => {
-  await insertPlugin(sql, 'mod-sticks', author);
-  await insertRating(sql, 'mod-sticks', other, 5);
-  assert.is((await rate('mod-sticks', 1)).status, 200);
-  await hide('mod-sticks');
-  assert.is((await unrate('mod-sticks')).status, 200);
+  await insertPlugin(sql, 'hide-sticks', author);
+  await insertRating(sql, 'hide-sticks', other, 5);
+  assert.is((await rate('hide-sticks', 1)).status, 200);
+  await hide('hide-sticks');
+  assert.is((await unrate('hide-sticks')).status, 200);
 
-  const again = await rate('mod-sticks', 2);
+  const again = await rate('hide-sticks', 2);
   assert.is(again.status, 200, JSON.stringify(again.body));
   // The statistics leave the hidden re-rating out; its rater's answer says it is hidden.
   assert.equal([again.body.count, again.body.avg], [1, 5]);
   assert.is(again.body.rating.hidden, true);
   assert.is(again.body.rating.stars, 2);
 
-  const visitor = (await page('mod-sticks')).body;
+  const visitor = (await page('hide-sticks')).body;
   assert.equal([visitor.count, visitor.avg, visitor.distribution['2']], [1, 5, 0]);
-  assert.equal(visitor.ratings.map((r: any) => r.user), ['mod-other']);
-  const own = (await page('mod-sticks', rater)).body;
-  assert.equal(own.ratings.map((r: any) => r.user), ['mod-other']);
+  assert.equal(visitor.ratings.map((r: any) => r.user), ['hide-other']);
+  const own = (await page('hide-sticks', rater)).body;
+  assert.equal(own.ratings.map((r: any) => r.user), ['hide-other']);
   assert.equal([own.myRating.user, own.myRating.stars, own.myRating.hidden], [rater.username, 2, true]);
-  assert.is((await client.get('/apps/api/plugins/mod-sticks')).body.plugin.ratingCount, 1);
+  assert.is((await client.get('/apps/api/plugins/hide-sticks')).body.plugin.ratingCount, 1);
 
   // Deleting and rating again any number of times keeps it hidden.
-  assert.is((await unrate('mod-sticks')).status, 200);
-  assert.is((await rate('mod-sticks', 3)).body.rating.hidden, true);
-  assert.is((await page('mod-sticks')).body.count, 1);
+  assert.is((await unrate('hide-sticks')).status, 200);
+  assert.is((await rate('hide-sticks', 3)).body.rating.hidden, true);
+  assert.is((await page('hide-sticks')).body.count, 1);
 
-  const shown = await unhide('mod-sticks', rater.username);
+  const shown = await unhide('hide-sticks', rater.username);
   assert.is(shown.status, 200, JSON.stringify(shown.body));
   assert.equal([shown.body.count, shown.body.avg], [2, 4]);
-  const after = (await page('mod-sticks', rater)).body;
+  const after = (await page('hide-sticks', rater)).body;
   assert.is(after.myRating.hidden, false);
-  assert.equal(after.ratings.map((r: any) => r.user).sort(), ['mod-other', rater.username]);
+  assert.equal(after.ratings.map((r: any) => r.user).sort(), ['hide-other', rater.username]);
   // Unhidden for good: deleting and rating again is visible.
-  assert.is((await unrate('mod-sticks')).status, 200);
-  assert.is((await rate('mod-sticks', 4)).body.rating.hidden, false);
-  assert.is((await page('mod-sticks')).body.count, 2);
+  assert.is((await unrate('hide-sticks')).status, 200);
+  assert.is((await rate('hide-sticks', 4)).body.rating.hidden, false);
+  assert.is((await page('hide-sticks')).body.count, 2);
 });
 
 test('a rating deleted before its report was resolved is hidden when it comes back; unhide clears the record (200), then 404', async () => {
-  await insertPlugin(sql, 'mod-gone', author);
-  assert.is((await rate('mod-gone', 1)).status, 200);
-  const filed = await client.post('/apps/api/reports', { target: { type: 'rating', plugin: 'mod-gone', user: rater.username }, reason: 'spam' }, { cookie: reporter.cookie });
-  assert.is((await unrate('mod-gone')).status, 200);
+  await insertPlugin(sql, 'hide-gone', author);
+  assert.is((await rate('hide-gone', 1)).status, 200);
+  const filed = await client.post('/apps/api/reports', { target: { type: 'rating', plugin: 'hide-gone', user: rater.username }, reason: 'spam' }, { cookie: reporter.cookie });
+  assert.is((await unrate('hide-gone')).status, 200);
   assert.is((await client.post(`/apps/api/reports/${filed.body.report.id}/resolve`, { action: 'hide-rating' }, { cookie: admin.cookie })).status, 200);
-  assert.is((await rate('mod-gone', 1)).body.rating.hidden, true);
-  assert.is((await page('mod-gone')).body.count, 0);
-  assert.is((await unrate('mod-gone')).status, 200);
+  assert.is((await rate('hide-gone', 1)).body.rating.hidden, true);
+  assert.is((await page('hide-gone')).body.count, 0);
+  assert.is((await unrate('hide-gone')).status, 200);
   // No rating now, but a record: unhiding it is 200 and audited.
-  assert.is((await unhide('mod-gone', rater.username)).status, 200);
-  assert.is((await rate('mod-gone', 1)).body.rating.hidden, false);
-  assert.is((await unrate('mod-gone')).status, 200);
-  const [entry] = (await client.get('/apps/api/audit?plugin=mod-gone', { cookie: admin.cookie })).body.entries;
+  assert.is((await unhide('hide-gone', rater.username)).status, 200);
+  assert.is((await rate('hide-gone', 1)).body.rating.hidden, false);
+  assert.is((await unrate('hide-gone')).status, 200);
+  const [entry] = (await client.get('/apps/api/audit?plugin=hide-gone', { cookie: admin.cookie })).body.entries;
   assert.equal([entry.action, entry.before.hidden, entry.after.hidden], ['rating.unhide', true, false]);
   // Neither a rating nor a record: 404 as before.
-  assert.is((await unhide('mod-gone', 'mod-other')).status, 404);
+  assert.is((await unhide('hide-gone', 'hide-other')).status, 404);
 });
 
 test('a rating inserted directly while its rater is hidden is hidden (the database holds the rule, whatever writes it)', async () => {
-  await insertPlugin(sql, 'mod-direct', author);
-  await insertRating(sql, 'mod-direct', rater, 1);
-  await hide('mod-direct');
-  await sql`delete from plugin_ratings where plugin_id = 'mod-direct'`;
-  await insertRating(sql, 'mod-direct', rater, 1);
-  const [row] = await sql`select r.hidden, p.stars_1 from plugin_ratings r join plugins p on p.id = r.plugin_id where r.plugin_id = 'mod-direct'`;
+  await insertPlugin(sql, 'hide-direct', author);
+  await insertRating(sql, 'hide-direct', rater, 1);
+  await hide('hide-direct');
+  await sql`delete from plugin_ratings where plugin_id = 'hide-direct'`;
+  await insertRating(sql, 'hide-direct', rater, 1);
+  const [row] = await sql`select r.hidden, p.stars_1 from plugin_ratings r join plugins p on p.id = r.plugin_id where r.plugin_id = 'hide-direct'`;
   assert.equal({ ...row }, { hidden: true, stars_1: 0 });
 });
 
 test('replies are accepted on hidden ratings (regression): 404 to others, as for no rating; the rater and administrators may; nobody is notified', async () => {
-  await insertPlugin(sql, 'mod-reply', author);
-  assert.is((await rate('mod-reply', 1)).status, 200);
-  const replyId = await insertReply(sql, 'mod-reply', rater, other, 'Before the hide');
-  await hide('mod-reply');
-  await sql`delete from notifications where plugin_id = 'mod-reply'`;
+  await insertPlugin(sql, 'hide-reply', author);
+  assert.is((await rate('hide-reply', 1)).status, 200);
+  const replyId = await insertReply(sql, 'hide-reply', rater, other, 'Before the hide');
+  await hide('hide-reply');
+  await sql`delete from notifications where plugin_id = 'hide-reply'`;
 
   for (const user of [other, author]) {
-    const refused = await reply('mod-reply', rater.username, user);
+    const refused = await reply('hide-reply', rater.username, user);
     assert.is(refused.status, 404, `${user.username}: ${JSON.stringify(refused.body)}`);
     assert.is(refused.body.code, 'NOT_FOUND');
     // The same answer as for a user who never rated it.
-    assert.equal(refused.body, (await reply('mod-reply', 'mod-reporter', user)).body);
+    assert.equal(refused.body, (await reply('hide-reply', 'hide-reporter', user)).body);
   }
-  assert.is((await reply('mod-reply', rater.username, rater)).status, 201);
-  assert.is((await reply('mod-reply', rater.username, admin)).status, 201);
-  assert.equal(await notificationsOf(author, 'mod-reply'), []);
-  assert.equal(await notificationsOf(rater, 'mod-reply'), []);
-  const [{ count }] = await sql`select count(*)::int as count from plugin_rating_replies where plugin_id = 'mod-reply'`;
+  assert.is((await reply('hide-reply', rater.username, rater)).status, 201);
+  assert.is((await reply('hide-reply', rater.username, admin)).status, 201);
+  assert.equal(await notificationsOf(author, 'hide-reply'), []);
+  assert.equal(await notificationsOf(rater, 'hide-reply'), []);
+  const [{ count }] = await sql`select count(*)::int as count from plugin_rating_replies where plugin_id = 'hide-reply'`;
   assert.is(count, 3);
 
   // Deleting a reply under a hidden rating: 404 to anyone but the rater and administrators, even its author.
-  const removeReply = (user: TestUser) => client.request('DELETE', `${ratings('mod-reply')}/replies/${replyId}`, { cookie: user.cookie });
+  const removeReply = (user: TestUser) => client.request('DELETE', `${ratings('hide-reply')}/replies/${replyId}`, { cookie: user.cookie });
   assert.is((await removeReply(other)).status, 404);
   assert.is((await removeReply(author)).status, 404);
   assert.is((await removeReply(rater)).status, 403);
@@ -151,25 +151,25 @@ test('replies are accepted on hidden ratings (regression): 404 to others, as for
 });
 
 test('201 versus 404 reveals that a hidden rating exists (regression): reporting it is 404 to others', async () => {
-  await insertPlugin(sql, 'mod-report', author);
-  assert.is((await rate('mod-report', 1)).status, 200);
-  await hide('mod-report');
-  const again = await client.post('/apps/api/reports', { target: { type: 'rating', plugin: 'mod-report', user: rater.username }, reason: 'abuse' }, { cookie: other.cookie });
+  await insertPlugin(sql, 'hide-report', author);
+  assert.is((await rate('hide-report', 1)).status, 200);
+  await hide('hide-report');
+  const again = await client.post('/apps/api/reports', { target: { type: 'rating', plugin: 'hide-report', user: rater.username }, reason: 'abuse' }, { cookie: other.cookie });
   assert.is(again.status, 404, JSON.stringify(again.body));
-  const never = await client.post('/apps/api/reports', { target: { type: 'rating', plugin: 'mod-report', user: 'mod-reporter' }, reason: 'abuse' }, { cookie: other.cookie });
+  const never = await client.post('/apps/api/reports', { target: { type: 'rating', plugin: 'hide-report', user: 'hide-reporter' }, reason: 'abuse' }, { cookie: other.cookie });
   assert.equal(again.body, never.body);
   // An administrator still may.
-  assert.is((await client.post('/apps/api/reports', { target: { type: 'rating', plugin: 'mod-report', user: rater.username }, reason: 'abuse' }, { cookie: admin.cookie })).status, 201);
+  assert.is((await client.post('/apps/api/reports', { target: { type: 'rating', plugin: 'hide-report', user: rater.username }, reason: 'abuse' }, { cookie: admin.cookie })).status, 201);
 });
 
 test('a hidden re-rating does not notify the author', async () => {
-  await insertPlugin(sql, 'mod-quiet', author);
-  await insertRating(sql, 'mod-quiet', rater, 1);
-  await hide('mod-quiet');
-  await sql`delete from plugin_ratings where plugin_id = 'mod-quiet'`;
-  await sql`delete from notifications where plugin_id = 'mod-quiet'`;
-  assert.is((await rate('mod-quiet', 1)).status, 200);
-  assert.equal(await notificationsOf(author, 'mod-quiet'), []);
+  await insertPlugin(sql, 'hide-quiet', author);
+  await insertRating(sql, 'hide-quiet', rater, 1);
+  await hide('hide-quiet');
+  await sql`delete from plugin_ratings where plugin_id = 'hide-quiet'`;
+  await sql`delete from notifications where plugin_id = 'hide-quiet'`;
+  assert.is((await rate('hide-quiet', 1)).status, 200);
+  assert.equal(await notificationsOf(author, 'hide-quiet'), []);
 });
 
 test.run();
