@@ -42,3 +42,10 @@ export function jsonBody(schema: Schema, required = true): Schema {
 export function probe(status: string): Schema {
   return { type: 'object', required: ['status'], properties: { status: { const: status } } };
 }
+
+/** The body of GET /openapi.json: an OpenAPI document. */
+export const openApiDocument: Schema = {
+  type: 'object',
+  required: ['openapi', 'info', 'paths'],
+  properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' } },
+};

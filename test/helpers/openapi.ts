@@ -105,7 +105,13 @@ export function operations(doc: Json): Operation[] {
     for (const method of HTTP_METHODS) {
       const operation = item[method];
       if (!operation) continue;
-      const pattern = operation['x-route'] ?? template.replace(/\{([^}]+)\}/g, ':$1');
+      const named = operation['x-route'];
+      if (Array.isArray(named)) {
+        // One operation for several literal routes (/apps and /apps/): each is its own template.
+        for (const pattern of named as string[]) found.push({ template: pattern, method, operation, route: `${method.toUpperCase()} ${pattern}` });
+        continue;
+      }
+      const pattern = named ?? template.replace(/\{([^}]+)\}/g, ':$1');
       found.push({ template, method, operation, route: `${method.toUpperCase()} ${pattern}` });
     }
   }

@@ -1,10 +1,11 @@
-import { probe, json, media, pathParam, queryParam, ref, text, type Schema } from '../../core/openapi-parts.js';
+import { probe, json, media, openApiDocument, pathParam, queryParam, ref, text, type Schema } from '../../core/openapi-parts.js';
 
 // The OpenAPI 3.1 description of the image host (service B), served at
 // /openapi.json. Every route of its table (src/imghost/app.ts) is here; an
 // operation whose OpenAPI path is not the router pattern with `{x}` for `:x` names
-// its route with `x-route`. test/openapi checks both against each other and real
-// answers against the schemas.
+// its route with `x-route`. test/openapi checks both against each other, real
+// answers against the schemas, and the document against Redocly's recommended
+// rules; each operation has a camelCase `operationId`, a tag and its `security`.
 
 /** The upload API's failure body, with `code` limited to `codes`. */
 function failure(description: string, ...codes: string[]): Schema {
@@ -15,6 +16,9 @@ const busy = json('Busy, or a dependency did not answer in time', { allOf: [ref(
   'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } },
 });
 const cached = { '304': { description: 'Not modified (If-None-Match)' } };
+/** Any route, before routing: a request target over 8 KiB. */
+const targetTooLong = failure('Request target over 8 KiB', 'BAD_REQUEST');
+const metricsOnly = [{ metricsToken: [] }];
 const imageParams = [pathParam('timestamp', 'Digits (any: the md5 alone selects the file)', { type: 'string', pattern: '^[0-9]+$' }), pathParam('md5', '32 lower-case hex digits', { type: 'string', pattern: '^[0-9a-f]{32}$' })];
 
 export const IMGHOST_OPENAPI = {
@@ -22,12 +26,22 @@ export const IMGHOST_OPENAPI = {
   info: {
     title: 'Image host',
     version: '1.0.0',
-    description: 'Image upload, originals and WebP previews, icons. Any route may also answer 405 (with Allow) to another method and 400 to a malformed target.',
+    description:
+      'Image upload, originals and WebP previews, icons. Any route may also answer 405 (with Allow) to another method, 400 to a malformed target ' +
+      'and 414 to an over-long one. The reference in prose is docs/api.md in the repository.',
+    license: { name: 'MIT', identifier: 'MIT' },
   },
   servers: [{ url: '/' }],
+  tags: [
+    { name: 'service', description: 'Probes, metrics and this document' },
+    { name: 'images', description: 'Upload, originals and WebP previews' },
+    { name: 'icons', description: 'Built-in icons as SVG or PNG, and their search page' },
+    { name: 'packages', description: 'Plugin packages (ZIP): upload, download, removal' },
+  ],
   components: {
     securitySchemes: {
       uploadToken: { type: 'http', scheme: 'bearer', description: 'IMGHOST_UPLOAD_TOKEN, required for uploads when it is set' },
+      metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN' },
     },
     schemas: {
       Error: {
@@ -84,10 +98,11 @@ export const IMGHOST_OPENAPI = {
     },
   },
   paths: {
-    '/healthz': { get: { summary: 'The process serves', responses: { '200': json('Alive', probe('ok')) } } },
-    '/readyz': { get: { summary: 'The image folder is usable, with free space', responses: { '200': json('Ready', probe('ready')), '503': json('Not ready (not an error envelope: probes read the status)', probe('unavailable')) } } },
+    '/healthz': { get: { operationId: 'getHealth', tags: ['service'], security: [], summary: 'The process serves', responses: { '200': json('Alive', probe('ok')), '414': targetTooLong } } },
+    '/readyz': { get: { operationId: 'getReadiness', tags: ['service'], security: [], summary: 'The image folder is usable, with free space', responses: { '200': json('Ready', probe('ready')), '414': targetTooLong, '503': json('Not ready (not an error envelope: probes read the status)', probe('unavailable')) } } },
     '/metrics': {
       get: {
+        operationId: 'getMetrics', tags: ['service'], security: metricsOnly,
         summary: 'Prometheus text (METRICS_TOKEN as a bearer token); 404 while METRICS_TOKEN is unset',
         responses: {
           '200': media('Prometheus text exposition format 0.0.4', 'text/plain'),
@@ -96,9 +111,10 @@ export const IMGHOST_OPENAPI = {
         },
       },
     },
-    '/openapi.json': { get: { summary: 'This document', responses: { '200': json('OpenAPI 3.1 document', { type: 'object', required: ['openapi', 'paths'] }), ...cached } } },
+    '/openapi.json': { get: { operationId: 'getOpenApiDocument', tags: ['service'], security: [], summary: 'This document', responses: { '200': json('OpenAPI 3.1 document', openApiDocument), ...cached, '414': targetTooLong } } },
     '/api/upload': {
       post: {
+        operationId: 'uploadImage', tags: ['images'],
         summary: 'Stores an image (the same bytes are stored once)',
         security: [{}, { uploadToken: [] }],
         requestBody: {
@@ -119,6 +135,7 @@ export const IMGHOST_OPENAPI = {
     },
     '/api/packages': {
       post: {
+        operationId: 'uploadPackage', tags: ['packages'],
         summary: 'Stores a plugin package (ZIP), inspected first; the same bytes are stored once',
         security: [{}, { uploadToken: [] }],
         parameters: [queryParam('name', 'File name for the URL (letters, digits, `.`, `_`, `-`; default "package")')],
@@ -137,6 +154,7 @@ export const IMGHOST_OPENAPI = {
     },
     '/api/packages/{sha256}': {
       delete: {
+        operationId: 'removePackage', tags: ['packages'],
         summary: 'Removes a package for good (malware): its URL answers 410 from then on',
         security: [{}, { uploadToken: [] }],
         parameters: [pathParam('sha256', '64 lower-case hex digits', { type: 'string', pattern: '^[0-9a-f]{64}$' })],
@@ -149,6 +167,7 @@ export const IMGHOST_OPENAPI = {
     },
     '/pkg/{sha256}/{file}': {
       get: {
+        operationId: 'getPackage', tags: ['packages'], security: [],
         summary: 'A package, immutable; one byte range per request (Range, If-Range) so downloads resume',
         parameters: [
           pathParam('sha256', '64 lower-case hex digits', { type: 'string', pattern: '^[0-9a-f]{64}$' }),
@@ -166,6 +185,7 @@ export const IMGHOST_OPENAPI = {
     },
     '/img/{timestamp}/{md5}': {
       get: {
+        operationId: 'getImage', tags: ['images'], security: [],
         'x-route': '/img/:timestamp/:file',
         summary: 'The original image, immutable',
         parameters: imageParams,
@@ -174,6 +194,7 @@ export const IMGHOST_OPENAPI = {
     },
     '/img/{timestamp}/{md5}.webp': {
       get: {
+        operationId: 'getImagePreview', tags: ['images'], security: [],
         'x-route': '/img/:timestamp/:file',
         summary: 'WebP preview, made on first request and kept',
         parameters: imageParams,
@@ -182,15 +203,17 @@ export const IMGHOST_OPENAPI = {
     },
     '/img/{path}': {
       get: {
+        operationId: 'getUnknownImagePath', tags: ['images'], security: [],
         'x-route': '/img/*',
         summary: 'Any other shape under /img',
         parameters: [pathParam('path', 'Anything else')],
         responses: { '404': text('Image not found') },
       },
     },
-    '/SF': { get: { summary: 'Icon search page', responses: { '200': media('HTML page', 'text/html'), ...cached } } },
+    '/SF': { get: { operationId: 'getIconPage', tags: ['icons'], security: [], summary: 'Icon search page', responses: { '200': media('HTML page', 'text/html'), ...cached, '414': targetTooLong } } },
     '/static/sf/{path}': {
       get: {
+        operationId: 'getIconPageFile', tags: ['icons'], security: [],
         'x-route': '/static/sf/*',
         summary: 'Assets of the icon page',
         parameters: [pathParam('path', 'Asset path')],
@@ -199,6 +222,7 @@ export const IMGHOST_OPENAPI = {
     },
     '/SF/{name}': {
       get: {
+        operationId: 'getIcon', tags: ['icons'], security: [],
         'x-route': '/SF/*',
         summary: 'An icon as SVG or PNG (SF Symbols names through the alias table)',
         parameters: [
@@ -219,6 +243,7 @@ export const IMGHOST_OPENAPI = {
     },
     '/SFs/{file}': {
       get: {
+        operationId: 'getIconFile', tags: ['icons'], security: [],
         'x-route': '/SFs/*',
         summary: 'An icon file unchanged',
         parameters: [pathParam('file', 'name.svg')],
@@ -227,12 +252,14 @@ export const IMGHOST_OPENAPI = {
     },
     '/api/svg_files': {
       get: {
+        operationId: 'listIconFiles', tags: ['icons'], security: [],
         summary: 'Icon file names, sorted',
-        responses: { '200': json('Names', { type: 'array', items: { type: 'string', pattern: '\\.svg$' } }), ...cached, '500': text('Unable to scan directory') },
+        responses: { '200': json('Names', { type: 'array', items: { type: 'string', pattern: '\\.svg$' } }), ...cached, '414': targetTooLong, '500': text('Unable to scan directory') },
       },
     },
     '/api/svg_aliases': {
-      get: { summary: 'SF Symbols names in use and their files, sorted', responses: { '200': json('Aliases', { type: 'object', additionalProperties: { type: 'string' } }), ...cached } },
+      get: {
+        operationId: 'listIconAliases', tags: ['icons'], security: [], summary: 'SF Symbols names in use and their files, sorted', responses: { '200': json('Aliases', { type: 'object', additionalProperties: { type: 'string' } }), ...cached, '414': targetTooLong } },
     },
   },
 } as const;

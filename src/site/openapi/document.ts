@@ -1,4 +1,4 @@
-import { probe, isoDate, json, jsonBody, media, nullable, pathParam, queryParam, ref, type Schema } from '../../core/openapi-parts.js';
+import { probe, isoDate, json, jsonBody, media, nullable, openApiDocument, pathParam, queryParam, ref, type Schema } from '../../core/openapi-parts.js';
 import { DELIVERY_FAILURE_REASONS } from '../webhooks/failure-reasons.js';
 
 // The OpenAPI 3.1 description of the site (service A), served at /openapi.json.
@@ -6,6 +6,9 @@ import { DELIVERY_FAILURE_REASONS } from '../webhooks/failure-reasons.js';
 // table against `paths` both ways and checks real answers against these schemas.
 // An operation whose OpenAPI path is not the router pattern with `{x}` for `:x`
 // names its route with `x-route`.
+// Each operation has a camelCase `operationId` (generated clients' method names),
+// one tag (its feature) and its `security` (`[]` when anyone may call); both
+// documents pass Redocly's recommended rules (test/openapi/lint.test.ts).
 
 /** The site's failure envelope, with `code` limited to `codes`. */
 function failure(description: string, ...codes: string[]): Schema {
@@ -18,7 +21,10 @@ function success(properties: Record<string, Schema>, required: string[] = Object
 }
 
 const retryAfter = { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } };
+/** Any route, before routing: a request target over 8 KiB. */
+const targetTooLong = failure('Request target over 8 KiB', 'BAD_REQUEST');
 const common = {
+  '414': targetTooLong,
   '500': failure('Database or configuration failure', 'INTERNAL'),
   '503': json('A dependency did not answer in time', { allOf: [ref('Error'), { type: 'object', properties: { code: { enum: ['UNAVAILABLE'] } } }] }, retryAfter),
 };
@@ -31,8 +37,13 @@ const rateLimited = json('Too many requests', { allOf: [ref('Error'), { type: 'o
 const tooLarge = failure('Body too large', 'PAYLOAD_TOO_LARGE');
 const notJson = failure('Content-Type is not application/json', 'UNSUPPORTED_MEDIA_TYPE');
 const noProvider = failure('Login through an identity provider is not configured', 'NOT_FOUND');
+// Who may call (`security`): `[]` is anyone; `{}` among the choices makes the
+// session optional (it changes what the caller sees). A route whose guard is
+// adminRequired is sessionOnly, and says "administrators" in its summary.
 const sessionOnly = [{ sessionCookie: [] }];
+const optionalSession = [{}, { sessionCookie: [] }];
 const sessionOrToken = (scope: string) => [{ sessionCookie: [] }, { apiToken: [scope] }];
+const metricsOnly = [{ metricsToken: [] }];
 const jsonWrite = { '400': invalid, '413': tooLarge, '415': notJson };
 /** A route behind a login (and a scope or the administrator role): who may not call it. */
 const denied = { '401': unauthorized, '403': forbidden };
@@ -87,13 +98,31 @@ export const SITE_OPENAPI = {
     version: '1.0.0',
     description:
       'Launcher info, plugin store, login, ratings, media upload and personal API tokens. Any route may also answer ' +
-      '405 METHOD_NOT_ALLOWED (with Allow) to another method, 400 BAD_REQUEST to a malformed target, and 414 to an over-long one.',
+      '405 METHOD_NOT_ALLOWED (with Allow) to another method, 400 BAD_REQUEST to a malformed target, and 414 to an over-long one. ' +
+      'The reference in prose is docs/api.md in the repository.',
+    license: { name: 'MIT', identifier: 'MIT' },
   },
   servers: [{ url: '/' }],
+  tags: [
+    { name: 'service', description: 'Probes, metrics and this document' },
+    { name: 'launcher', description: 'What the launcher reads at start' },
+    { name: 'auth', description: 'Login, sessions, local accounts' },
+    { name: 'plugins', description: 'The plugin store: submit, edit, review, list, install' },
+    { name: 'ratings', description: 'Ratings and replies' },
+    { name: 'stats', description: 'Install statistics' },
+    { name: 'reports', description: 'Reports and their resolution (moderation)' },
+    { name: 'notifications', description: "The caller's notifications" },
+    { name: 'webhooks', description: "The caller's webhook and its deliveries" },
+    { name: 'audit', description: "Administrators' actions" },
+    { name: 'media', description: 'Image upload through the image host' },
+    { name: 'tokens', description: 'Personal API tokens' },
+    { name: 'pages', description: 'Web pages and their files' },
+  ],
   components: {
     securitySchemes: {
       sessionCookie: { type: 'apiKey', in: 'cookie', name: 'sid', description: '`__Host-sid` when PUBLIC_URL is https' },
       apiToken: { type: 'http', scheme: 'bearer', description: 'Personal API token (`lwt_...`); its scopes are the roles listed per operation' },
+      metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN' },
     },
     schemas: {
       Error: {
@@ -188,10 +217,11 @@ export const SITE_OPENAPI = {
     },
   },
   paths: {
-    '/healthz': { get: { summary: 'The process serves', responses: { '200': json('Alive', probe('ok')) } } },
-    '/readyz': { get: { summary: 'PostgreSQL answers', responses: { '200': json('Ready', probe('ready')), '503': json('Not ready (not an error envelope: probes read the status)', probe('unavailable')) } } },
+    '/healthz': { get: { operationId: 'getHealth', tags: ['service'], security: [], summary: 'The process serves', responses: { '200': json('Alive', probe('ok')), '414': targetTooLong } } },
+    '/readyz': { get: { operationId: 'getReadiness', tags: ['service'], security: [], summary: 'PostgreSQL answers', responses: { '200': json('Ready', probe('ready')), '414': targetTooLong, '503': json('Not ready (not an error envelope: probes read the status)', probe('unavailable')) } } },
     '/metrics': {
       get: {
+        operationId: 'getMetrics', tags: ['service'], security: metricsOnly,
         summary: 'Prometheus text (METRICS_TOKEN as a bearer token); 404 while METRICS_TOKEN is unset',
         responses: {
           '200': media('Prometheus text exposition format 0.0.4', 'text/plain'),
@@ -200,22 +230,26 @@ export const SITE_OPENAPI = {
         },
       },
     },
-    '/openapi.json': { get: { summary: 'This document', responses: { '200': json('OpenAPI 3.1 document', { type: 'object', required: ['openapi', 'paths'] }), '304': { description: 'Not modified (If-None-Match)' } } } },
+    '/openapi.json': { get: { operationId: 'getOpenApiDocument', tags: ['service'], security: [], summary: 'This document', responses: { '200': json('OpenAPI 3.1 document', openApiDocument), '304': { description: 'Not modified (If-None-Match)' }, '414': targetTooLong } } },
     '/api/info': {
       get: {
+        operationId: 'getLauncherInfo', tags: ['launcher'], security: [],
         summary: 'Launcher info (LAUNCHER_CONFIG)',
         responses: {
           '200': json('Launcher info', success({ latestVersion: {}, BLTips: { type: 'array' } }, [])),
           '304': { description: 'Not modified (If-None-Match)' },
+          '414': targetTooLong,
           '500': failure('No launcher configuration was ever read', 'INTERNAL'),
         },
       },
     },
     '/api/fastdownload': {
-      get: { summary: 'Fast-download configuration', responses: { '200': json('Fast download', success({ enabled: { type: 'boolean' }, versions: { type: 'array' } })), '304': { description: 'Not modified (If-None-Match)' } } },
+      get: {
+        operationId: 'getFastDownload', tags: ['launcher'], security: [], summary: 'Fast-download configuration', responses: { '200': json('Fast download', success({ enabled: { type: 'boolean' }, versions: { type: 'array' } })), '304': { description: 'Not modified (If-None-Match)' }, '414': targetTooLong } },
     },
     '/apps/auth/login': {
       get: {
+        operationId: 'startLogin', tags: ['auth'], security: [],
         summary: 'Starts a login at the identity provider',
         parameters: [queryParam('return_to', 'In-site path to land on afterwards (else /apps/)')],
         responses: { '302': { description: 'To the identity provider (state and PKCE)' }, '404': noProvider, ...common },
@@ -223,6 +257,7 @@ export const SITE_OPENAPI = {
     },
     '/apps/auth/callback': {
       get: {
+        operationId: 'finishLogin', tags: ['auth'], security: [],
         summary: 'The identity provider returns here',
         parameters: [queryParam('code', 'Authorization code'), queryParam('state', 'State bound to the login cookie'), queryParam('error', 'Set by the provider on refusal')],
         responses: {
@@ -237,6 +272,7 @@ export const SITE_OPENAPI = {
     },
     '/apps/auth/password': {
       post: {
+        operationId: 'loginWithPassword', tags: ['auth'], security: [],
         summary: 'Logs in with a local account',
         requestBody: jsonBody({ type: 'object', required: ['username', 'password'], properties: { username: { type: 'string' }, password: { type: 'string' } } }),
         responses: {
@@ -249,13 +285,15 @@ export const SITE_OPENAPI = {
       },
     },
     '/apps/auth/logout': {
-      post: { summary: 'Deletes the session', responses: { '200': json('Logged out', ref('Ok')), '403': failure('Cross-site request', 'FORBIDDEN'), ...common } },
-      get: { summary: 'Deletes the session and goes to the store', responses: { '302': { description: 'To /apps/' }, ...common } },
+      post: {
+        operationId: 'logout', tags: ['auth'], security: optionalSession, summary: 'Deletes the session', responses: { '200': json('Logged out', ref('Ok')), '403': failure('Cross-site request', 'FORBIDDEN'), ...common } },
+      get: {
+        operationId: 'logoutAndReturn', tags: ['auth'], security: optionalSession, summary: 'Deletes the session and goes to the store', responses: { '302': { description: 'To /apps/' }, ...common } },
     },
     '/apps/api/me': {
       get: {
+        operationId: 'getMe', tags: ['auth'], security: optionalSession,
         summary: 'Who is logged in',
-        security: sessionOnly,
         responses: {
           '200': json('The session\'s user, or loggedIn false', success({ loggedIn: { type: 'boolean' }, user: nullable(ref('User')) })),
           '400': badRequest,
@@ -267,8 +305,9 @@ export const SITE_OPENAPI = {
     },
     '/apps/api/plugins': {
       get: {
+        operationId: 'listPlugins', tags: ['plugins'],
         summary: 'Lists and searches plugins the caller may see',
-        security: [{}, { sessionCookie: [] }],
+        security: optionalSession,
         parameters: [
           queryParam('q', 'Search words (typo-tolerant)'),
           queryParam('tag', 'Only plugins with this tag'),
@@ -289,6 +328,7 @@ export const SITE_OPENAPI = {
         },
       },
       post: {
+        operationId: 'submitPlugin', tags: ['plugins'],
         summary: 'Submits a plugin (pending review)',
         security: sessionOrToken('plugins:write'),
         requestBody: jsonBody({ allOf: [ref('PluginFields'), { required: ['id', 'name', 'version', 'download'] }] }),
@@ -304,8 +344,9 @@ export const SITE_OPENAPI = {
     },
     '/apps/api/plugins/{id}': {
       get: {
+        operationId: 'getPlugin', tags: ['plugins'],
         summary: 'One plugin',
-        security: [{}, { sessionCookie: [] }],
+        security: optionalSession,
         parameters: [pluginId, queryParam('include', 'related: also up to 6 related approved plugins'), queryParam('related', '1: same as include=related')],
         responses: {
           '200': json('The plugin', success({ plugin: ref('Plugin'), related: { type: 'array', items: ref('Plugin') } }, ['plugin'])),
@@ -317,6 +358,7 @@ export const SITE_OPENAPI = {
         },
       },
       patch: {
+        operationId: 'editPlugin', tags: ['plugins'],
         summary: 'Edits a plugin (an approved plugin\'s edit becomes its pending update)',
         security: sessionOrToken('plugins:write'),
         parameters: [pluginId],
@@ -333,6 +375,7 @@ export const SITE_OPENAPI = {
     },
     '/apps/api/plugins/{id}/review': {
       post: {
+        operationId: 'reviewPlugin', tags: ['plugins'],
         summary: 'Approves or rejects a plugin or its pending update (administrators)',
         security: sessionOnly,
         parameters: [pluginId],
@@ -349,6 +392,7 @@ export const SITE_OPENAPI = {
     },
     '/apps/api/plugins/{id}/install-link': {
       get: {
+        operationId: 'getInstallLink', tags: ['plugins'], security: [],
         summary: 'The launcher\'s install link',
         parameters: [pluginId],
         responses: {
@@ -361,6 +405,7 @@ export const SITE_OPENAPI = {
     },
     '/apps/api/plugins/{id}/manifest.json': {
       get: {
+        operationId: 'getManifest', tags: ['plugins'], security: [],
         summary: 'Launcher manifest (no envelope)',
         parameters: [pluginId],
         responses: {
@@ -373,6 +418,7 @@ export const SITE_OPENAPI = {
     },
     '/apps/api/plugins/{id}/install-click': {
       post: {
+        operationId: 'countInstallClick', tags: ['plugins'], security: [],
         summary: 'Counts an install (once per address per plugin per hour)',
         parameters: [pluginId],
         responses: {
@@ -386,8 +432,9 @@ export const SITE_OPENAPI = {
     },
     '/apps/api/plugins/{id}/stats': {
       get: {
+        operationId: 'getInstallStats', tags: ['stats'],
         summary: 'Install clicks per UTC day, oldest first, today included',
-        security: [{}, { sessionCookie: [] }],
+        security: optionalSession,
         parameters: [pluginId, queryParam('days', 'Days in the series (default 30)', { type: 'integer', enum: [30, 90, 365] })],
         responses: {
           '200': json('The daily series and its total', success({
@@ -402,8 +449,9 @@ export const SITE_OPENAPI = {
     },
     '/apps/api/stats/installs': {
       get: {
+        operationId: 'getManyInstallStats', tags: ['stats'],
         summary: "Several plugins' install series in one request (My plugins' sparklines); plugins the caller may not see are left out",
-        security: [{}, { sessionCookie: [] }],
+        security: optionalSession,
         parameters: [
           { ...queryParam('ids', 'Plugin ids separated by commas, 1 to 100'), required: true },
           queryParam('days', 'Days in each series (default 30)', { type: 'integer', enum: [30, 90, 365] }),
@@ -430,6 +478,7 @@ export const SITE_OPENAPI = {
     },
     '/apps/api/audit': {
       get: {
+        operationId: 'listAuditEntries', tags: ['audit'],
         summary: "Administrators' actions, newest first (administrators)",
         security: sessionOnly,
         parameters: [queryParam('plugin', 'Only entries about this plugin (id, any case)'), queryParam('user', 'Only entries by this administrator (username)'), ...page],
@@ -459,6 +508,7 @@ export const SITE_OPENAPI = {
     },
     '/apps/api/reports': {
       post: {
+        operationId: 'createReport', tags: ['reports'],
         summary: 'Reports a plugin or a rating (10 a day per user)',
         security: sessionOnly,
         requestBody: jsonBody({ type: 'object', required: ['target', 'reason'], properties: { target: { type: 'object' }, reason: { enum: ['malware', 'broken', 'spam', 'abuse', 'copyright', 'other'] }, note: { type: 'string', maxLength: 500 } } }),
@@ -473,6 +523,7 @@ export const SITE_OPENAPI = {
         },
       },
       get: {
+        operationId: 'listReports', tags: ['reports'],
         summary: 'The report queue, grouped by target (administrators)',
         security: sessionOnly,
         parameters: [queryParam('status', 'open (default) or resolved', { enum: ['open', 'resolved'] }), ...page],
@@ -484,6 +535,7 @@ export const SITE_OPENAPI = {
     },
     '/apps/api/reports/{id}/resolve': {
       post: {
+        operationId: 'resolveReport', tags: ['reports'],
         summary: "Resolves a report and every open report of its target (administrators)",
         security: sessionOnly,
         parameters: [pathParam('id', 'Report id', { type: 'string', pattern: '^[0-9]+$' })],
@@ -500,6 +552,7 @@ export const SITE_OPENAPI = {
     },
     '/apps/api/plugins/{id}/ratings/{ratingUser}/unhide': {
       post: {
+        operationId: 'unhideRating', tags: ['reports'],
         summary: 'Shows a hidden rating again (administrators)',
         security: sessionOnly,
         parameters: [pluginId, pathParam('ratingUser', "The rater's username")],
@@ -514,6 +567,7 @@ export const SITE_OPENAPI = {
     },
     '/apps/api/notifications': {
       get: {
+        operationId: 'listNotifications', tags: ['notifications'],
         summary: "The caller's notifications, newest first",
         security: sessionOnly,
         parameters: page,
@@ -544,6 +598,7 @@ export const SITE_OPENAPI = {
     },
     '/apps/api/notifications/read': {
       post: {
+        operationId: 'markNotificationsRead', tags: ['notifications'],
         summary: "Marks the caller's notifications read, by ids or all",
         security: sessionOnly,
         requestBody: jsonBody({ type: 'object', properties: { ids: { type: 'array', items: { type: 'integer' }, maxItems: 200 }, all: { const: true } } }),
@@ -557,6 +612,7 @@ export const SITE_OPENAPI = {
     },
     '/apps/api/webhook': {
       get: {
+        operationId: 'getWebhook', tags: ['webhooks'],
         summary: "The caller's webhook (never its secret), or null",
         security: sessionOnly,
         responses: {
@@ -565,6 +621,7 @@ export const SITE_OPENAPI = {
         },
       },
       put: {
+        operationId: 'setWebhook', tags: ['webhooks'],
         summary: "Sets the caller's webhook URL (https, public address); the secret is shown when made or rotated",
         security: sessionOnly,
         requestBody: jsonBody({ type: 'object', required: ['url'], properties: { url: { type: 'string', maxLength: 2048, description: 'https: URL, no user name or password, not a private, loopback, link-local or otherwise non-public address; port 443, 8443 or one of WEBHOOK_ALLOWED_PORTS' }, rotateSecret: { type: 'boolean' } } }),
@@ -576,6 +633,7 @@ export const SITE_OPENAPI = {
         },
       },
       delete: {
+        operationId: 'deleteWebhook', tags: ['webhooks'],
         summary: "Removes the caller's webhook and cancels its pending deliveries",
         security: sessionOnly,
         responses: { '200': json('Removed (or there was none)', ref('Ok')), ...guardedRead },
@@ -583,6 +641,7 @@ export const SITE_OPENAPI = {
     },
     '/apps/api/webhook/deliveries': {
       get: {
+        operationId: 'listWebhookDeliveries', tags: ['webhooks'],
         summary: "The caller's webhook deliveries, newest first",
         security: sessionOnly,
         parameters: page,
@@ -615,8 +674,9 @@ export const SITE_OPENAPI = {
     },
     '/apps/api/plugins/{id}/ratings': {
       get: {
+        operationId: 'listRatings', tags: ['ratings'],
         summary: 'Ratings of a plugin, newest first',
-        security: [{}, { sessionCookie: [] }],
+        security: optionalSession,
         parameters: [pluginId, ...page],
         responses: {
           '200': json('A page of ratings', { allOf: [ref('RatingStats'), success({ ratings: { type: 'array', items: ref('Rating') }, limit: { type: 'integer' }, offset: { type: 'integer' }, myRating: nullable(ref('Rating')) }, ['ratings', 'limit', 'offset'])] }),
@@ -628,6 +688,7 @@ export const SITE_OPENAPI = {
         },
       },
       put: {
+        operationId: 'ratePlugin', tags: ['ratings'],
         summary: 'Rates a plugin (or changes the caller\'s rating)',
         security: sessionOnly,
         parameters: [pluginId],
@@ -642,6 +703,7 @@ export const SITE_OPENAPI = {
         },
       },
       delete: {
+        operationId: 'deleteRating', tags: ['ratings'],
         summary: 'Deletes the caller\'s rating and its replies',
         security: sessionOnly,
         parameters: [pluginId],
@@ -657,6 +719,7 @@ export const SITE_OPENAPI = {
     },
     '/apps/api/plugins/{id}/ratings/{ratingUser}/replies': {
       post: {
+        operationId: 'replyToRating', tags: ['ratings'],
         summary: 'Replies to a user\'s rating',
         security: sessionOnly,
         parameters: [pluginId, pathParam('ratingUser', 'Username of the rating replied to')],
@@ -673,6 +736,7 @@ export const SITE_OPENAPI = {
     },
     '/apps/api/plugins/{id}/ratings/replies/{replyId}': {
       delete: {
+        operationId: 'deleteReply', tags: ['ratings'],
         summary: 'Deletes a reply (its author or an administrator)',
         security: sessionOnly,
         parameters: [pluginId, pathParam('replyId', 'Reply id', { type: 'string', pattern: '^[0-9]+$' })],
@@ -681,6 +745,7 @@ export const SITE_OPENAPI = {
     },
     '/apps/api/media/upload': {
       post: {
+        operationId: 'uploadMedia', tags: ['media'],
         summary: 'Uploads an image through the image host',
         security: sessionOrToken('media:upload'),
         requestBody: {
@@ -700,11 +765,13 @@ export const SITE_OPENAPI = {
     },
     '/apps/api/tokens': {
       get: {
+        operationId: 'listTokens', tags: ['tokens'],
         summary: 'The caller\'s API tokens, newest first (never a secret)',
         security: sessionOnly,
         responses: { '200': json('Tokens', success({ tokens: { type: 'array', items: ref('Token') } })), '400': badRequest, ...denied, '429': rateLimited, ...common },
       },
       post: {
+        operationId: 'createToken', tags: ['tokens'],
         summary: 'Creates an API token; its secret is in this answer only',
         security: sessionOnly,
         requestBody: jsonBody({
@@ -728,23 +795,26 @@ export const SITE_OPENAPI = {
     },
     '/apps/api/tokens/{id}': {
       delete: {
+        operationId: 'revokeToken', tags: ['tokens'],
         summary: 'Revokes one of the caller\'s tokens',
         security: sessionOnly,
         parameters: [pathParam('id', 'Token id')],
         responses: { '200': json('Revoked', ref('Ok')), '400': badRequest, ...denied, '404': notFound, '429': rateLimited, ...common },
       },
     },
-    '/': { get: { summary: 'Landing page', responses: { '200': html } } },
-    '/apps': { get: { summary: 'To the store', responses: { '301': { description: 'To /apps/' } } } },
-    '/apps/': { get: { summary: 'Store page', responses: { '200': html } } },
-    '/apps/plugin/{id}': { get: { summary: 'A plugin\'s page (the launcher\'s link)', parameters: [pluginId], responses: { '200': html, '404': html, ...common } } },
-    '/apps/submit': { get: { summary: 'Submit page', responses: { '200': html } } },
-    '/apps/edit/{id}': { get: { summary: 'Edit page', parameters: [pluginId], responses: { '200': html } } },
-    '/apps/mine': { get: { summary: 'My plugins page', responses: { '200': html } } },
-    '/apps/review': { get: { summary: 'Review page (administrators)', responses: { '200': html } } },
-    '/apps/tokens': { get: { summary: 'API tokens page (create, copy once, list, revoke)', responses: { '200': html } } },
+    '/': { get: { operationId: 'getHomePage', tags: ['pages'], security: [], summary: 'Landing page', responses: { '200': html, '414': targetTooLong } } },
+    // One operation for two routes: the store page is served at /apps/ (its relative
+    // links need the slash) and /apps redirects there; OpenAPI paths end without one.
+    '/apps': { get: { 'x-route': ['/apps', '/apps/'], operationId: 'getStorePage', tags: ['pages'], security: [], summary: 'Store page, at /apps/ (/apps answers 301 to it)', responses: { '200': html, '301': { description: 'To /apps/' }, '414': targetTooLong } } },
+    '/apps/plugin/{id}': { get: { operationId: 'getPluginPage', tags: ['pages'], security: optionalSession, summary: 'A plugin\'s page (the launcher\'s link)', parameters: [pluginId], responses: { '200': html, '404': html, ...common } } },
+    '/apps/submit': { get: { operationId: 'getSubmitPage', tags: ['pages'], security: [], summary: 'Submit page', responses: { '200': html, '414': targetTooLong } } },
+    '/apps/edit/{id}': { get: { operationId: 'getEditPage', tags: ['pages'], security: [], summary: 'Edit page', parameters: [pluginId], responses: { '200': html, '414': targetTooLong } } },
+    '/apps/mine': { get: { operationId: 'getMyPluginsPage', tags: ['pages'], security: [], summary: 'My plugins page', responses: { '200': html, '414': targetTooLong } } },
+    '/apps/review': { get: { operationId: 'getReviewPage', tags: ['pages'], security: [], summary: 'Review page (administrators)', responses: { '200': html, '414': targetTooLong } } },
+    '/apps/tokens': { get: { operationId: 'getTokensPage', tags: ['pages'], security: [], summary: 'API tokens page (create, copy once, list, revoke)', responses: { '200': html, '414': targetTooLong } } },
     '/static/{path}': {
       get: {
+        operationId: 'getStaticFile', tags: ['pages'], security: [],
         'x-route': '/static/*',
         summary: 'Static assets of the pages',
         parameters: [pathParam('path', 'Asset path')],
