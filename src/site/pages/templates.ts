@@ -2,11 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assetPath, prepareFile, type StaticFile, type StaticFiles } from '../../core/static-files.js';
 import type { Catalogue } from './catalogue.js';
+import { inlineIcon } from './icons.js';
 
 // Pages are rendered once per language at start-up, from a layout and a fragment
 // per page (static/site/pages/*.html): `{{key}}` is a catalogue string (escaped),
-// `{{@app/x.js}}` the hashed path of an asset, `{{$name}}` one of the values below.
-// A key or asset that does not exist stops start-up.
+// `{{@app/x.js}}` the hashed path of an asset, `{{$name}}` one of the values below,
+// `{{#bell}}` a Tabler icon inlined (icons.ts). A key, asset or icon that does not
+// exist stops start-up.
 
 export interface PageDefinition {
   /** The fragment static/site/pages/<name>.html and the script app/<name>.js. */
@@ -24,7 +26,7 @@ export interface RenderInput {
   login: 'provider' | 'local';
 }
 
-const PLACEHOLDER = /\{\{([@$]?)([A-Za-z0-9_.\-/]+)\}\}/g;
+const PLACEHOLDER = /\{\{([@$#]?)([A-Za-z0-9_.\-/]+)\}\}/g;
 
 export function renderPage(templates: string, input: RenderInput): StaticFile {
   const layout = readFileSync(join(templates, 'layout.html'), 'utf8');
@@ -47,6 +49,7 @@ export function renderPage(templates: string, input: RenderInput): StaticFile {
 function fill(template: string, input: RenderInput, values: Record<string, string>): string {
   return template.replace(PLACEHOLDER, (_, kind: string, name: string) => {
     if (kind === '@') return assetPath(input.assets, '/static/', name);
+    if (kind === '#') return inlineIcon(name);
     if (kind === '$') {
       const value = values[name];
       if (value === undefined) throw new Error(`page template: unknown value {{$${name}}}`);

@@ -34,6 +34,9 @@ for (const path of PAGES) {
     assert.is(scripts.length, 2);
     assert.match(scripts[0]!, /type="module" src="\/static\/app\/[a-z]+\.[0-9a-f]{10}\.js"/);
     assert.match(scripts[1]!, /type="application\/json" id="strings"/);
+    // The notification bell is Tabler's outline bell inlined, not an emoji a font must have.
+    assert.match(res.body, /<button id="notes-button"[^>]*><svg class="glyph"[^>]*aria-hidden="true"[^>]*><path d="M10 5a2 2 0 1 1 4 0/);
+    assert.not.match(res.body, /\u{1F514}/u);
   });
 }
 
