@@ -9,9 +9,10 @@ import { MAX_CONCURRENT_PNG_RENDERS } from './icons/limits.js';
 //
 // The pool size is read from UV_THREADPOOL_SIZE once, when libuv first uses the
 // pool. In an ES module entrypoint that happens while the modules are being read,
-// before any of our code runs (checked on Node 20), so the process cannot raise it
-// for itself: the deployment sets it (scripts/deploy/), and here the decode
-// concurrency is fitted into whatever pool we actually got.
+// before any of our code runs (checked on Node 20), so the entrypoint cannot raise
+// it for itself: the deployment sets it (scripts/deploy/), `npm start` preloads
+// src/thread-pool.cts which does, and here the decode concurrency is fitted into
+// whatever pool we actually got.
 
 /** Pool threads never given to sharp, so file I/O always finds one free. */
 export const IO_RESERVED_THREADS = 2;

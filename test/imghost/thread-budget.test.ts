@@ -1,5 +1,6 @@
 // libuv thread pool: sharp's decodes must leave threads for file I/O, the deployment
 // files must size the pool and the memory limit for the decodes they allow.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
@@ -84,6 +85,33 @@ Budget('libuv thread pool: the running image host fits its decodes into the pool
     assert.is(said !== null, row.capped, row.what);
     if (said) assert.is(Number(said[1]), 1, row.what);
   }
+});
+
+// npm start's preload (src/thread-pool.cts), as package.json runs it.
+const PRELOAD = fileURLToPath(new URL('../../src/thread-pool.cjs', import.meta.url));
+/** The pool size a process ends with, and its thread count once the pool has started. */
+function poolOf(env: Record<string, string>, nodeArgs: string[]): { size: string | undefined; threads: number } {
+  const program = `require('fs').readFile(__filename, () => console.log(JSON.stringify({ size: process.env.UV_THREADPOOL_SIZE, threads: require('fs').readdirSync('/proc/self/task').length })))`;
+  const { UV_THREADPOOL_SIZE: _, ...rest } = process.env;
+  return JSON.parse(execFileSync(process.execPath, [...nodeArgs, '-e', program], { env: { ...rest, ...env }, encoding: 'utf8' }));
+}
+
+Budget('libuv thread pool: npm start sizes the pool of its own process as the image host recommends, before its first use', () => {
+  const pkg = JSON.parse(readFileSync(root + 'package.json', 'utf8')) as { scripts: Record<string, string> };
+  assert.is(pkg.scripts.start, 'node --require ./dist/thread-pool.cjs dist/dev.js');
+  const recommended = threadBudget(4, availableParallelism()).recommendedPoolSize;
+  const sized = poolOf({}, ['--require', PRELOAD]);
+  assert.is(sized.size, String(recommended));
+  // The threads are really there: libuv starts the whole pool at its first use.
+  if (process.platform === 'linux') assert.is(sized.threads - poolOf({ UV_THREADPOOL_SIZE: '4' }, []).threads, recommended - 4);
+  assert.is(poolOf({ UV_THREADPOOL_SIZE: '3' }, ['--require', PRELOAD]).size, '3', 'a size in the environment wins');
+});
+
+Budget('libuv thread pool: with npm start\'s preload and no UV_THREADPOOL_SIZE, the image host gives every wanted decode a thread and advises nothing', async () => {
+  const host = await startImghostProcess(tempDir('lw-pool-'), { UV_THREADPOOL_SIZE: '' }, ['--require', PRELOAD]);
+  host.child.kill('SIGKILL');
+  await host.exited;
+  assert.not.match(host.output(), /UV_THREADPOOL_SIZE/);
 });
 
 Budget.run();

@@ -14,8 +14,8 @@ export async function imagesFeature(deps: ImghostDeps): Promise<Feature<ImghostL
   const log = deps.log.child({ feature: 'images' });
   const budget = threadBudget();
   if (budget.decodeConcurrency < budget.wantedDecodes) {
-    // Info, not a warning: `npm start` on a laptop runs with the default pool, and
-    // the deployment files set the variable (see thread-budget.ts).
+    // Info, not a warning: `npm start` and the deployment files size the pool
+    // (see thread-budget.ts); only a pool set smaller by hand gets here.
     log.info('libuv thread pool too small for one decode per core: decodes capped, set UV_THREADPOOL_SIZE', {
       UV_THREADPOOL_SIZE: budget.poolSize,
       decodes: budget.decodeConcurrency,
