@@ -2,8 +2,9 @@ import { resolve } from 'node:path';
 import { LOG_LEVELS, type LogLevel } from './log.js';
 import { MAX_TRUSTED_HOPS } from './client-ip.js';
 
-// Every environment variable of the contract is read and checked here, once, at
-// start-up. A bad value stops the process with one line naming the variable.
+// Every environment variable of the README's configuration table is read and
+// checked here, once, at start-up. A bad value stops the process with one line
+// naming the variable.
 
 export class ConfigError extends Error {
   constructor(readonly variable: string, message: string) {

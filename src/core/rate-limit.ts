@@ -12,7 +12,7 @@ export interface RateDecision {
   retryAfterSeconds: number;
 }
 
-/** The 429 a refused decision becomes, with the Retry-After the contract asks for. */
+/** The 429 a refused decision becomes, with the Retry-After docs/api.md promises. */
 export function rateLimited(decision: RateDecision, message = 'Too many attempts; try again later'): HttpError {
   return new HttpError(429, 'RATE_LIMITED', message, {
     headers: { 'Retry-After': String(decision.retryAfterSeconds) },

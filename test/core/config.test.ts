@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { ConfigError, loadConfig } from '../../src/core/config.js';
 import { parseDotenv } from '../../src/core/dotenv.js';
 
-test('defaults follow the contract', () => {
+test('defaults follow the configuration table', () => {
   const config = loadConfig({});
   assert.is(config.host, '127.0.0.1');
   assert.is(config.sitePort, 3000);

@@ -167,7 +167,7 @@ for (const row of noFile) {
   });
 }
 
-// The contract: when no file is sent, the message is "No file uploaded"; a request
+// As documented: when no file is sent, the message is "No file uploaded"; a request
 // with no form at all sent no file either (what the old multer service answered).
 const notAForm = [
   { what: 'no body and no Content-Type', init: { method: 'POST' } },

@@ -56,7 +56,7 @@ async function guardedServer(sql: Sql): Promise<RunningServer> {
   return listen(handler, '127.0.0.1', 0);
 }
 
-test('guards: each route resolves the session its guard asks for, and refuses with the contract codes', async () => {
+test('guards: each route resolves the session its guard asks for, and refuses with the documented codes', async () => {
   const counting = countingSql(testSql());
   const server = await guardedServer(counting.sql);
   const user = await testSessionCookie(testSql(), 'guarded-user');

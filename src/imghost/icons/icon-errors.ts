@@ -1,6 +1,6 @@
 import { HttpError } from '../../core/errors.js';
 
-// The texts of the contract, answered as plain text (see imghost/errors.ts).
+// The documented error texts (docs/api.md, "The image host"), answered as plain text (see imghost/errors.ts).
 
 export const iconNotFound = () => new HttpError(404, 'NOT_FOUND', 'Icon not found', { plain: true });
 

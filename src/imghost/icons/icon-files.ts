@@ -56,7 +56,7 @@ export function createIconFiles(catalog: IconCatalog) {
   };
 
   return {
-    /** Throws the contract's errors: 404 for an unknown name, 500 for a broken file. */
+    /** Throws the documented errors: 404 for an unknown name, 500 for a broken file. */
     get(fileName: string): IconFile | Promise<IconFile> {
       const cached = cache.get(fileName);
       if (cached) return cached;

@@ -3,7 +3,7 @@ import { cleanProviderUsername } from './usernames.js';
 
 // Reading the userinfo document. Providers disagree on field names (OIDC says
 // `sub`/`preferred_username`/`picture`, GitHub `id`/`login`/`avatar_url`...), so
-// the contract lists the names to try, first present wins.
+// docs/api.md lists the names to try, first present wins.
 
 const SUBJECT_FIELDS = ['sub', 'id'] as const;
 const USERNAME_FIELDS = ['preferred_username', 'login', 'username', 'name'] as const;

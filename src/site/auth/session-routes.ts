@@ -23,7 +23,7 @@ export function sessionRoutes(deps: SiteDeps, guards: Guards): SiteRoute[] {
     sendOk(ctx);
   };
 
-  // GET logout exists for links in pages (the contract asks for it). A link on
+  // GET logout exists for links in pages (docs/api.md lists it). A link on
   // another site can therefore log a user out; that is the whole of the harm, and
   // SameSite=Lax keeps the cookie off cross-site subresource requests.
   const logoutAndLeave = async (ctx: SiteContext) => {

@@ -25,7 +25,7 @@ test.after(async () => {
   await closeTestSql();
 });
 
-test('GET install-link: the contract shape, exactly, without a sha256', async () => {
+test('GET install-link: the documented shape, exactly, without a sha256', async () => {
   await pluginIn(client, users, 'approved', 'link.plain', { download: 'https://cdn.example.com/files/My Plugin.zip?x=1&y=2' });
   const answer = await client.get('/apps/api/plugins/link.plain/install-link');
   assert.is(answer.status, 200);
