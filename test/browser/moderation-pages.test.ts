@@ -251,6 +251,11 @@ test('review page, reports tab: targets grouped with counts; hide the rating, un
   await ratingTarget.waitFor({ state: 'detached', ...WAIT });
   await page.waitForFunction(() => /^Resolved\. 1 open report\./.test(document.getElementById('status')?.textContent ?? ''), undefined, WAIT);
   assert.is((await apiAs(admin, `/apps/api/plugins/${PLUGIN}/ratings`)).body.count, 0, 'the hidden rating left the statistics');
+  // Its rater still sees it, and the plugin's page says why nobody else does.
+  const own = await pageAs(rater);
+  await own.goto(`${site.url}/apps/plugin/${PLUGIN}`);
+  await own.locator('#rate-hidden').waitFor({ state: 'visible', ...WAIT });
+  assert.match(String(await own.textContent('#rate-hidden')), /A moderator hid your rating/);
 
   await pluginTarget.locator('input').fill('Adverts are not allowed');
   await pluginTarget.locator('[data-action="unlist"]').click();
