@@ -1,6 +1,7 @@
 // GET /api/info of the built site (`node dist/site.js`, its request log written to a
-// file) against a bare node:http server answering the same bytes and headers; see
-// scripts/bench/harness.ts for how it is measured.
+// file) against node:http servers answering the same bytes and headers (the plain
+// reference and the bare one); see scripts/bench/harness.ts for how it is measured.
+// Target: server CPU per request at most the plain reference's / 0.85.
 //
 //   npx tsc -p test/tsconfig.json && node .test-build/scripts/bench-site.js
 //
@@ -11,7 +12,7 @@
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { projectRoot } from '../src/core/project-root.js';
-import { benchDir, buildDist, captureAnswer, compare, freePort, printComparisons, startBare, startPinned, type Server } from './bench/harness.js';
+import { benchDir, buildDist, captureAnswer, compare, freePort, printComparisons, startPinned, startReferences, type Server } from './bench/harness.js';
 
 const TARGET = 0.85;
 const root = projectRoot();
@@ -19,7 +20,7 @@ const root = projectRoot();
 async function main(): Promise<void> {
   buildDist();
   const dir = await benchDir('bench-site-');
-  const servers: Server[] = [];
+  const servers: Array<Pick<Server, 'stop'>> = [];
   try {
     const port = await freePort();
     const site = await startPinned({
@@ -42,23 +43,23 @@ async function main(): Promise<void> {
     const etag = fresh.headers.find(([name]) => name === 'etag')?.[1];
     if (!etag) throw new Error('/api/info has no ETag');
     const revalidated = await captureAnswer(site.origin, '/api/info', { 'if-none-match': etag });
-    const bare200 = await startBare('bare-info', fresh, dir);
-    servers.push(bare200);
-    const bare304 = await startBare('bare-info-304', revalidated, dir);
-    servers.push(bare304);
+    const refs200 = await startReferences('info', fresh, dir);
+    servers.push(refs200);
+    const refs304 = await startReferences('info-304', revalidated, dir);
+    servers.push(refs304);
     const comparisons = [
-      await compare({ what: 'GET /api/info 200', ours: site, bare: bare200, path: '/api/info', target: TARGET }),
+      await compare({ what: 'GET /api/info 200', ours: site, ...refs200, path: '/api/info', target: TARGET }),
       await compare({
         what: 'GET /api/info 304 (If-None-Match)',
         ours: site,
-        bare: bare304,
+        ...refs304,
         path: '/api/info',
         headers: { 'if-none-match': etag },
         status: 304,
         target: TARGET,
       }),
     ];
-    printComparisons('node dist/site.js, request log to a file, vs bare node:http', comparisons);
+    printComparisons('node dist/site.js, request log to a file, vs plain and bare node:http', comparisons);
   } finally {
     for (const server of servers.reverse()) await server.stop();
   }

@@ -4,14 +4,19 @@
 // - Ours is the built entrypoint (`node dist/site.js`, `node dist/imghost.js`), its
 //   stdout (the request log, one JSON line per request) redirected to a file, as
 //   under a process manager. The log is counted after each run: no line, no figure.
-// - The reference is scripts/bench/bare.ts: plain node:http writing the status,
-//   headers and body that ours sent, with a fresh request id per answer.
+// - Two references answer the status, headers and body that ours sent:
+//   scripts/bench/plain.ts, node:http at its plainest (one header object made at
+//   start-up, `res.writeHead(status, headers); res.end(body)`), the one the targets
+//   are set against; and scripts/bench/bare.ts, which spreads a fresh header object
+//   with a new request id per answer, as ours must (reported beside it).
 // - Both servers are pinned to core 0 (`taskset -c 0`), the load generator
 //   (autocannon, 50 connections, its own process) to core 1, so neither steals the
-//   other's CPU. Each request is measured RUNS times for RUN_SECONDS, ours and bare
-//   alternating, and the median of each side is reported: requests/s, p50, p99,
-//   the ratio to bare, and the server's CPU time per request (from /proc), which
-//   stays meaningful when other work on a shared machine makes requests/s noisy.
+//   other's CPU. Each request is measured RUNS times for RUN_SECONDS, ours and the
+//   references alternating, and the median of each side is reported: requests/s,
+//   p50, p99, the ratios to the references, and the server's CPU time per request
+//   (user + system from /proc/<pid>/stat over the requests answered), which stays
+//   steady when other work on a shared machine makes requests/s swing. The target
+//   is on CPU: the plain reference's µs per request over ours (its efficiency).
 //
 // Load goes to 127.0.0.1 only and every run is bounded in time.
 
@@ -37,6 +42,7 @@ const MICROSECONDS_PER_TICK = 10_000;
 const root = projectRoot();
 const AUTOCANNON = join(root, 'node_modules', 'autocannon', 'autocannon.js');
 const BARE = join(root, '.test-build', 'scripts', 'bench', 'bare.js');
+const PLAIN = join(root, '.test-build', 'scripts', 'bench', 'plain.js');
 
 export interface Server {
   name: string;
@@ -137,6 +143,8 @@ export interface Answer {
   body: Buffer;
   /** Serve this file (createReadStream per request) instead of `body`. */
   file?: string;
+  /** The X-Request-Id it carried: the plain reference repeats it on every answer. */
+  requestId?: string;
 }
 
 /** Headers Node writes by itself, or that differ per answer: the bare server makes its own. */
@@ -149,17 +157,39 @@ export async function captureAnswer(origin: string, path: string, headers: Recor
   if (res.status !== 200 && res.status !== 304) throw new Error(`${path} answered ${res.status}`);
   const kept: Array<[string, string]> = [];
   for (const [name, value] of res.headers) if (!NOT_REPEATED.has(name)) kept.push([name, value]);
-  return { status: res.status, headers: kept, body };
+  return { status: res.status, headers: kept, body, requestId: res.headers.get('x-request-id') ?? undefined };
 }
 
-/** A bare node:http server answering `answer` to every request, pinned like ours. */
-export async function startBare(name: string, answer: Answer, dir: string): Promise<Server> {
+/** A bare node:http server (bare.ts: a fresh header object and id per answer) answering `answer`, pinned like ours. */
+export function startBare(name: string, answer: Answer, dir: string): Promise<Server> {
+  return startReference(BARE, name, answer, dir);
+}
+
+/** The plain reference (plain.ts: one constant header object) answering `answer`, pinned like ours. */
+export function startPlain(name: string, answer: Answer, dir: string): Promise<Server> {
+  return startReference(PLAIN, name, answer, dir);
+}
+
+/** Both references of one answer. */
+export async function startReferences(name: string, answer: Answer, dir: string): Promise<{ plain: Server; bare: Server; stop(): Promise<void> }> {
+  const plain = await startPlain(`plain-${name}`, answer, dir);
+  const bare = await startBare(`bare-${name}`, answer, dir).catch(async (error: unknown) => {
+    await plain.stop();
+    throw error;
+  });
+  return { plain, bare, stop: async () => void (await Promise.all([plain.stop(), bare.stop()])) };
+}
+
+async function startReference(script: string, name: string, answer: Answer, dir: string): Promise<Server> {
   const spec = join(dir, `${name}.answer.json`);
-  await writeFile(spec, JSON.stringify({ status: answer.status, headers: answer.headers, body: answer.body.toString('base64'), file: answer.file }));
+  await writeFile(
+    spec,
+    JSON.stringify({ status: answer.status, headers: answer.headers, body: answer.body.toString('base64'), file: answer.file, requestId: answer.requestId }),
+  );
   const port = await freePort();
   return startPinned({
     name,
-    args: [BARE, spec, String(port)],
+    args: [script, spec, String(port)],
     env: {},
     cwd: dir,
     port,
@@ -238,21 +268,31 @@ function linesIn(file: string, from: number): number {
 export interface Comparison {
   what: string;
   ours: RunFigures;
-  bare: RunFigures;
+  /** The plain reference (plain.ts): the targets are set against it. */
+  plain: RunFigures;
+  /** The bare reference (bare.ts), when measured. */
+  bare: RunFigures | undefined;
   /** Request log lines ours wrote per request answered over the measured runs. */
   logLinesPerRequest: number;
+  /** Least CPU efficiency against plain (plain µs/req over ours); 0: none. */
   target: number;
 }
 
+/** Plain's CPU per request over ours: 1 is as cheap as the plain server, 0.85 costs 1/0.85 of it. */
+export function cpuEfficiency(c: Comparison): number {
+  return c.plain.cpuUs / c.ours.cpuUs;
+}
+
 /**
- * RUNS runs of RUN_SECONDS each for ours and bare, alternating so that load from
- * elsewhere on the machine hits both alike, after a warm-up of each; the median of
- * each figure per side.
+ * RUNS runs of RUN_SECONDS each for ours and the references, alternating so that
+ * load from elsewhere on the machine hits all alike, after a warm-up of each; the
+ * median of each figure per side.
  */
 export async function compare(options: {
   what: string;
   ours: Server;
-  bare: Server;
+  plain: Server;
+  bare?: Server;
   path: string;
   headers?: Record<string, string>;
   status?: number;
@@ -260,23 +300,27 @@ export async function compare(options: {
 }): Promise<Comparison> {
   const headers = options.headers ?? {};
   const status = options.status ?? 200;
-  for (const server of [options.ours, options.bare]) await runLoad(server, server === options.ours ? options.path : '/', WARMUP_SECONDS, headers, status);
+  const references = options.bare ? [options.plain, options.bare] : [options.plain];
+  process.stderr.write(`measuring ${options.what}: ${machineLoad()} before\n`);
+  await runLoad(options.ours, options.path, WARMUP_SECONDS, headers, status);
+  for (const server of references) await runLoad(server, '/', WARMUP_SECONDS, headers, status);
   const ours: RunFigures[] = [];
-  const bare: RunFigures[] = [];
+  const measured = references.map(() => [] as RunFigures[]);
   const logStart = statSync(options.ours.logFile).size;
   for (let i = 0; i < RUNS; i++) {
     ours.push(await runLoad(options.ours, options.path, RUN_SECONDS, headers, status));
-    bare.push(await runLoad(options.bare, '/', RUN_SECONDS, headers, status));
+    for (const [index, server] of references.entries()) measured[index]!.push(await runLoad(server, '/', RUN_SECONDS, headers, status));
   }
   // The log is batched for a few ms: let the last lines land before counting.
   await new Promise((resolve) => setTimeout(resolve, 200));
   const answered = ours.reduce((sum, figures) => sum + figures.requests, 0);
-  const wrong = [...ours, ...bare].reduce((sum, figures) => sum + figures.wrong, 0);
+  const wrong = [...ours, ...measured.flat()].reduce((sum, figures) => sum + figures.wrong, 0);
   if (wrong > 0) throw new Error(`${options.what}: ${wrong} answers were not ${status} (or failed)`);
   return {
     what: options.what,
     ours: medianFigures(ours),
-    bare: medianFigures(bare),
+    plain: medianFigures(measured[0]!),
+    bare: measured[1] ? medianFigures(measured[1]) : undefined,
     logLinesPerRequest: linesIn(options.ours.logFile, logStart) / answered,
     target: options.target,
   };
@@ -304,25 +348,29 @@ export function machineLoad(): string {
 }
 
 export function printComparisons(title: string, comparisons: Comparison[]): void {
-  const header = ['request', 'ours req/s', 'bare req/s', 'ours/bare', 'target', 'p50 ours/bare ms', 'p99 ours/bare ms', 'server CPU µs/req ours/bare', 'log lines/req'];
+  const header = [
+    'request', 'req/s ours / plain / bare', 'req/s ratio to plain / bare', 'p99 ms ours / plain / bare',
+    'server CPU µs/req ours / plain / bare', 'CPU efficiency vs plain / bare', 'target (CPU vs plain)', 'log lines/req',
+  ];
+  const both = (c: Comparison, pick: (figures: RunFigures) => string) => [c.ours, c.plain, c.bare].map((f) => (f ? pick(f) : '-')).join(' / ');
   const rows = comparisons.map((c) => {
-    const ratio = c.ours.rps / c.bare.rps;
+    const efficiency = cpuEfficiency(c);
     return [
       c.what,
-      c.ours.rps.toFixed(0),
-      c.bare.rps.toFixed(0),
-      `${ratio.toFixed(2)}×`,
-      `${c.target}× ${ratio >= c.target ? 'met' : 'MISSED'}`,
-      `${c.ours.p50} / ${c.bare.p50}`,
-      `${c.ours.p99} / ${c.bare.p99}`,
-      `${c.ours.cpuUs.toFixed(1)} / ${c.bare.cpuUs.toFixed(1)}`,
+      both(c, (f) => f.rps.toFixed(0)),
+      `${(c.ours.rps / c.plain.rps).toFixed(2)}× / ${c.bare ? (c.ours.rps / c.bare.rps).toFixed(2) + '×' : '-'}`,
+      both(c, (f) => String(f.p99)),
+      both(c, (f) => f.cpuUs.toFixed(1)),
+      `${efficiency.toFixed(2)}× / ${c.bare ? (c.bare.cpuUs / c.ours.cpuUs).toFixed(2) + '×' : '-'}`,
+      c.target ? `${c.target}× ${efficiency >= c.target ? 'met' : 'MISSED'}` : '',
       c.logLinesPerRequest.toFixed(2),
     ];
   });
   const line = (cells: string[]) => '| ' + cells.join(' | ') + ' |';
   process.stdout.write(
     `\n${title}\nserver on core ${SERVER_CORE}, autocannon on core ${LOAD_CORE}, ${CONNECTIONS} connections, ` +
-      `median of ${RUNS} runs of ${RUN_SECONDS} s after a ${WARMUP_SECONDS} s warm-up; ${machineLoad()} at the end\n\n` +
+      `median of ${RUNS} runs of ${RUN_SECONDS} s after a ${WARMUP_SECONDS} s warm-up; ${machineLoad()} at the end\n` +
+      `CPU efficiency: the reference's server CPU per request over ours (1.00× costs what it costs)\n\n` +
       [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n') +
       '\n',
   );
