@@ -2,7 +2,7 @@ import { runQuery } from '../../db/queries.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { findPluginRecord } from './plugin-reads.js';
 import { pluginRecord, type PluginRow } from './records.js';
-import type { VisitorAnswers } from './visitor-answers.js';
+import type { KeptAnswers } from './kept-answers.js';
 import { canSee, pluginNotFound, type Viewer } from './visibility.js';
 
 export const MAX_RELATED = 6;
@@ -12,7 +12,7 @@ export const MAX_RELATED = 6;
  * (`include=related` or `related=1`): up to 6 approved plugins, most shared tags
  * first, then the same submitter, never the plugin itself.
  */
-export function detailHandler(deps: SiteDeps, visitorAnswers: VisitorAnswers) {
+export function detailHandler(deps: SiteDeps, keptAnswers: KeptAnswers) {
   return async (ctx: SiteContext) => {
     const user = ctx.locals.user;
     const id = ctx.params.id!;
@@ -29,9 +29,11 @@ export function detailHandler(deps: SiteDeps, visitorAnswers: VisitorAnswers) {
       }
       return body;
     };
-    // Whoever sees what a visitor sees gets the visitor's bytes (visitor-answers.ts);
-    // a 404 is thrown, never kept.
-    await visitorAnswers.send(ctx, JSON.stringify(['detail', id.toLowerCase(), related]), user, detail);
+    // Kept per store generation (kept-answers.ts): whoever sees what a visitor sees
+    // gets the visitors' bytes, an author or administrator their own; a 404 is
+    // thrown, never kept.
+    const question = JSON.stringify(['detail', id.toLowerCase(), related]);
+    await keptAnswers.send(ctx, { shared: question, own: question }, user, detail);
   };
 }
 

@@ -6,19 +6,19 @@ import { detailHandler } from './detail-route.js';
 import { startClickPurge } from './click-purge.js';
 import { installClickHandler, installLinkHandler, manifestHandler } from './install-routes.js';
 import { listHandler } from './list-route.js';
-import { createVisitorAnswers } from './visitor-answers.js';
+import { createKeptAnswers } from './kept-answers.js';
 import { createHandler, editHandler, reviewHandler } from './write-routes.js';
 
 /** The plugin store: submit, edit, review, list and search, detail, install. */
 export function pluginsFeature(deps: SiteDeps): Feature<SiteLocals> {
   const guards = createGuards(deps);
   const purge = startClickPurge(deps);
-  const visitorAnswers = createVisitorAnswers(deps.sql);
+  const keptAnswers = createKeptAnswers(deps.sql);
   return {
     routes: [
-      { method: 'GET', path: '/apps/api/plugins', use: [guards.withUser], handler: listHandler(deps, visitorAnswers) },
+      { method: 'GET', path: '/apps/api/plugins', use: [guards.withUser], handler: listHandler(deps, keptAnswers) },
       { method: 'POST', path: '/apps/api/plugins', use: [guards.userOrToken('plugins:write'), jsonBody()], handler: createHandler(deps) },
-      { method: 'GET', path: '/apps/api/plugins/:id', use: [guards.withUser], handler: detailHandler(deps, visitorAnswers) },
+      { method: 'GET', path: '/apps/api/plugins/:id', use: [guards.withUser], handler: detailHandler(deps, keptAnswers) },
       { method: 'PATCH', path: '/apps/api/plugins/:id', use: [guards.userOrToken('plugins:write'), jsonBody()], handler: editHandler(deps) },
       { method: 'POST', path: '/apps/api/plugins/:id/review', use: [guards.adminRequired, jsonBody()], handler: reviewHandler(deps) },
       { method: 'GET', path: '/apps/api/plugins/:id/install-link', handler: installLinkHandler(deps) },

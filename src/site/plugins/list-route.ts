@@ -1,12 +1,11 @@
 import { badRequest } from '../../core/errors.js';
 import { integerParam, singleParam } from '../../core/query-params.js';
-import { sendJson } from '../../core/respond.js';
 import { queryText, runQuery } from '../../db/queries.js';
 import { requireAdmin, requireUser } from '../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { pluginRecord, type PluginRow } from './records.js';
 import { searchTerms } from './search-terms.js';
-import type { VisitorAnswers } from './visitor-answers.js';
+import type { KeptAnswers } from './kept-answers.js';
 import { listVisibility, type PluginStatus, type Viewer } from './visibility.js';
 
 // GET /apps/api/plugins: {success, plugins, total, limit, offset}. One query, one
@@ -21,7 +20,7 @@ export const MAX_LIST_OFFSET = 1_000_000;
 const SORTS = ['updated', 'rating', 'installs'] as const;
 const STATUSES: PluginStatus[] = ['pending', 'approved', 'rejected'];
 
-export function listHandler(deps: SiteDeps, visitorAnswers: VisitorAnswers) {
+export function listHandler(deps: SiteDeps, keptAnswers: KeptAnswers) {
   // A sort without its query fails at start-up, not on the first request for it.
   for (const sort of SORTS) queryText(`store/list-${sort}`);
   return async (ctx: SiteContext) => {
@@ -45,9 +44,12 @@ export function listHandler(deps: SiteDeps, visitorAnswers: VisitorAnswers) {
     if (singleParam(query, 'update') !== undefined) {
       if (singleParam(query, 'update') !== 'pending') throw badRequest('update must be "pending"', 'update');
       if (scope !== 'admin' && scope !== 'mine') throw badRequest('update=pending needs scope=admin or scope=mine', 'update');
-      const queued = await runQuery<PluginRow & { total: number }>(deps.sql, 'store/list-pending-updates', [limit, offset, submitter]);
-      const plugins = queued.filter((row) => row.id !== null).map((row) => pluginRecord(row, user));
-      return sendJson(ctx, 200, listAnswer(plugins, queued[0]?.total ?? 0, limit, offset), NO_STORE);
+      const queue = async (viewer: Viewer) => {
+        const queued = await runQuery<PluginRow & { total: number }>(deps.sql, 'store/list-pending-updates', [limit, offset, submitter]);
+        const plugins = queued.filter((row) => row.id !== null).map((row) => pluginRecord(row, viewer));
+        return listAnswer(plugins, queued[0]?.total ?? 0, limit, offset);
+      };
+      return keptAnswers.send(ctx, { own: JSON.stringify(['queue', scope, limit, offset]) }, user, queue);
     }
     const featured = flag(query, 'featured');
     const q = singleParam(query, 'q');
@@ -67,22 +69,22 @@ export function listHandler(deps: SiteDeps, visitorAnswers: VisitorAnswers) {
       const plugins = rows.filter((row) => row.id !== null).map((row) => pluginRecord(row, viewer));
       return listAnswer(plugins, rows[0]?.total ?? 0, limit, offset);
     };
-    // Whoever sees what a visitor sees gets the visitor's bytes (visitor-answers.ts),
-    // kept under what decides them (public=1 changes nothing for a visitor, and the
-    // words of q decide its search), so neither the order of the parameters nor
-    // unknown ones make another copy; a scope is about the caller, so it is always
-    // answered for them.
-    if (scope) sendJson(ctx, 200, await page(user), NO_STORE);
-    else {
-      const search = terms === undefined ? null : (terms?.lower ?? '');
-      const key = JSON.stringify(['list', status, sort, tag, featured, limit, offset, search]);
-      await visitorAnswers.send(ctx, key, user, page);
-    }
+    // Kept per store generation (kept-answers.ts) under what decides them, so neither
+    // the order of the parameters nor unknown ones make another copy: whoever sees
+    // what a visitor sees gets the visitors' bytes (public=1 changes nothing for a
+    // visitor, and the words of q decide its search); an author or administrator
+    // gets their own (public=1 hides their unapproved plugins); a scope is about the
+    // caller, so it is always their own.
+    const search = terms === undefined ? null : (terms?.lower ?? '');
+    const question = ['list', status, sort, tag, featured, limit, offset, search];
+    await keptAnswers.send(
+      ctx,
+      { shared: scope ? undefined : JSON.stringify(question), own: JSON.stringify([...question, scope ?? null, isPublic]) },
+      user,
+      page,
+    );
   };
 }
-
-// Lists depend on the caller's session: no shared cache may keep them.
-const NO_STORE = { 'Cache-Control': 'no-store' };
 
 function listAnswer(plugins: unknown[], total: number, limit: number, offset: number) {
   return { success: true, plugins, total, limit, offset };

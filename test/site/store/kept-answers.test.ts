@@ -1,14 +1,14 @@
-// Visitors' lists are built once per store generation (src/site/plugins/visitor-answers.ts,
+// Lists and details are built once per store generation (src/site/plugins/kept-answers.ts,
 // sql/050_store_generation.sql): every change committed anywhere (through this
 // site, another site process, or SQL) shows in the very next answer; logged-in
-// users are never served a visitor's answer.
+// authors are never served a visitor's answer (their own kept answers: own-answers.test.ts).
 import { gunzipSync, brotliDecompressSync } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPool } from '../../../src/db/pool.js';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
 import { insertPlugin, insertRating, testUser, type TestUser } from '../../helpers/store-fixtures.js';
-import { createVisitorAnswers } from '../../../src/site/plugins/visitor-answers.js';
+import { createKeptAnswers } from '../../../src/site/plugins/kept-answers.js';
 
 const sql = testSql();
 let first: TestServer;
@@ -200,8 +200,9 @@ test('bad parameters are refused before anything is kept or built', async () => 
 });
 
 test('concurrent visitors asking the same missing answer share one build; a failed build is not kept', async () => {
-  const lists = createVisitorAnswers(sql, { maxEntries: 4, maxBytes: 1 << 20 });
-  const answer = (key: string, build: () => Promise<unknown>) => lists.answer(key, null, build).then((kept) => kept!);
+  const limits = { maxEntries: 4, maxBytes: 1 << 20 };
+  const lists = createKeptAnswers(sql, { visitors: limits, own: limits });
+  const answer = (key: string, build: () => Promise<unknown>) => lists.answer({ shared: key, own: key }, null, build);
   let builds = 0;
   const build = async () => {
     builds++;

@@ -1,0 +1,98 @@
+import { createLru, type Lru, type LruOptions } from '../../core/lru.js';
+import { prepareJson, sendPreparedJson, type PreparedJson } from '../../core/prepared-json.js';
+import { createSingleFlight } from '../../core/single-flight.js';
+import { runQuery } from '../../db/queries.js';
+import type { Sql } from '../../db/pool.js';
+import type { SiteContext } from '../context.js';
+import type { Viewer } from './visibility.js';
+
+// The store's lists and details (and the review queue) are the same bytes until the
+// catalogue changes, and building a page of 100 plugins (rows parsed, records
+// shaped, JSON.stringify, zlib) costs far more than reading one number. So each
+// answer is kept, tagged with the store's generation read before it was built
+// (sql/050_store_generation.sql; pending updates move it too since sql/140), and
+// reused while the generation is the same.
+//
+// The generation lives in PostgreSQL and changes in the committing transaction, so
+// this is exact across any number of site processes: a request reads it first, and
+// an answer built before a commit is never served after it. Concurrent requests for
+// the same missing answer share one build.
+//
+// Two kinds of answers are kept, in two bounded caches so that neither crowds out
+// the other:
+// - The visitors' answers (no session: the launcher, the store front, a plugin
+//   page), shared by everyone who sees what a visitor sees. A logged-in player who
+//   has never submitted a plugin is one of them (visibility.ts: approved plugins,
+//   and no review fields since they own none); the same read tells whether they
+//   have submitted any.
+// - An author's or administrator's own answers (their plugins in any status, with
+//   `pendingUpdate`, `review`, `revision`), and answers about the caller whoever
+//   they are (scope=mine, scope=admin, the review queue): kept under the user's id
+//   and administrator flag, so one user's answer is never another's, and a user
+//   whose rights change asks another question.
+
+export const VISITOR_ANSWERS: LruOptions = { maxEntries: 256, maxBytes: 32 * 1024 * 1024 };
+export const OWN_ANSWERS: LruOptions = { maxEntries: 1024, maxBytes: 32 * 1024 * 1024 };
+
+/** Answers depend on the session: no shared cache may keep them. */
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
+interface Kept {
+  generation: bigint;
+  answer: PreparedJson;
+}
+
+/** What decides an answer, as a key (the caller's identity is added for `own`). */
+export interface Question {
+  /**
+   * The question as a visitor asks it, when a caller who sees what a visitor sees
+   * gets the visitors' answer; absent when the answer is always about the caller.
+   */
+  shared?: string;
+  /** The question as a user asks it (may name more than `shared`: public=1 changes an author's list). */
+  own: string;
+}
+
+export interface KeptAnswers {
+  /** Sends the answer to `question` as `viewer` sees it, `no-store`, built by `build(viewer)` when missing. */
+  send(ctx: SiteContext, question: Question, viewer: Viewer, build: (viewer: Viewer) => Promise<unknown>): Promise<void>;
+  /** The answer to `question` as `viewer` sees it under the current generation, built when missing. */
+  answer(question: Question, viewer: Viewer, build: (viewer: Viewer) => Promise<unknown>): Promise<PreparedJson>;
+}
+
+export function createKeptAnswers(
+  sql: Sql,
+  limits: { visitors: LruOptions; own: LruOptions } = { visitors: VISITOR_ANSWERS, own: OWN_ANSWERS },
+): KeptAnswers {
+  const visitors = createLru<Kept>(limits.visitors);
+  const own = createLru<Kept>(limits.own);
+  const building = createSingleFlight<PreparedJson>();
+
+  const keep = (cache: Lru<Kept>, key: string, generation: bigint, build: () => Promise<unknown>): Promise<PreparedJson> => {
+    const found = cache.get(key);
+    if (found?.generation === generation) return Promise.resolve(found.answer);
+    return building(`${generation} ${key}`, async () => {
+      const answer = prepareJson(await build());
+      // A slower build of an older generation never replaces a newer answer.
+      const current = cache.get(key);
+      if (!current || current.generation < generation) cache.set(key, { generation, answer }, answer.bytes + key.length);
+      return answer;
+    });
+  };
+
+  const answers: KeptAnswers = {
+    async send(ctx, question, viewer, build) {
+      sendPreparedJson(ctx, 200, await answers.answer(question, viewer, build), NO_STORE);
+    },
+    async answer(question, viewer, build) {
+      const [row] = await runQuery<{ generation: string; viewer_submits: boolean }>(sql, 'store/generation', [viewer?.id ?? null]);
+      const generation = BigInt(row!.generation);
+      const asVisitor = viewer === null || (!viewer.admin && !row!.viewer_submits);
+      if (asVisitor && question.shared !== undefined) return keep(visitors, `v ${question.shared}`, generation, () => build(null));
+      // Visitors are never asked an own question (those routes need a user): kept under nobody's name all the same.
+      const who = viewer === null ? '-' : `${viewer.id}${viewer.admin ? 'a' : 'u'}`;
+      return keep(own, `o ${who} ${question.own}`, generation, () => build(viewer));
+    },
+  };
+  return answers;
+}
