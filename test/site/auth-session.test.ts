@@ -6,6 +6,7 @@ import type { Sql } from '../../src/db/pool.js';
 import { createSession, hashToken, purgeExpiredSessions } from '../../src/site/auth/sessions.js';
 import { upsertProviderUser } from '../../src/site/auth/users.js';
 import { callback, loginThroughIdp, me, setCookie, setCookieLine, startFakeIdp, startLogin, type FakeIdp } from '../helpers/fake-idp.js';
+import { rawRequest } from '../helpers/raw-http.js';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../helpers/servers.js';
 
 const OWN_ORIGIN = 'http://site.test';
@@ -80,12 +81,49 @@ test('POST logout without a session still answers success', async () => {
 
 test('GET logout ends the session and redirects to the plugin store', async () => {
   const { sessionCookie } = await loginThroughIdp(site.url);
-  const response = await fetch(site.url + '/apps/auth/logout', { headers: { cookie: sessionCookie }, redirect: 'manual' });
+  // rawRequest, not fetch: fetch sends Sec-Fetch-Mode: cors whatever it is told.
+  const response = await rawRequest(site.url, 'GET', '/apps/auth/logout', { headers: { host: 'site.test', cookie: sessionCookie, ...LINK_FOLLOWED } });
   assert.is(response.status, 302);
-  assert.is(response.headers.get('location'), '/apps/');
-  assert.match(setCookieLine(response, 'sid') ?? '', /Max-Age=0/);
+  assert.is(response.headers.location, '/apps/');
+  assert.match(String(response.headers['set-cookie']), /^sid=;.*Max-Age=0/);
   assert.is((await me(site.url, sessionCookie)).loggedIn, false);
 });
+
+/** What a browser sends when the user follows a link in our own pages. */
+const LINK_FOLLOWED = { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', 'sec-fetch-site': 'same-origin', 'sec-fetch-user': '?1' };
+
+// A plugin icon or screenshot of /apps/auth/logout was fetched, with the cookie,
+// by every browser showing the plugin (the review queue included): GET logout acts
+// only for the user's own top-level navigation.
+const getLogoutCases: Array<{ what: string; headers: Record<string, string>; acts: boolean }> = [
+  { what: 'an <img> on our own page', headers: { 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image', 'sec-fetch-site': 'same-origin' }, acts: false },
+  { what: 'a CSS background image', headers: { 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image' }, acts: false },
+  { what: 'fetch() from our page', headers: { 'sec-fetch-mode': 'cors', 'sec-fetch-dest': 'empty', 'sec-fetch-site': 'same-origin' }, acts: false },
+  { what: 'an iframe of our page', headers: { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe', 'sec-fetch-site': 'same-origin' }, acts: false },
+  { what: 'a link prefetch', headers: { 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'empty', 'sec-purpose': 'prefetch' }, acts: false },
+  { what: 'a speculative prefetch of a navigation', headers: { ...LINK_FOLLOWED, 'sec-purpose': 'prefetch' }, acts: false },
+  { what: 'a link on another site', headers: { ...LINK_FOLLOWED, 'sec-fetch-site': 'cross-site' }, acts: false },
+  { what: 'Sec-Fetch-Mode alone, not navigate', headers: { 'sec-fetch-mode': 'no-cors' }, acts: false },
+  { what: 'a link followed in our pages', headers: LINK_FOLLOWED, acts: true },
+  { what: 'the address bar or a bookmark', headers: { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', 'sec-fetch-site': 'none' }, acts: true },
+  { what: 'no Fetch Metadata (curl, an old browser)', headers: {}, acts: true },
+];
+
+for (const c of getLogoutCases) {
+  test(`regression: any page can log its viewers out (GET logout by ${c.what} → ${c.acts ? '302, logged out' : '403, session kept'})`, async () => {
+    const { cookie } = await sessionFor('logout-viewer');
+    // rawRequest, not fetch: fetch adds Sec-Fetch-Mode of its own.
+    const response = await rawRequest(site.url, 'GET', '/apps/auth/logout', { headers: { host: 'site.test', cookie, ...c.headers } });
+    assert.is(response.status, c.acts ? 302 : 403, response.body);
+    if (c.acts) {
+      assert.is(response.headers.location, '/apps/');
+    } else {
+      assert.is(JSON.parse(response.body).code, 'FORBIDDEN');
+      assert.is(response.headers['set-cookie'], undefined, 'the cookie is not cleared');
+    }
+    assert.is((await me(site.url, cookie)).loggedIn, !c.acts);
+  });
+}
 
 const crossSiteCases: Array<{ what: string; method: string; path: string; headers: Record<string, string>; status: number }> = [
   { what: 'foreign Origin on logout', method: 'POST', path: '/apps/auth/logout', headers: { origin: 'http://evil.example' }, status: 403 },

@@ -1,6 +1,8 @@
+import { HttpError } from '../../core/errors.js';
 import { redirect, sendJson, sendOk } from '../../core/respond.js';
 import type { SiteContext, SiteDeps, SiteRoute } from '../context.js';
 import type { Guards } from './guards.js';
+import { isOwnTopLevelNavigation } from './navigation.js';
 import { endSession, publicUser } from './session-lifecycle.js';
 
 /** Where a browser lands after GET /apps/auth/logout: the plugin store. */
@@ -23,10 +25,15 @@ export function sessionRoutes(deps: SiteDeps, guards: Guards): SiteRoute[] {
     sendOk(ctx);
   };
 
-  // GET logout exists for links in pages (docs/api.md lists it). A link on
-  // another site can therefore log a user out; that is the whole of the harm, and
-  // SameSite=Lax keeps the cookie off cross-site subresource requests.
+  // GET logout exists for links (docs/api.md lists it); our own pages POST. A GET
+  // acts only for the user's own top-level navigation: SameSite=Lax keeps the
+  // cookie off other sites' subresources, but not off our own pages, where a plugin
+  // icon or screenshot of this path would log out everyone who sees it. Anything
+  // else is 403 and the session stays.
   const logoutAndLeave = async (ctx: SiteContext) => {
+    if (!isOwnTopLevelNavigation(ctx.req)) {
+      throw new HttpError(403, 'FORBIDDEN', 'Log out by following a link or with POST /apps/auth/logout');
+    }
     await endSession(ctx, deps);
     redirect(ctx, AFTER_LOGOUT);
   };
