@@ -2,7 +2,8 @@ import { HttpError, validationFailed } from '../../core/errors.js';
 import { objectBody } from '../../core/json-object.js';
 import type { EditableField } from './records.js';
 import { EDITABLE_FIELDS } from './records.js';
-import { httpsUrl, link, storedHref, text, wordList } from './text-rules.js';
+import { imageLink, type ImageLinkRule } from './image-links.js';
+import { httpsUrl, storedHref, text, wordList } from './text-rules.js';
 import { PLUGIN_ID } from './visibility.js';
 
 // The plugin field rules (docs/api.md, "Plugin store"). Each failure is 400
@@ -52,7 +53,7 @@ export interface ValidEdit {
 // holds it to (sql/010_plugins.sql, plugin_download): host, then a path ending in .zip.
 const DOWNLOAD_AS_SENT = /^https:\/\/[^/?#@\s]+\/[^?#\s]*\.zip([?#]\S*)?$/i;
 
-const RULES: { [K in EditableField]: (value: unknown) => PluginFields[K] } = {
+const RULES: { [K in EditableField]: (value: unknown, images: ImageLinkRule) => PluginFields[K] } = {
   name: (value) => text('name', trimmed(value), 1, LIMITS.name),
   version: (value) => text('version', trimmed(value), 1, LIMITS.version),
   author: (value) => (value === null ? '' : text('author', trimmed(value), 0, LIMITS.author)),
@@ -71,16 +72,19 @@ const RULES: { [K in EditableField]: (value: unknown) => PluginFields[K] } = {
     return value.trim().toLowerCase();
   },
   url: (value) => (isBlank(value) ? null : storedHref(String(value).trim(), httpsUrl('url', value))),
-  icon: (value) => (isBlank(value) ? null : link('icon', value)),
+  icon: (value, images) => (isBlank(value) ? null : imageLink('icon', value, images)),
   tags: (value) => wordList('tags', value, LIMITS.tags),
   permissions: (value) => wordList('permissions', value, LIMITS.permissions),
-  screenshots: (value) => screenshots(value),
+  screenshots: (value, images) => screenshots(value, images),
 };
 
 const REQUIRED_ON_CREATE: EditableField[] = ['name', 'version', 'download'];
 
-/** POST /apps/api/plugins: the id and every field (defaults for the optional ones). */
-export function validateNewPlugin(body: unknown, isAdmin: boolean): { id: string } & PluginFields & { featured: boolean } {
+/**
+ * POST /apps/api/plugins: the id and every field (defaults for the optional ones).
+ * `images`: where image fields may point (image-links.ts), from the site's config.
+ */
+export function validateNewPlugin(body: unknown, isAdmin: boolean, images: ImageLinkRule): { id: string } & PluginFields & { featured: boolean } {
   const input = objectBody(body, 'of plugin fields');
   if (input.id === undefined || input.id === null || input.id === '') throw validationFailed('id', 'id is required');
   if (typeof input.id !== 'string' || !PLUGIN_ID.test(input.id)) {
@@ -89,7 +93,7 @@ export function validateNewPlugin(body: unknown, isAdmin: boolean): { id: string
   for (const field of REQUIRED_ON_CREATE) {
     if (input[field] === undefined || input[field] === null) throw validationFailed(field, `${field} is required`);
   }
-  const edit = validateEdit(input, isAdmin);
+  const edit = validateEdit(input, isAdmin, images);
   return {
     id: input.id,
     name: edit.fields.name!,
@@ -109,7 +113,7 @@ export function validateNewPlugin(body: unknown, isAdmin: boolean): { id: string
 }
 
 /** PATCH /apps/api/plugins/:id (and the shared part of POST): the fields the body sets. */
-export function validateEdit(body: unknown, isAdmin: boolean, currentId?: string): ValidEdit {
+export function validateEdit(body: unknown, isAdmin: boolean, images: ImageLinkRule, currentId?: string): ValidEdit {
   const input = objectBody(body, 'of plugin fields');
   for (const field of SERVER_FIELDS) {
     if (input[field] !== undefined) throw validationFailed(field, `${field} is set by the server, not by a request`);
@@ -126,7 +130,7 @@ export function validateEdit(body: unknown, isAdmin: boolean, currentId?: string
   for (const field of EDITABLE_FIELDS) {
     const value = input[field];
     if (value === undefined) continue;
-    (edit.fields as Record<string, unknown>)[field] = RULES[field](value);
+    (edit.fields as Record<string, unknown>)[field] = RULES[field](value, images);
   }
   return edit;
 }
@@ -141,19 +145,19 @@ function isBlank(value: unknown): boolean {
   return value === null || (typeof value === 'string' && value.trim() === '');
 }
 
-function screenshots(value: unknown): Screenshot[] {
+function screenshots(value: unknown, images: ImageLinkRule): Screenshot[] {
   if (value === null) return [];
   if (!Array.isArray(value)) throw validationFailed('screenshots', 'screenshots must be a list');
   if (value.length > LIMITS.screenshots) throw validationFailed('screenshots', `screenshots may have at most ${LIMITS.screenshots} entries`);
   return value.map((item): Screenshot => {
-    if (typeof item === 'string') return link('screenshots', item);
+    if (typeof item === 'string') return imageLink('screenshots', item, images);
     if (typeof item !== 'object' || item === null || Array.isArray(item)) {
       throw validationFailed('screenshots', 'each screenshot is a link or an object with url and webpUrl');
     }
     const shot = item as Record<string, unknown>;
     if (shot.url === undefined || shot.url === null) throw validationFailed('screenshots', 'each screenshot object needs a url');
-    const result: Screenshot = { url: link('screenshots', shot.url) };
-    if (shot.webpUrl !== undefined && shot.webpUrl !== null) result.webpUrl = link('screenshots', shot.webpUrl);
+    const result: Screenshot = { url: imageLink('screenshots', shot.url, images) };
+    if (shot.webpUrl !== undefined && shot.webpUrl !== null) result.webpUrl = imageLink('screenshots', shot.webpUrl, images);
     return result;
   });
 }

@@ -3,6 +3,7 @@ import { objectBody } from '../../core/json-object.js';
 import { sendOk } from '../../core/respond.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { requireAdmin, requireUser } from '../auth/guards.js';
+import { imageLinkRule } from './image-links.js';
 import { findPluginRecord } from './plugin-reads.js';
 import { editPlugin, insertPlugin, reviewPlugin, type ReviewAction } from './plugin-writes.js';
 import { pluginRecord } from './records.js';
@@ -14,9 +15,10 @@ export const MAX_REVIEW_REASON = 1000;
 
 /** POST /apps/api/plugins: 201 {success, plugin}, pending, submitted by the session user. */
 export function createHandler(deps: SiteDeps) {
+  const images = imageLinkRule(deps.config);
   return async (ctx: SiteContext) => {
     const user = requireUser(ctx);
-    const plugin = validateNewPlugin(ctx.body, user.admin);
+    const plugin = validateNewPlugin(ctx.body, user.admin, images);
     if (!(await insertPlugin(deps.sql, user, plugin))) {
       throw new HttpError(409, 'CONFLICT', 'A plugin with this id already exists', { field: 'id' });
     }
@@ -26,9 +28,10 @@ export function createHandler(deps: SiteDeps) {
 
 /** PATCH /apps/api/plugins/:id: {success, plugin}, the record after the edit. */
 export function editHandler(deps: SiteDeps) {
+  const images = imageLinkRule(deps.config);
   return async (ctx: SiteContext) => {
     const user = requireUser(ctx);
-    const edit = validateEdit(ctx.body, user.admin, ctx.params.id);
+    const edit = validateEdit(ctx.body, user.admin, images, ctx.params.id);
     const id = await editPlugin(deps.sql, ctx.params.id!, user, edit);
     await answerWithRecord(ctx, deps, id, 200);
   };

@@ -2,6 +2,8 @@
 // and reviews" (answers, field rules, edits, review), over HTTP against the real site.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { HttpError } from '../../../src/core/errors.js';
+import { imageLink, imageLinkRule } from '../../../src/site/plugins/image-links.js';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
 import { newPlugin, pluginIn, storeClient, storeUsers, type StoreClient, type Users } from './store-client.js';
 
@@ -83,12 +85,32 @@ const invalid: Array<{ what: string; fields: Record<string, unknown>; field: str
   { what: 'tags an object', fields: { tags: { a: 1 } }, field: 'tags' },
   { what: '33 permissions', fields: { permissions: Array.from({ length: 33 }, (_, i) => `perm${i}`).join(',') }, field: 'permissions' },
   { what: 'a permission of 65 characters', fields: { permissions: 'p'.repeat(65) }, field: 'permissions' },
-  { what: '9 screenshots', fields: { screenshots: Array.from({ length: 9 }, () => '/s.png') }, field: 'screenshots' },
+  { what: '9 screenshots', fields: { screenshots: Array.from({ length: 9 }, () => '/media/s.png') }, field: 'screenshots' },
   { what: 'screenshot over http', fields: { screenshots: ['http://example.com/s.png'] }, field: 'screenshots' },
-  { what: 'screenshot object without url', fields: { screenshots: [{ webpUrl: '/s.webp' }] }, field: 'screenshots' },
-  { what: 'screenshot object with an http webpUrl', fields: { screenshots: [{ url: '/s.png', webpUrl: 'http://x/s.webp' }] }, field: 'screenshots' },
-  { what: 'screenshots a string', fields: { screenshots: '/s.png' }, field: 'screenshots' },
+  { what: 'screenshot object without url', fields: { screenshots: [{ webpUrl: '/media/s.webp' }] }, field: 'screenshots' },
+  { what: 'screenshot object with an http webpUrl', fields: { screenshots: [{ url: '/media/s.png', webpUrl: 'http://x/s.webp' }] }, field: 'screenshots' },
+  { what: 'screenshots a string', fields: { screenshots: '/media/s.png' }, field: 'screenshots' },
   { what: 'screenshot a number', fields: { screenshots: [5] }, field: 'screenshots' },
+  // Regression: any page can log its viewers out. Images are fetched with the cookie
+  // by everyone who sees the plugin: in-site ones only from folders that serve
+  // files (/static/, /media/, /img/), never the site's own host in a link.
+  { what: 'an icon of /apps/auth/logout (any page can log its viewers out)', fields: { icon: '/apps/auth/logout' }, field: 'icon' },
+  { what: 'an icon of another /apps/ path', fields: { icon: '/apps/api/me' }, field: 'icon' },
+  { what: 'an icon of an API path', fields: { icon: '/api/info' }, field: 'icon' },
+  { what: 'an icon at the root', fields: { icon: '/icon.png' }, field: 'icon' },
+  { what: 'an icon climbing out of /static/', fields: { icon: '/static/../apps/auth/logout' }, field: 'icon' },
+  { what: 'an icon climbing out by escaped dots', fields: { icon: '/media/%2e%2e/apps/auth/logout' }, field: 'icon' },
+  { what: 'an icon climbing out by a backslash', fields: { icon: '/static\\..\\apps\\auth\\logout' }, field: 'icon' },
+  { what: 'an icon with an escaped slash', fields: { icon: '/static/..%2Fapps/auth/logout' }, field: 'icon' },
+  { what: 'an icon of /Static/ (another path to the router)', fields: { icon: '/Static/i.png' }, field: 'icon' },
+  { what: 'an icon on the site\'s own host', fields: { icon: 'https://site.test/apps/auth/logout' }, field: 'icon' },
+  { what: 'an icon on the site\'s own host, even under /static/', fields: { icon: 'https://site.test/static/i.png' }, field: 'icon' },
+  { what: 'an icon on the site\'s own host in upper case with a trailing dot', fields: { icon: 'https://SITE.TEST./apps/auth/logout' }, field: 'icon' },
+  { what: 'an icon on the site\'s own host, another port', fields: { icon: 'https://site.test:8443/apps/auth/logout' }, field: 'icon' },
+  { what: 'a screenshot of /apps/auth/logout', fields: { screenshots: ['/apps/auth/logout'] }, field: 'screenshots' },
+  { what: 'a screenshot url of /apps/auth/logout', fields: { screenshots: [{ url: '/apps/auth/logout' }] }, field: 'screenshots' },
+  { what: 'a screenshot webpUrl of /apps/auth/logout', fields: { screenshots: [{ url: '/media/s.png', webpUrl: '/apps/auth/logout' }] }, field: 'screenshots' },
+  { what: 'a screenshot on the site\'s own host', fields: { screenshots: [{ url: 'https://site.test/apps/auth/logout' }] }, field: 'screenshots' },
   { what: 'status set by the body', fields: { status: 'approved' }, field: 'status' },
   { what: 'installCount set by the body', fields: { installCount: 1000 }, field: 'installCount' },
   { what: 'ratingAvg set by the body', fields: { ratingAvg: 5 }, field: 'ratingAvg' },
@@ -131,7 +153,7 @@ test('every field at its limit is accepted, lengths counted in code points', asy
     icon: '/media/icon.png',
     tags: Array.from({ length: 20 }, (_, i) => `t${i}`.padEnd(32, 'x')),
     permissions: Array.from({ length: 32 }, (_, i) => `p${i}`.padEnd(64, 'x')),
-    screenshots: [...Array.from({ length: 7 }, (_, i) => `https://example.com/${i}.png`), { url: '/s.png', webpUrl: '/s.webp' }],
+    screenshots: [...Array.from({ length: 7 }, (_, i) => `https://example.com/${i}.png`), { url: '/media/s.png', webpUrl: '/media/s.webp' }],
   }, { cookie: users.alice });
   assert.is(answer.status, 201, JSON.stringify(answer.body));
   assert.is(answer.body.plugin.sha256, 'f'.repeat(64));
@@ -158,16 +180,37 @@ test('tags and permissions: split on , ， and white space, trimmed, empty dropp
 
 test('screenshots keep strings and {url, webpUrl} objects; unknown fields are ignored', async () => {
   const answer = await client.post('/apps/api/plugins', newPlugin('shots', {
-    screenshots: ['https://example.com/a.png', { url: '/b.png', webpUrl: '/b.webp', alt: 'dropped' }, { url: '/c.png' }],
+    screenshots: ['https://example.com/a.png', { url: '/media/b.png', webpUrl: '/media/b.webp', alt: 'dropped' }, { url: '/media/c.png' }],
     color: 'blue',
     submitter: 'mallory',
     createdAt: '2000-01-01T00:00:00.000Z',
   }), { cookie: users.alice });
   assert.is(answer.status, 201);
-  assert.equal(answer.body.plugin.screenshots, ['https://example.com/a.png', { url: '/b.png', webpUrl: '/b.webp' }, { url: '/c.png' }]);
+  assert.equal(answer.body.plugin.screenshots, ['https://example.com/a.png', { url: '/media/b.png', webpUrl: '/media/b.webp' }, { url: '/media/c.png' }]);
   assert.is(answer.body.plugin.color, undefined);
   assert.is(answer.body.plugin.submitter, 'alice');
   assert.is.not(answer.body.plugin.createdAt, '2000-01-01T00:00:00.000Z');
+});
+
+test('image links: in-site paths under /static/, /media/ and /img/ and links to other hosts are kept', async () => {
+  const icons = ['/static/app/icon.png', '/media/icon.png?v=2', '/img/1700000000/' + 'a'.repeat(32) + '.webp', 'https://img.example.com/site.test/apps/x.png', 'https://site.test.example.com/i.png'];
+  for (const [index, icon] of icons.entries()) {
+    const answer = await client.post('/apps/api/plugins', newPlugin(`image-ok-${index}`, { icon, screenshots: [icon, { url: icon, webpUrl: icon }] }), { cookie: users.alice });
+    assert.is(answer.status, 201, `${icon}: ${JSON.stringify(answer.body)}`);
+    assert.is(answer.body.plugin.icon, icon);
+    assert.equal(answer.body.plugin.screenshots, [icon, { url: icon, webpUrl: icon }]);
+  }
+});
+
+test('image links: an image host served from the site\'s own host keeps its uploads (IMAGE_HOST_PUBLIC_URL/img/ only)', () => {
+  const rule = imageLinkRule({ publicUrl: 'https://store.example', imageHostPublicUrl: 'https://store.example/images' });
+  const upload = 'https://store.example/images/img/1700000000/' + 'b'.repeat(32) + '.webp';
+  assert.is(imageLink('icon', upload, rule), upload);
+  for (const icon of ['https://store.example/apps/auth/logout', 'https://store.example/images/img/../../apps/auth/logout', 'https://store.example/images/imgx', 'https://store.example/static/i.png', 'https://store.example:8443/images/x']) {
+    assert.throws(() => imageLink('icon', icon, rule), (error: HttpError) => error.code === 'VALIDATION_FAILED' && error.field === 'icon', icon);
+  }
+  const apart = imageLinkRule({ publicUrl: 'https://store.example', imageHostPublicUrl: 'https://img.store.example' });
+  assert.throws(() => imageLink('icon', upload, apart), (error: HttpError) => error.field === 'icon', 'another image host: the site\'s host is refused');
 });
 
 // Regression: links came back rewritten by the URL parser ("https://example.com"
