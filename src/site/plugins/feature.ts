@@ -1,5 +1,6 @@
 import type { Feature } from '../../core/feature.js';
 import { jsonBody } from '../../core/middleware/json-body.js';
+import { sameSiteOnly } from '../auth/cross-site.js';
 import { createGuards } from '../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
 import { detailHandler } from './detail-route.js';
@@ -23,7 +24,8 @@ export function pluginsFeature(deps: SiteDeps): Feature<SiteLocals> {
       { method: 'POST', path: '/apps/api/plugins/:id/review', use: [guards.adminRequired, jsonBody()], handler: reviewHandler(deps) },
       { method: 'GET', path: '/apps/api/plugins/:id/install-link', handler: installLinkHandler(deps) },
       { method: 'GET', path: '/apps/api/plugins/:id/manifest.json', handler: manifestHandler(deps) },
-      { method: 'POST', path: '/apps/api/plugins/:id/install-click', handler: installClickHandler(deps) },
+      // Another site must not count clicks from its visitors' browsers (403, nothing counted).
+      { method: 'POST', path: '/apps/api/plugins/:id/install-click', use: [sameSiteOnly(deps.config)], handler: installClickHandler(deps) },
     ],
     close: () => purge.stop(),
   };

@@ -3,6 +3,7 @@
 // processes on one database, and the visibility matrix of every plugin read.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { rawRequest } from '../../helpers/raw-http.js';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
 import { purgeOldClicks } from '../../../src/site/plugins/click-purge.js';
 import { pluginIn, storeClient, storeUsers, type StoreClient, type Users } from './store-client.js';
@@ -93,6 +94,36 @@ test('POST install-click: {success, id, installCount}; the same address counts o
   assert.is(later.body.installCount, 3);
   assert.is((await client.get('/apps/api/plugins/Click-Once')).body.plugin.installCount, 3);
 });
+
+// Regression: any website could raise install counts from its visitors' browsers
+// (a form or fetch to install-click with Content-Type text/plain counted). Another
+// site's request is refused before anything is counted; the launcher (no Origin, no
+// Fetch Metadata) and the plugin page's own click still count.
+const clickSenders: Array<{ what: string; headers: Record<string, string>; counts: boolean }> = [
+  { what: 'a page on evil.example (Origin, Sec-Fetch-Site cross-site, text/plain)', headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors', 'content-type': 'text/plain' }, counts: false },
+  { what: 'a foreign Origin alone', headers: { origin: 'https://evil.example' }, counts: false },
+  { what: 'Origin null (a sandboxed frame)', headers: { origin: 'null' }, counts: false },
+  { what: 'our host on another port', headers: { origin: 'http://site.test:8080' }, counts: false },
+  { what: 'Sec-Fetch-Site cross-site without Origin', headers: { 'sec-fetch-site': 'cross-site' }, counts: false },
+  { what: 'Sec-Fetch-Site same-site (a sibling subdomain)', headers: { 'sec-fetch-site': 'same-site' }, counts: false },
+  { what: 'the plugin page (own Origin, same-origin)', headers: { origin: 'http://site.test', 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' }, counts: true },
+  { what: 'the launcher (neither Origin nor Fetch Metadata)', headers: {}, counts: true },
+];
+for (const [index, c] of clickSenders.entries()) {
+  test(`regression: any website can raise install counts from its visitors' browsers (${c.what} → ${c.counts ? '200, counted' : '403, nothing counted'})`, async () => {
+    const id = `click-from-${index}`;
+    await pluginIn(client, users, 'approved', id);
+    const answer = await rawRequest(site.url, 'POST', `/apps/api/plugins/${id}/install-click`, {
+      headers: { host: 'site.test', 'x-forwarded-for': freshAddress(), 'content-length': '0', ...c.headers },
+    });
+    assert.is(answer.status, c.counts ? 200 : 403, answer.body);
+    if (c.counts) assert.is(JSON.parse(answer.body).installCount, 1);
+    else assert.equal(JSON.parse(answer.body), { success: false, error: 'Cross-site request refused', code: 'FORBIDDEN' });
+    const [row] = await sql<Array<{ count: number; clicks: number }>>`
+      select install_count::int as count, (select count(*)::int from plugin_install_clicks where plugin_id = ${id}) as clicks from plugins where id = ${id}`;
+    assert.equal(row, { count: c.counts ? 1 : 0, clicks: c.counts ? 1 : 0 });
+  });
+}
 
 test('install click: 200 parallel clicks from distinct addresses add exactly 200', async () => {
   await pluginIn(client, users, 'approved', 'click-many');
