@@ -14,9 +14,11 @@ export const SECURITY_HEADERS: HeaderList = Object.freeze([
 ]);
 
 /**
- * Our pages load only their own scripts and styles; images may come from the image
- * host and https (plugin icons and screenshots are https links by rule).
+ * Our pages load only their own scripts and styles; images come from the site and
+ * https (plugin icons, screenshots and the image host's uploads are https links
+ * by rule; the pages show no other avatar). No `http:`: a page on https must not
+ * load images in clear text, and nothing we serve needs it.
  */
 export const HTML_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https: http:; " +
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; " +
   "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";

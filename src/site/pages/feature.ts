@@ -67,7 +67,8 @@ export function pagesFeature(deps: SiteDeps): Feature<SiteLocals> {
     }
     const language = pickLanguage(ctx.req);
     const shell = pluginShells[language];
-    const title = catalogues[language]['title.pluginNamed']!.replace('{name}', row.name);
+    // A replacer function: a name's `$&`, `$\``, `$'` must not be read as replacement patterns.
+    const title = catalogues[language]['title.pluginNamed']!.replace('{name}', () => row.name);
     const head = `<title>${escapeHtml(title)}</title>\n<meta name="description" content="${escapeHtml(row.description)}">`;
     sendPage(ctx, shell.replace(/<title>[^<]*<\/title>/, () => head), { Vary: 'Accept-Language, Cookie', 'Content-Language': language });
   };

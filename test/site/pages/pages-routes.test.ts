@@ -40,6 +40,16 @@ for (const path of PAGES) {
   });
 }
 
+// Regression: the CSP's img-src allows http: (icons, screenshots and uploads are
+// https or in-site by rule; an https page must not load clear-text images).
+test("regression: the CSP's img-src allows http: (every page, the plugin page's 404 included)", async () => {
+  for (const path of [...PAGES, '/apps/plugin/no-such-plugin']) {
+    const res = await rawRequest(site.url, 'GET', path);
+    const imgSrc = /(?:^|;\s*)img-src ([^;]*)/.exec(String(res.headers['content-security-policy']))?.[1];
+    assert.is(imgSrc, "'self' data: https:", path);
+  }
+});
+
 const languages: Array<{ what: string; headers: Record<string, string>; lang: string }> = [
   { what: 'no header: English', headers: {}, lang: 'en' },
   { what: 'Chinese browser', headers: { 'accept-language': 'zh-CN,zh;q=0.9,en;q=0.8' }, lang: 'zh-CN' },

@@ -46,6 +46,27 @@ test('the name and description in the head are escaped', async () => {
   assert.is(html.match(/<script/g)!.length, 2, 'only the page module and the strings block');
 });
 
+// Regression: the plugin page's <title> interpreted $ patterns of the plugin name
+// ("A $` B" put the text before {name} in the catalogue string into the title).
+const dollarNames = [
+  { what: '$` (the text before)', name: 'A $` B' },
+  { what: "$' (the text after)", name: "A $' B" },
+  { what: '$& (the match)', name: 'A $& B' },
+  { what: '$$ (one dollar)', name: 'A $$ B' },
+  { what: '$<name> and $1', name: 'A $<n> $1 B' },
+];
+for (const [index, c] of dollarNames.entries()) {
+  test(`regression: the plugin page's <title> interprets $ patterns of the plugin name (${c.what})`, async () => {
+    await pluginIn(client, users, 'approved', `page-dollar-${index}`, { name: c.name });
+    for (const [language, after] of [['en', ' · Bloret plugin store'], ['zh-CN', ' · Bloret 插件商店']] as const) {
+      const html = await (await fetch(`${site.url}/apps/plugin/page-dollar-${index}`, { headers: { 'accept-language': language } })).text();
+      const title = /<title>([^<]*)<\/title>/.exec(html)![1]!;
+      const shown = title.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+      assert.is(shown, c.name + after, language);
+    }
+  });
+}
+
 test('visibility as the detail: hidden plugins are a 404 page; the author sees their pending one without an install button', async () => {
   await pluginIn(client, users, 'pending', 'page-pending');
   const hidden = await fetch(`${site.url}/apps/plugin/page-pending`);
