@@ -288,7 +288,10 @@ export const SITE_OPENAPI = {
       post: {
         operationId: 'logout', tags: ['auth'], security: optionalSession, summary: 'Deletes the session', responses: { '200': json('Logged out', ref('Ok')), '403': failure('Cross-site request', 'FORBIDDEN'), ...common } },
       get: {
-        operationId: 'logoutAndReturn', tags: ['auth'], security: optionalSession, summary: 'Deletes the session and goes to the store', responses: { '302': { description: 'To /apps/' }, ...common } },
+        operationId: 'logoutAndReturn', tags: ['auth'], security: optionalSession,
+        summary: 'Deletes the session and goes to the store; only for a top-level navigation (a link, the address bar)',
+        responses: { '302': { description: 'To /apps/' }, '403': failure('Not a top-level navigation (an image, a frame, a fetch, a prefetch): nothing done', 'FORBIDDEN'), ...common },
+      },
     },
     '/apps/api/me': {
       get: {
@@ -419,11 +422,12 @@ export const SITE_OPENAPI = {
     '/apps/api/plugins/{id}/install-click': {
       post: {
         operationId: 'countInstallClick', tags: ['plugins'], security: [],
-        summary: 'Counts an install (once per address per plugin per hour)',
+        summary: 'Counts an install (once per address per plugin per hour); refused from other sites',
         parameters: [pluginId],
         responses: {
           '200': json('Count', success({ id: { type: 'string' }, installCount: { type: 'integer' } })),
           '400': badRequest,
+          '403': failure('Sent by a page of another site (Origin or Sec-Fetch-Site); nothing counted', 'FORBIDDEN'),
           '404': notFound,
           '429': rateLimited,
           ...common,
