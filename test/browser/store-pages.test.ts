@@ -128,6 +128,10 @@ async function setUp(): Promise<void> {
     permissions: sql.array(['<svg/onload=alert(5)>']),
     author: '<b>Mallory</b>',
   });
+  await insertPlugin(sql, 'markdown-readme', hostile, 'approved', {
+    long_description: '# Readme\n\n## Features\n\n- **fast** maps\n- [docs](https://example.com/docs)\n\n| key | action |\n|---|--:|\n| M | map |\n\n' +
+      '[x](javascript:alert(6)) ![y](javascript:alert(7)) <img src=x onerror=alert(8)>\n\n```\n<script>alert(9)</script>\n```',
+  });
   avatar = shots[0]!.url;
   visitor = await newPage();
 }
@@ -208,10 +212,10 @@ test('plugin page: permissions before install, screenshots (WebP) open large and
   assert.is(await visitor.locator('#gallery img').count(), 3);
   assert.match(String(await visitor.getAttribute('#gallery img >> nth=0', 'src')), /^https:\/\/img\.test\/img\/\d+\/[0-9a-f]{32}\.webp$/);
   await visitor.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>('#gallery img')].every((img) => img.complete && img.naturalWidth > 0), undefined, WAIT);
-  // The long description: line breaks kept, the https link clickable and marked as user content.
+  // The long description, read as Markdown: line breaks kept, the https link clickable and marked as user content.
   const link = visitor.locator('#long a');
   assert.is(await link.getAttribute('href'), 'https://example.com/minimap');
-  assert.is(await link.getAttribute('rel'), 'noopener noreferrer nofollow ugc');
+  assert.is(await link.getAttribute('rel'), 'nofollow ugc noopener');
   assert.match(String(await visitor.textContent('#long')), /corner\.\nSee/);
   assert.is(await visitor.inputValue('#sha'), 'ab'.repeat(32));
   assert.is(await visitor.getAttribute('#manifest', 'href'), '/apps/api/plugins/minimap/manifest.json');
@@ -298,6 +302,23 @@ test('hostile plugin: name, description, tags and permissions show as text; no d
   assert.is(await visitor.textContent('#results .card[data-id="hostile-plugin"] .card-name'), '<img src=x onerror=alert(1)>');
   assert.is(await visitor.locator('#results img[src="x"]').count(), 0);
   assert.equal(dialogs, [], 'no dialog opened');
+});
+
+test('a Markdown description shows as headings, lists, links and a table; nothing in it runs', async () => {
+  await visitor.goto(site.url + '/apps/plugin/markdown-readme');
+  await visitor.waitForSelector('#long h3', WAIT);
+  assert.is(await visitor.textContent('#long h2'), 'Readme');
+  assert.is(await visitor.textContent('#long h3'), 'Features');
+  assert.is(await visitor.locator('#long ul li').count(), 2);
+  assert.is(await visitor.textContent('#long li strong'), 'fast');
+  assert.is(await visitor.getAttribute('#long a', 'href'), 'https://example.com/docs');
+  assert.is(await visitor.getAttribute('#long a', 'rel'), 'nofollow ugc noopener');
+  assert.is(await visitor.locator('#long table td.align-right').count(), 1);
+  assert.is(await visitor.locator('#long a').count(), 1, 'only the https link is a link');
+  assert.is(await visitor.locator('#long img, #long script').count(), 0, 'no element from raw HTML or refused links');
+  assert.match(String(await visitor.textContent('#long pre code')), /<script>alert\(9\)<\/script>/);
+  assert.equal(dialogs, [], 'no dialog opened');
+  await check(visitor, 'plugin-markdown');
 });
 
 test('an unknown plugin says so, with a way back to the store', async () => {

@@ -146,6 +146,11 @@ export const SITE_OPENAPI = {
           ratingAvg: { type: 'number', minimum: 0, maximum: 5 },
           ratingCount: { type: 'integer', minimum: 0 },
           featured: { type: 'boolean' },
+          longDescriptionTree: {
+            type: 'array',
+            description: 'Details only: longDescription read as Markdown, as JSON elements [tag, {attributes}, ...children] (children are strings or elements); only safe tags, https: links and images',
+            items: { $ref: '#/components/schemas/MarkdownNode' },
+          },
           submitter: { type: 'string' },
           createdAt: isoDate,
           updatedAt: isoDate,
@@ -154,6 +159,11 @@ export const SITE_OPENAPI = {
         },
       },
       PluginFields: pluginFields,
+      MarkdownNode: {
+        description: 'A string, or an element: [tag, {attributes}, ...children]',
+        anyOf: [{ type: 'string' }, { type: 'array', minItems: 2 }],
+      },
+
       Reply: {
         type: 'object',
         required: ['id', 'user', 'avatar', 'body', 'createdAt'],

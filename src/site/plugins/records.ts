@@ -1,3 +1,4 @@
+import { markdownTree } from '../markdown/plugin-markdown.js';
 import type { PluginStatus, Viewer } from './visibility.js';
 import { isOwnerOrAdmin } from './visibility.js';
 
@@ -112,7 +113,11 @@ export function pluginRecord(row: PluginRow, viewer: Viewer): Record<string, unk
     author: row.author,
     description: row.description,
   };
-  if (row.long_description !== undefined) record.longDescription = row.long_description;
+  if (row.long_description !== undefined) {
+    record.longDescription = row.long_description;
+    // What pages show: the Markdown as a tree of safe elements (markdown/markdown-tree.ts).
+    record.longDescriptionTree = markdownTree(row.long_description);
+  }
   Object.assign(record, {
     download: row.download,
     sha256: row.sha256,

@@ -87,6 +87,9 @@ export const imageUrl = (value) => (typeof value !== 'string' ? null : /^\/(?![/
 
 export const UGC_REL = 'noopener noreferrer nofollow ugc';
 
+/** Markdown as the server reads it: [tag, attributes, ...children], built element by element, never parsed as HTML. */
+export const markdown = (nodes) => nodes.map((n) => (typeof n == 'string' ? n : h(n[0], n[1], markdown(n.slice(2)))));
+
 /** A user's text: its line breaks kept (CSS), https links made clickable, nothing else. */
 export function richText(text) {
   text = String(text ?? '');

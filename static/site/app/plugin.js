@@ -2,7 +2,7 @@
 // is, what it may do (permissions, before the install button), screenshots, the
 // install button, the ZIP and its SHA-256, ratings with replies, related plugins.
 import { sessionReady } from './header.js';
-import { $, api, barChart, button, copy, counted, enc, errorText, failed, onSubmit, formatNumber, h, httpsUrl, imageUrl, loginHref, pluginCard, pluginIcon, richText, setStatus, stars, t, text, when, who } from './lib.js';
+import { $, api, barChart, button, copy, counted, enc, errorText, failed, onSubmit, formatNumber, h, httpsUrl, imageUrl, loginHref, markdown, pluginCard, pluginIcon, richText, setStatus, stars, t, text, when, who } from './lib.js';
 
 const id = decodeURIComponent(location.pathname.split('/')[3] || '');
 const base = '/apps/api/plugins/' + enc(id);
@@ -26,7 +26,7 @@ async function load() {
   renderHead();
   renderInstall();
   renderGallery(plugin.screenshots || []);
-  $('long').replaceChildren(richText(plugin.longDescription || plugin.description || ''));
+  $('long').replaceChildren(...(plugin.longDescriptionTree?.length ? markdown(plugin.longDescriptionTree) : [richText(plugin.description || '')]));
   const related = answer.related || [];
   $('related').replaceChildren(...related.map(pluginCard));
   $('related-section').hidden = !related.length;
