@@ -8,8 +8,9 @@ import MarkdownIt from 'markdown-it';
 // attributes listed here:
 //
 // - raw HTML in the source stays text (markdown-it's html: false);
-// - links and images must be https: URLs, or for images an in-site path the field
-//   rules accept (`isAllowedImage`); anything else is dropped to its text;
+// - links must be https: URLs; images whatever `imageSource` accepts (the site uses
+//   its plugin image rule: https: on another host, or its file-only folders);
+//   anything else is dropped to its text;
 // - links carry rel="nofollow ugc noopener" and open elsewhere.
 
 type Token = ReturnType<InstanceType<typeof MarkdownIt>['parse']>[number];
@@ -24,8 +25,8 @@ const BLOCK_TAGS = new Set(['p', 'ul', 'ol', 'li', 'blockquote', 'table', 'thead
 const INLINE_TAGS = new Set(['em', 'strong', 's', 'a']);
 
 export interface MarkdownOptions {
-  /** An in-site image path the site accepts (the plugin field rules decide). */
-  isAllowedImage?: (src: string) => boolean;
+  /** The image link to keep for `src`, or null to show its text: by default https: URLs only. */
+  imageSource?: (src: string) => string | null;
 }
 
 function httpsOnly(href: string): string | null {
@@ -43,9 +44,10 @@ export function createMarkdown(options: MarkdownOptions = {}) {
   // does): "example.com" stays text. validateLink then keeps https: ones only.
   md.linkify.set({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
   // Links that fail our rule are dropped by markdown-it to their text.
-  md.validateLink = (url: string) => httpsOnly(url) !== null || (options.isAllowedImage?.(url) ?? false);
-
-  const imageSource = (src: string): string | null => httpsOnly(src) ?? (options.isAllowedImage?.(src) ? src : null);
+  const imageSource = options.imageSource ?? httpsOnly;
+  // markdown-it drops a link or image that fails this to its text; images are
+  // checked again (imageSource) where the token is read, links by httpsOnly.
+  md.validateLink = (url: string) => httpsOnly(url) !== null || imageSource(url) !== null;
 
   function inline(tokens: Token[]): MarkdownNode[] {
     const root: MarkdownNode[] = [];
@@ -85,7 +87,7 @@ export function createMarkdown(options: MarkdownOptions = {}) {
               // validateLink ran already; the parsed form is what is kept.
               const href = httpsOnly(String(token.attrGet('href') ?? ''));
               if (href === null) {
-                // An allowed in-site image path used as a link target: keep the text only.
+                // An image path (allowed for images only) used as a link target: its text only.
                 stack.push(top());
                 break;
               }

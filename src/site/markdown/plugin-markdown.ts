@@ -1,9 +1,31 @@
-import { createMarkdown } from './markdown-tree.js';
+import { imageLink, type ImageLinkRule } from '../plugins/image-links.js';
+import { createMarkdown, type MarkdownNode } from './markdown-tree.js';
 
-// The site's Markdown: images may also be the site's own static files (a plugin's
-// screenshots can live there); every other picture must be an https: URL.
-const STATIC_IMAGE = /^\/static\/[A-Za-z0-9._~\/-]+$/;
+// The site's Markdown. Images follow the rule of a plugin's icon and screenshots
+// (plugins/image-links.ts): every browser that shows the page fetches them with the
+// site's cookie, so they may not point at the site itself outside its file folders.
+// Until the site has told its own address (useImageLinkRule, at start-up), images
+// on another https host are the only ones kept.
 
-export const markdownTree = createMarkdown({
-  isAllowedImage: (src) => STATIC_IMAGE.test(src) && !src.split('/').includes('..'),
-});
+let rule: ImageLinkRule = { siteHost: '', ownHostMedia: [] };
+let onlyOtherHosts = true;
+
+export function useImageLinkRule(siteRule: ImageLinkRule): void {
+  rule = siteRule;
+  onlyOtherHosts = false;
+}
+
+function imageSource(src: string): string | null {
+  try {
+    const kept = imageLink('image', src, rule);
+    return onlyOtherHosts && kept.startsWith('/') ? null : kept;
+  } catch {
+    return null;
+  }
+}
+
+const render = createMarkdown({ imageSource });
+
+export function markdownTree(source: string): MarkdownNode[] {
+  return render(source);
+}

@@ -3,7 +3,9 @@ import { jsonBody } from '../../core/middleware/json-body.js';
 import { sameSiteOnly } from '../auth/cross-site.js';
 import { createGuards } from '../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
+import { useImageLinkRule } from '../markdown/plugin-markdown.js';
 import { detailHandler } from './detail-route.js';
+import { imageLinkRule } from './image-links.js';
 import { startClickPurge } from './click-purge.js';
 import { installClickHandler, installLinkHandler, manifestHandler } from './install-routes.js';
 import { listHandler } from './list-route.js';
@@ -15,6 +17,7 @@ export function pluginsFeature(deps: SiteDeps): Feature<SiteLocals> {
   const guards = createGuards(deps);
   const purge = startClickPurge(deps);
   const keptAnswers = createKeptAnswers(deps.sql);
+  useImageLinkRule(imageLinkRule(deps.config));
   return {
     routes: [
       { method: 'GET', path: '/apps/api/plugins', use: [guards.withUser], handler: listHandler(deps, keptAnswers) },

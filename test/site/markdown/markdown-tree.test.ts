@@ -5,7 +5,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createMarkdown, LINK_REL, type MarkdownNode } from '../../../src/site/markdown/markdown-tree.js';
 
-const markdownTree = createMarkdown({ isAllowedImage: (src) => /^\/media\/[\w.-]+$/.test(src) });
+const markdownTree = createMarkdown({
+  imageSource: (src) => (/^\/media\/[\w.-]+$/.test(src) ? src : src.startsWith('https://site.example/') ? null : /^https:\/\/[^@]+$/.test(src) ? src : null),
+});
 
 const ALLOWED: Record<string, string[]> = {
   p: [], ul: [], ol: ['start'], li: [], blockquote: [], table: [], thead: [], tbody: [], tr: [], th: ['class'], td: ['class'],
@@ -33,7 +35,10 @@ function assertSafe(nodes: MarkdownNode[], what: string): void {
       assert.ok(new URL(attrs.href!).protocol === 'https:', `${what}: link ${attrs.href}`);
       assert.is(attrs.rel, LINK_REL);
     }
-    if (tag === 'img') assert.ok(attrs.src!.startsWith('https://') || /^\/media\/[\w.-]+$/.test(attrs.src!), `${what}: image ${attrs.src}`);
+    if (tag === 'img') {
+      assert.ok(attrs.src!.startsWith('https://') || /^\/media\/[\w.-]+$/.test(attrs.src!), `${what}: image ${attrs.src}`);
+      assert.not.ok(attrs.src!.startsWith('https://site.example/'), `${what}: image on the site ${attrs.src}`);
+    }
     if (tag === 'th' || tag === 'td') assert.ok(attrs.class === undefined || /^align-(left|right|center)$/.test(attrs.class), what);
   }
 }
@@ -52,6 +57,7 @@ const XSS: Array<{ what: string; source: string }> = [
   { what: 'http: link (not https)', source: '[a](http://evil.example/)' },
   { what: 'protocol-relative link', source: '[a](//evil.example/x)' },
   { what: 'in-site path that is not media', source: '[logout](/apps/auth/logout) ![x](/apps/auth/logout)' },
+  { what: "an image on the site's own host", source: '![x](https://site.example/apps/auth/logout)' },
   { what: 'reference-style javascript:', source: '[a][x]\n\n[x]: javascript:alert(1)' },
   { what: 'javascript: image', source: '![a](javascript:alert(1))' },
   { what: 'data: image', source: '![a](data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+)' },
