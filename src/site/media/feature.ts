@@ -3,10 +3,12 @@ import { createSharedRateLimiter, type SharedRateLimiter } from '../../db/rate-l
 import { createGuards } from '../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
 import { createImageHostClient } from './image-host-client.js';
+import { imageRedirect } from './image-redirect.js';
 import { DEFAULT_IMAGE_HOST_LIMITS, UPLOAD_WINDOW_MS, UPLOADS_PER_WINDOW, type ImageHostLimits } from './limits.js';
 import { refuseBodyOnError, uploadHandler } from './upload-route.js';
 
-// Media upload: logged-in users' images, relayed to the image host (service B).
+// Media upload: logged-in users' images, relayed to the image host (service B);
+// and the in-site name of an image on it.
 
 export interface MediaOptions {
   /** Timeouts and sizes for the image host; tests shorten them. */
@@ -34,6 +36,7 @@ export function mediaFeature(deps: SiteDeps, options: MediaOptions = {}): Featur
         use: [refuseBodyOnError, guards.userOrToken('media:upload')],
         handler: uploadHandler(client, limiter),
       },
+      { method: 'GET', path: '/img/:timestamp/:file', handler: imageRedirect(deps.config.imageHostPublicUrl) },
     ],
     close: () => client.close(),
   };

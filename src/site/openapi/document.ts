@@ -777,6 +777,21 @@ export const SITE_OPENAPI = {
         },
       },
     },
+    '/img/{timestamp}/{file}': {
+      get: {
+        operationId: 'redirectToImage', tags: ['media'], security: [],
+        summary: 'The in-site name of an image on the image host: 302 to the same path under IMAGE_HOST_PUBLIC_URL',
+        parameters: [
+          pathParam('timestamp', 'Any whole number (the upload answer\'s)', { type: 'string', pattern: '^[0-9]{1,16}$' }),
+          pathParam('file', 'The md5, or the md5 and `.webp` for its WebP preview', { type: 'string', pattern: '^[0-9a-f]{32}(\\.webp)?$' }),
+        ],
+        responses: {
+          '302': { description: 'To the image on the image host (cached a day)', headers: { Location: { schema: { type: 'string', format: 'uri' } } } },
+          '404': notFound,
+          '414': targetTooLong,
+        },
+      },
+    },
     '/apps/api/tokens': {
       get: {
         operationId: 'listTokens', tags: ['tokens'],
