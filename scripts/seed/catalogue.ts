@@ -1,5 +1,7 @@
 import type { PluginFields } from '../../src/site/plugins/validation.js';
+import { installHistory, type SeedInstallDay } from './install-history.js';
 import { createRandom, type Random } from './random.js';
+import type { SeedPicture, SeedPictures } from './store-pictures.js';
 import {
   COMMENTS_BY_STARS, DESCRIPTION_BENEFITS, DESCRIPTION_SENTENCES, FEATURE_LINES, FIRST_NAMES, HANDLE_WORDS, LAST_NAMES,
   NAME_NOUNS, NAME_PREFIXES, NAME_SUFFIXES, PERMISSIONS, REPLIES, TAGS,
@@ -20,6 +22,11 @@ export interface CatalogueOptions {
   /** Lower-case ids already taken in the database, to avoid. */
   takenIds?: ReadonlySet<string>;
   now?: number;
+  /**
+   * Stored pictures (store-pictures.ts) that icons, screenshots and avatars are
+   * picked from; without them there are none (never a link to nowhere).
+   */
+  pictures?: SeedPictures;
 }
 
 export interface SeedUser {
@@ -68,23 +75,27 @@ export interface Catalogue {
   plugins: SeedPlugin[];
   ratings: SeedRating[];
   replies: SeedReply[];
+  /** Rows of plugin_install_days, generated as they are read (install-history.ts). */
+  installDays: Iterable<SeedInstallDay>;
 }
 
 const DAY_MS = 86_400_000;
 const CATALOGUE_AGE_DAYS = 3 * 365;
 const CDN = 'https://cdn.plugins.example.net';
+const NO_PICTURES: SeedPictures = { icons: [], screenshots: [], avatars: [] };
 
 export function buildCatalogue(options: CatalogueOptions): Catalogue {
   const random = createRandom(options.seed);
   const now = options.now ?? Date.now();
-  const authors = makeUsers(random, Math.max(10, Math.round(options.plugins / 6)), authorHandle);
+  const pictures = options.pictures ?? NO_PICTURES;
+  const authors = makeUsers(random, Math.max(10, Math.round(options.plugins / 6)), authorHandle, pictures.avatars);
   const averageRatings = options.plugins > 0 ? options.ratings / options.plugins : 0;
   // Enough distinct raters for the most rated plugin, and a crowd for the rest.
-  const raters = makeUsers(random, Math.max(2000, Math.min(50_000, Math.ceil(averageRatings * 100))), playerHandle);
+  const raters = makeUsers(random, Math.max(2000, Math.min(50_000, Math.ceil(averageRatings * 100))), playerHandle, pictures.avatars);
 
   const plugins: SeedPlugin[] = [];
   const ids = new Set(options.takenIds ?? []);
-  for (let i = 0; i < options.plugins; i++) plugins.push(makePlugin(random, authors, ids, now, options.allApproved === true));
+  for (let i = 0; i < options.plugins; i++) plugins.push(makePlugin(random, authors, ids, now, options.allApproved === true, pictures));
 
   // Ratings go to approved plugins, in proportion to installs^0.6.
   const weights = plugins.map((plugin) => (plugin.status === 'approved' ? Math.pow(plugin.installCount + 1, 0.6) : 0));
@@ -117,10 +128,16 @@ export function buildCatalogue(options: CatalogueOptions): Catalogue {
       }
     }
   });
-  return { authors, raters, plugins, ratings, replies };
+  return { authors, raters, plugins, ratings, replies, installDays: installHistory(plugins, options.seed, now) };
 }
 
-function makeUsers(random: Random, count: number, handle: (random: Random) => string): SeedUser[] {
+/** One of `list`, drawn whether or not the list is empty (so pictures change no other value). */
+function pickPicture(random: Random, list: readonly SeedPicture[]): SeedPicture | undefined {
+  const index = Math.floor(random.next() * Math.max(1, list.length));
+  return list[index];
+}
+
+function makeUsers(random: Random, count: number, handle: (random: Random) => string, avatars: readonly SeedPicture[]): SeedUser[] {
   const seen = new Set<string>();
   const users: SeedUser[] = [];
   while (users.length < count) {
@@ -128,7 +145,8 @@ function makeUsers(random: Random, count: number, handle: (random: Random) => st
     if (seen.has(name.toLowerCase())) name = `${name}${random.int(2, 9999)}`;
     if (seen.has(name.toLowerCase()) || name.length > 64) continue;
     seen.add(name.toLowerCase());
-    users.push({ username: name, avatar: random.chance(0.8) ? `https://avatars.example.net/${random.hex(16)}.png` : '' });
+    const avatar = pickPicture(random, avatars);
+    users.push({ username: name, avatar: random.chance(0.8) && avatar ? avatar.url : '' });
   }
   return users;
 }
@@ -146,7 +164,7 @@ function playerHandle(random: Random): string {
   return random.pick(styles);
 }
 
-function makePlugin(random: Random, authors: SeedUser[], ids: Set<string>, now: number, allApproved: boolean): SeedPlugin {
+function makePlugin(random: Random, authors: SeedUser[], ids: Set<string>, now: number, allApproved: boolean, pictures: SeedPictures): SeedPlugin {
   const [noun, nounTags] = random.zipf(NAME_NOUNS, 0.6);
   const words = [random.chance(0.75) ? random.pick(NAME_PREFIXES) : '', noun, random.chance(0.3) ? random.pick(NAME_SUFFIXES) : ''];
   const name = words.filter(Boolean).join(' ');
@@ -172,10 +190,11 @@ function makePlugin(random: Random, authors: SeedUser[], ids: Set<string>, now: 
   const description = `${name} ${random.pick(DESCRIPTION_SENTENCES).replace('{}', nounTags[0]!.replace(/-/g, ' '))} ${random.pick(DESCRIPTION_BENEFITS)}`;
   const features = Array.from({ length: random.int(2, 5) }, () => `- ${random.pick(FEATURE_LINES)}`);
   const longDescription = `${description}\n\n## Features\n${[...new Set(features)].join('\n')}\n\n## Installing\nInstall it from the store with one click; the launcher checks the download before enabling it.`;
-  const shots = random.int(0, 4);
-  const screenshots = Array.from({ length: shots }, (_, n) =>
-    random.chance(0.5) ? `${CDN}/${id}/screenshot-${n + 1}.png` : { url: `${CDN}/${id}/screenshot-${n + 1}.png`, webpUrl: `${CDN}/${id}/screenshot-${n + 1}.webp` },
-  );
+  // Both shapes the API takes: a link alone, or the original with its WebP preview.
+  const screenshots = Array.from({ length: random.int(0, 4) }, () => [pickPicture(random, pictures.screenshots), random.chance(0.5)] as const)
+    .filter(([shot]) => shot !== undefined)
+    .map(([shot, alone]) => (alone ? shot!.url : { url: shot!.url, webpUrl: shot!.webpUrl }));
+  const icon = pickPicture(random, pictures.icons);
   const permissions = [...new Set(Array.from({ length: random.int(0, 3) }, () => random.pick(PERMISSIONS)))];
 
   return {
@@ -189,7 +208,7 @@ function makePlugin(random: Random, authors: SeedUser[], ids: Set<string>, now: 
     download: `${CDN}/${id}/${version}/${id}.zip`,
     sha256: random.chance(0.7) ? random.hex(64) : null,
     url: random.chance(0.6) ? `https://github.com/${authors[submitter]!.username.replace(/[^A-Za-z0-9-]/g, '-')}/${id}` : null,
-    icon: random.chance(0.85) ? (random.chance(0.5) ? `${CDN}/${id}/icon.png` : `/media/icons/${id}.png`) : null,
+    icon: random.chance(0.85) && icon ? icon.url : null,
     tags,
     permissions,
     screenshots,

@@ -30,6 +30,7 @@ const PLUGIN_COLUMNS = columns(
 );
 const RATING_COLUMNS = columns('plugin_id text, user_id bigint, stars smallint, comment text, created_at timestamptz, updated_at timestamptz');
 const REPLY_COLUMNS = columns('plugin_id text, rating_user_id bigint, user_id bigint, body text, created_at timestamptz');
+const INSTALL_DAY_COLUMNS = columns('plugin_id text, day date, installs bigint');
 
 export interface SeedCounts {
   /** Seconds per step, for the curious and for tuning. */
@@ -37,6 +38,7 @@ export interface SeedCounts {
   plugins: number;
   ratings: number;
   replies: number;
+  installDays: number;
   users: number;
 }
 
@@ -98,6 +100,11 @@ export async function writeCatalogue(sql: Sql, catalogue: Catalogue): Promise<Se
     })());
     step('replies');
 
+    const installDays = await insertRows(tx, 'plugin_install_days', INSTALL_DAY_COLUMNS, (function* () {
+      for (const d of catalogue.installDays) yield [catalogue.plugins[d.plugin]!.id, d.day, d.installs];
+    })());
+    step('install days');
+
     const ids = catalogue.plugins.map((p) => p.id);
     const [mismatch] = await tx<Array<{ id: string }>>`
       select p.id
@@ -118,6 +125,7 @@ export async function writeCatalogue(sql: Sql, catalogue: Catalogue): Promise<Se
       plugins: catalogue.plugins.length,
       ratings: catalogue.ratings.length,
       replies: catalogue.replies.length,
+      installDays,
       users: catalogue.authors.length + catalogue.raters.length,
     };
   })) as SeedCounts;
