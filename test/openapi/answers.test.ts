@@ -135,6 +135,8 @@ test('site: answers of every route match /openapi.json', async () => {
     { method: 'PATCH', path: '/apps/api/plugins/oa-approved', json: { version: '2' }, cookie: bob, status: 403 },
     { method: 'POST', path: '/apps/api/plugins/oa-approved/review', json: { action: 'approve' }, token: secret, status: 403 },
     { method: 'POST', path: '/apps/api/plugins/oa-approved/review', json: { action: 'approve' }, cookie: alice, status: 403 },
+    { method: 'POST', path: '/apps/api/plugins/oa-approved/review', json: { action: 'approve', revision: 'stale' }, cookie: admin, status: 409 },
+    { method: 'POST', path: '/apps/api/plugins/oa-approved/review', json: { action: 'unlist' }, cookie: admin, status: 400 },
     { method: 'POST', path: '/apps/api/plugins/oa-approved/review', json: { action: 'approve' }, cookie: admin, status: 200 },
     { method: 'POST', path: '/apps/api/plugins/oa-approved/review', json: { action: 'approve' }, cookie: admin, status: 409 },
     { path: '/apps/api/plugins/oa-approved/install-link', status: 200 },

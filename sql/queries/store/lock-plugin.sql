@@ -1,7 +1,9 @@
 -- Locks plugin $1 (case-insensitive id) for an edit or a review in this transaction:
--- concurrent edits and reviews of one plugin take turns.
-select p.id, p.status, p.submitter_id::text as submitter_id,
-       exists (select 1 from plugin_pending_updates where plugin_id = p.id) as has_pending_update
+-- concurrent edits and reviews of one plugin take turns. Only the locked row's own
+-- columns are read here: after waiting for the lock, PostgreSQL re-reads the locked
+-- row but not other tables, so what depends on the pending update is read by the
+-- next statement (store/review-state.sql), under the lock.
+select p.id, p.status, p.submitter_id::text as submitter_id
   from plugins p
  where lower(p.id) = lower($1)
    for update of p

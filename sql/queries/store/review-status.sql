@@ -1,6 +1,12 @@
 -- Review of a plugin without a pending update: approve makes it public, reject hides
--- it (with the reason), whatever its status was.
+-- it (with the reason), whatever its status was. The plugin is decided as it stands:
+-- an update left beside a plugin that was not approved (none should be: a plugin
+-- taken down loses it, trigger of sql/100_plugin_revisions.sql) is discarded, never
+-- applied by this or a later approval.
 -- Parameters: $1 plugin id, $2 'approve' or 'reject', $3 reason or null, $4 reviewer (users.id).
+with discarded as (
+  delete from plugin_pending_updates where plugin_id = $1
+)
 update plugins
    set status = case when $2 = 'approve' then 'approved' else 'rejected' end,
        review_action = $2,

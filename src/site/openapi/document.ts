@@ -156,6 +156,11 @@ export const SITE_OPENAPI = {
           updatedAt: isoDate,
           pendingUpdate: nullable({ type: 'object', required: ['submittedAt'], properties: { submittedAt: isoDate } }),
           review: nullable({ type: 'object', required: ['action', 'reason', 'at'], properties: { action: { enum: ['approve', 'reject'] }, reason: nullable({ type: 'string' }), at: isoDate } }),
+          revision: {
+            type: 'string',
+            maxLength: 64,
+            description: 'For its author and administrators: opaque, changes with every change to the plugin or its pending update (not with install or rating counts); a review may name it',
+          },
         },
       },
       PluginFields: pluginFields,
@@ -389,16 +394,28 @@ export const SITE_OPENAPI = {
     '/apps/api/plugins/{id}/review': {
       post: {
         operationId: 'reviewPlugin', tags: ['plugins'],
-        summary: 'Approves or rejects a plugin or its pending update (administrators)',
+        summary: 'Approves or rejects a plugin or its pending update, or unlists an approved plugin (administrators)',
+        description:
+          'A plugin with a pending update: approve applies it, reject discards it (the plugin stays approved). Without one: approve sets approved, reject sets rejected. ' +
+          'unlist (reason required) takes an approved plugin down (rejected) and discards its pending update. ' +
+          'With `revision`, the review applies only if the plugin and its pending update are still as the record with that revision showed them, else 409 (field `revision`) and nothing changes; administrators\' tools should always send it.',
         security: sessionOnly,
         parameters: [pluginId],
-        requestBody: jsonBody({ type: 'object', required: ['action'], properties: { action: { enum: ['approve', 'reject'] }, reason: { type: 'string' } } }),
+        requestBody: jsonBody({
+          type: 'object',
+          required: ['action'],
+          properties: {
+            action: { enum: ['approve', 'reject', 'unlist'] },
+            reason: { type: 'string', maxLength: 1000, description: 'Shown to the author; required for unlist' },
+            revision: nullable({ type: 'string', minLength: 1, maxLength: 64, description: 'The `revision` of the record reviewed' }),
+          },
+        }),
         responses: {
           '200': json('Reviewed', success({ plugin: ref('Plugin') })),
           ...jsonWrite,
           ...denied,
           '404': notFound,
-          '409': failure('Nothing to review', 'CONFLICT'),
+          '409': failure('Nothing to review, an unlisting of a plugin that is not approved, or `revision` is not current (`field`: revision)', 'CONFLICT'),
           ...common,
         },
       },

@@ -2,10 +2,11 @@ import { HttpError } from '../../core/errors.js';
 import type { Sql } from '../../db/pool.js';
 import { inTransaction, runQuery } from '../../db/queries.js';
 import type { SessionUser } from '../context.js';
-import { auditedPluginChange } from '../audit/audit-log.js';
+import { auditedPluginChange, recordAudit } from '../audit/audit-log.js';
 import { notify } from '../notifications/notify.js';
 import { EDITABLE_FIELDS, type EditableField } from './records.js';
 import type { PluginFields, ValidEdit } from './validation.js';
+import { unlistPlugin } from './unlist.js';
 import { canSee, isOwnerOrAdmin, PLUGIN_ID, pluginNotFound, type PluginStatus } from './visibility.js';
 
 // Creating, editing and reviewing plugins: the states of docs/api.md "Edits and
@@ -14,7 +15,14 @@ import { canSee, isOwnerOrAdmin, PLUGIN_ID, pluginNotFound, type PluginStatus } 
 // administrator does (a review, an edit of another user's plugin, featured) is
 // recorded in the audit log in the same transaction (src/site/audit).
 
-export type ReviewAction = 'approve' | 'reject';
+export type ReviewAction = 'approve' | 'reject' | 'unlist';
+
+/** A review as asked: `reason` required for unlist; `revision` null when not sent. */
+export interface Review {
+  action: ReviewAction;
+  reason: string | null;
+  revision: string | null;
+}
 
 /** Inserts a pending plugin; false when the id is taken (in any case). */
 export async function insertPlugin(sql: Sql, submitter: SessionUser, plugin: { id: string; featured: boolean } & PluginFields): Promise<boolean> {
@@ -79,26 +87,45 @@ export async function editPlugin(sql: Sql, id: string, editor: SessionUser, edit
 
 /**
  * Review: a plugin with a pending update has it applied (approve) or discarded
- * (reject). Without one, approve sets approved and reject sets rejected
- * (with the reason), from any status, so a rejected plugin can be approved after
- * all and an approved one taken down; only a review that would change nothing
- * (approve an approved plugin, reject a rejected one) has nothing to review (409).
+ * (reject), and stays approved. Without one, approve sets approved and reject sets
+ * rejected (with the reason), from any status, so a rejected plugin can be approved
+ * after all and an approved one taken down; only a review that would
+ * change nothing (approve an approved plugin, reject a rejected one) has nothing to
+ * review (409). `unlist` takes an approved plugin down whether or not an update
+ * waits (unlist.ts), and discards the update.
+ *
+ * With `revision` (what the administrator's record showed), a review of a plugin or
+ * pending update that changed since is refused (409, field revision) and changes
+ * nothing: what an administrator approves is what goes live. The comparison and the
+ * decision happen under the plugin's row lock, which every edit takes first.
  * Returns the canonical id.
  */
-export async function reviewPlugin(sql: Sql, id: string, reviewer: SessionUser, action: ReviewAction, reason: string | null): Promise<string> {
+export async function reviewPlugin(sql: Sql, id: string, reviewer: SessionUser, review: Review): Promise<string> {
   if (!PLUGIN_ID.test(id)) throw pluginNotFound();
+  const { action, reason } = review;
   return inTransaction(sql, async (t) => {
-    const [locked] = await runQuery<{ id: string; status: PluginStatus; submitter_id: string; has_pending_update: boolean }>(t, 'store/lock-plugin', [id]);
+    const [locked] = await runQuery<{ id: string; status: PluginStatus; submitter_id: string }>(t, 'store/lock-plugin', [id]);
     if (!locked) throw pluginNotFound();
+    const [state] = await runQuery<{ has_pending_update: boolean; revision: string }>(t, 'store/review-state', [locked.id]);
+    if (review.revision !== null && review.revision !== state!.revision) {
+      throw new HttpError(409, 'CONFLICT', 'The plugin changed since you read it: read it again and review what it is now', { field: 'revision' });
+    }
+    if (action === 'unlist') {
+      if (locked.status !== 'approved') throw new HttpError(409, 'CONFLICT', `Only an approved plugin can be unlisted; this one is ${locked.status}`);
+      const change = await unlistPlugin(t, locked, reason, reviewer);
+      await recordAudit(t, { actor: reviewer, action: 'review.unlist', target: { type: 'plugin', plugin: locked.id }, ...change });
+      return locked.id;
+    }
+    const hasUpdate = state!.has_pending_update;
     const params = [locked.id, action, reason, reviewer.id];
-    if (!locked.has_pending_update && locked.status === (action === 'approve' ? 'approved' : 'rejected')) {
+    if (!hasUpdate && locked.status === (action === 'approve' ? 'approved' : 'rejected')) {
       throw new HttpError(409, 'CONFLICT', `Nothing to review: the plugin is ${locked.status} and has no pending update`);
     }
-    const subject = locked.has_pending_update ? 'update' : 'review';
+    const subject = hasUpdate ? 'update' : 'review';
     const audit = { actor: reviewer, pluginId: locked.id, action: `${subject}.${action}` };
-    await auditedPluginChange(t, audit, () => runQuery(t, locked.has_pending_update ? 'store/review-pending-update' : 'store/review-status', params));
+    await auditedPluginChange(t, audit, () => runQuery(t, hasUpdate ? 'store/review-pending-update' : 'store/review-status', params));
     const decided = action === 'approve' ? 'approved' : 'rejected';
-    const what = locked.has_pending_update ? `The update of your plugin ${locked.id}` : `Your plugin ${locked.id}`;
+    const what = hasUpdate ? `The update of your plugin ${locked.id}` : `Your plugin ${locked.id}`;
     await notify(t, {
       recipients: [String(locked.submitter_id)],
       kind: `${subject}.${decided}`,

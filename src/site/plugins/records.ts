@@ -39,7 +39,10 @@ import { isOwnerOrAdmin } from './visibility.js';
  *                           (deleting the rating deletes its replies), user_id, body
  *                           1-500 characters, created_at.
  *   plugin_status_counts    plugins per status, kept by a trigger (the store front's total).
- *   plugin_records          view: plugins + submitter username + pending update;
+ *   plugin_records          view: plugins + submitter username + pending update,
+ *                           and `revision` (sql/100): the larger of plugins.revision
+ *                           and plugin_pending_updates.revision, both drawn from one
+ *                           sequence by triggers on every change but counters;
  *   plugin_summaries        the same without long_description, for lists.
  *
  * The domains plugin_* carry each field rule; the checks count characters (code
@@ -75,6 +78,8 @@ export interface PluginRow {
   updated_at: Date;
   pending_changed: string[] | null;
   pending_submitted_at: Date | null;
+  /** Changes with every change to the plugin or its pending update (sql/100_plugin_revisions.sql). */
+  revision: string;
   [pendingColumn: `pending_${string}`]: unknown;
 }
 
@@ -101,9 +106,10 @@ export function ratingAverage(sum: number, count: number): number {
 }
 
 /**
- * The plugin as the API shows it to `viewer`: `pendingUpdate` and `review` only for
- * its submitter and administrators; `longDescription` only when the row carries it
- * (details do, lists do not).
+ * The plugin as the API shows it to `viewer`: `pendingUpdate`, `review` and
+ * `revision` (what a review may name, so that what is approved is what was read)
+ * only for its submitter and administrators; `longDescription` only when the row
+ * carries it (details do, lists do not).
  */
 export function pluginRecord(row: PluginRow, viewer: Viewer): Record<string, unknown> {
   const record: Record<string, unknown> = {
@@ -140,6 +146,7 @@ export function pluginRecord(row: PluginRow, viewer: Viewer): Record<string, unk
     record.review = row.review_action
       ? { action: row.review_action, reason: row.review_reason, at: row.reviewed_at!.toISOString() }
       : null;
+    record.revision = row.revision;
   }
   return record;
 }

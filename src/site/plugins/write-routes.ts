@@ -5,7 +5,7 @@ import type { SiteContext, SiteDeps } from '../context.js';
 import { requireAdmin, requireUser } from '../auth/guards.js';
 import { imageLinkRule } from './image-links.js';
 import { findPluginRecord } from './plugin-reads.js';
-import { editPlugin, insertPlugin, reviewPlugin, type ReviewAction } from './plugin-writes.js';
+import { editPlugin, insertPlugin, reviewPlugin, type Review } from './plugin-writes.js';
 import { pluginRecord } from './records.js';
 import { text } from './text-rules.js';
 import { validateEdit, validateNewPlugin } from './validation.js';
@@ -37,22 +37,31 @@ export function editHandler(deps: SiteDeps) {
   };
 }
 
-/** POST /apps/api/plugins/:id/review {action, reason?}: {success, plugin}. */
+/** Longest revision a review may name (the ones handed out are decimal numbers). */
+const MAX_REVISION = 64;
+
+/** POST /apps/api/plugins/:id/review {action, reason?, revision?}: {success, plugin}. */
 export function reviewHandler(deps: SiteDeps) {
   return async (ctx: SiteContext) => {
     const admin = requireAdmin(ctx);
-    const { action, reason } = reviewInput(ctx.body);
-    const id = await reviewPlugin(deps.sql, ctx.params.id!, admin, action, reason);
+    const id = await reviewPlugin(deps.sql, ctx.params.id!, admin, reviewInput(ctx.body));
     await answerWithRecord(ctx, deps, id, 200);
   };
 }
 
-function reviewInput(body: unknown): { action: ReviewAction; reason: string | null } {
-  const { action, reason } = objectBody(body, 'with action and reason');
-  if (action !== 'approve' && action !== 'reject') throw validationFailed('action', 'action must be "approve" or "reject"');
-  if (reason === undefined || reason === null) return { action, reason: null };
-  const trimmed = text('reason', reason, 0, MAX_REVIEW_REASON).trim();
-  return { action, reason: trimmed === '' ? null : trimmed };
+/**
+ * approve or reject (optional reason), or unlist (reason required); `revision`
+ * optional (null or absent: not checked, as reviews always were), any other string is compared.
+ */
+function reviewInput(body: unknown): Review {
+  const { action, reason, revision } = objectBody(body, 'with action, reason and revision');
+  if (action !== 'approve' && action !== 'reject' && action !== 'unlist') {
+    throw validationFailed('action', 'action must be "approve", "reject" or "unlist"');
+  }
+  const given = revision === undefined || revision === null ? null : text('revision', revision, 1, MAX_REVISION);
+  const trimmed = reason === undefined || reason === null ? '' : text('reason', reason, 0, MAX_REVIEW_REASON).trim();
+  if (action === 'unlist' && trimmed === '') throw validationFailed('reason', 'unlist needs a reason (shown to the author)');
+  return { action, reason: trimmed === '' ? null : trimmed, revision: given };
 }
 
 async function answerWithRecord(ctx: SiteContext, deps: SiteDeps, id: string, status: number): Promise<void> {

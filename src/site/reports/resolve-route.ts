@@ -2,12 +2,13 @@ import { HttpError, validationFailed } from '../../core/errors.js';
 import { sendJson } from '../../core/respond.js';
 import type { Sql } from '../../db/pool.js';
 import { inTransaction, runQuery } from '../../db/queries.js';
-import { changedFields, pluginSnapshot, recordAudit, type AuditTarget, type Fields } from '../audit/audit-log.js';
+import { recordAudit, type AuditTarget, type Fields } from '../audit/audit-log.js';
 import { requireAdmin } from '../auth/guards.js';
 import { couldBeUsername } from '../auth/usernames.js';
 import type { SessionUser, SiteContext, SiteDeps } from '../context.js';
 import { readRatingsPage } from '../ratings/ratings-reads.js';
 import { findVisiblePlugin } from '../plugins/visibility.js';
+import { unlistPlugin } from '../plugins/unlist.js';
 import { notify } from '../notifications/notify.js';
 import { ratingNotFound } from './report-routes.js';
 import { parseResolution, type Resolution } from './validation.js';
@@ -39,8 +40,8 @@ interface LockedReport {
  * (administrators): resolves every open report of the report's target with the
  * action, in one transaction with the action itself and its audit entry.
  * hide-rating hides the reported rating (a report of a plugin has none: 400);
- * unlist makes the plugin rejected with the reason, as a review would. 409 when
- * the report is already resolved.
+ * unlist makes the plugin rejected with the reason, as a review would, and discards
+ * its pending update (plugins/unlist.ts). 409 when the report is already resolved.
  */
 export function resolveReportHandler(deps: SiteDeps) {
   return async (ctx: SiteContext) => {
@@ -106,17 +107,8 @@ async function applyResolution(tx: Sql, report: LockedReport, action: Resolution
   if (action === 'unlist') {
     const [locked] = await runQuery<{ id: string; status: string; submitter_id: string }>(tx, 'store/lock-plugin', [report.plugin_id]);
     if (!locked || locked.status === 'rejected') return { before: {}, after: {} };
-    const before = await pluginSnapshot(tx, locked.id);
-    await runQuery(tx, 'store/review-status', [locked.id, 'reject', reason, admin.id]);
-    // Its author hears of it as of any rejection (plugin-writes.ts reviewPlugin).
-    await notify(tx, {
-      recipients: [String(locked.submitter_id)],
-      kind: 'review.rejected',
-      plugin: locked.id,
-      actorId: admin.id,
-      message: `Your plugin ${locked.id} was rejected${reason === null ? '' : `: ${reason}`}`,
-    });
-    return changedFields(before, await pluginSnapshot(tx, locked.id));
+    // Rejected with the reason, its pending update discarded, its author told.
+    return unlistPlugin(tx, locked, reason, admin);
   }
   return { before: {}, after: {} };
 }

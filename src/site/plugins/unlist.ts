@@ -1,0 +1,34 @@
+import type { Sql } from '../../db/pool.js';
+import { runQuery } from '../../db/queries.js';
+import type { SessionUser } from '../context.js';
+import { changedFields, pluginSnapshot, type Fields } from '../audit/audit-log.js';
+import { notify } from '../notifications/notify.js';
+
+// Taking a plugin down, the one way both routes to it share: the review action
+// "unlist" (plugin-writes.ts) and a report's resolution "unlist"
+// (src/site/reports/resolve-route.ts). The plugin becomes rejected with the reason,
+// as a rejection would make it; its pending update goes with it (the trigger of
+// sql/100_plugin_revisions.sql), so no later approval can put live an update nobody
+// reviewed; its author hears of it as of any rejection.
+
+/**
+ * Unlists plugin `plugin` (locked by the caller in transaction `tx`) for `reason`.
+ * Returns the audited fields it changed, for the caller's audit entry.
+ */
+export async function unlistPlugin(
+  tx: Sql,
+  plugin: { id: string; submitter_id: string },
+  reason: string | null,
+  admin: SessionUser,
+): Promise<{ before: Fields; after: Fields }> {
+  const before = await pluginSnapshot(tx, plugin.id);
+  await runQuery(tx, 'store/review-status', [plugin.id, 'reject', reason, admin.id]);
+  await notify(tx, {
+    recipients: [String(plugin.submitter_id)],
+    kind: 'review.rejected',
+    plugin: plugin.id,
+    actorId: admin.id,
+    message: `Your plugin ${plugin.id} was rejected${reason === null ? '' : `: ${reason}`}`,
+  });
+  return changedFields(before, await pluginSnapshot(tx, plugin.id));
+}
