@@ -1,5 +1,6 @@
 // The review queue (administrators): new plugins and updates waiting for review,
-// each update as a field-by-field diff; approve, reject with a reason; the
+// each update as a field-by-field diff; approve, reject with a reason, unlist the
+// plugin of an update (apart); each review names the revision shown; the
 // featured switch of approved plugins; and, on its own tab, the open reports.
 import { sessionReady } from './header.js';
 import { $, api, enc, FIELDS, errorText, failed, formatDate, h, loginFirst, pluginIcon, rowHead, setStatus, showList, t } from './lib.js';
@@ -42,6 +43,8 @@ function actions(template, key, act) {
   return node;
 }
 
+const DONE = { approve: 'review.approved', reject: 'review.rejected', unlist: 'review.unlisted' };
+
 function item([plugin, kind]) {
   const update = plugin.pendingUpdate;
   const node = h(
@@ -49,9 +52,17 @@ function item([plugin, kind]) {
     { dataset: { id: plugin.id, kind } },
     rowHead(plugin, t('review.by', { user: plugin.submitter, date: formatDate(update?.submittedAt ?? plugin.createdAt) }), badge(t(kind === 'update' ? 'review.kindUpdate' : 'review.kindNew'))),
     table(plugin, update),
-    actions('decide', plugin.id, async (action, reason) => {
-      await api(`${pluginApi(plugin.id)}/review`, { action, reason: action === 'reject' ? reason : undefined });
-      node.replaceChildren(h('p.done', { text: t('review.' + action + 'd', plugin) }));
+    // An update: approve or reject it, or, apart, unlist the plugin. The review names
+    // the revision shown, so a plugin changed since is refused (409), not approved unseen.
+    actions(update ? 'decide-update' : 'decide', plugin.id, async (action, reason) => {
+      try {
+        await api(`${pluginApi(plugin.id)}/review`, { action, reason: action == 'approve' ? undefined : reason, revision: plugin.revision });
+      } catch (error) {
+        if (error.field == 'revision') error.message = t('review.changed', plugin);
+        if (error.field == 'reason') error.message = t('review.unlistReason');
+        throw error;
+      }
+      node.replaceChildren(h('p.done', { text: t(DONE[action], plugin) }));
     }),
   );
   return node;
