@@ -11,6 +11,8 @@ import { closeTestSql, startTestSite, testSql, type TestServer } from '../../hel
 import { newPlugin, storeClient, type StoreClient } from './store-client.js';
 
 let site: TestServer;
+/** A second site process on the same database (started here, not mid-test: a pause idles the first's connections). */
+let second: TestServer;
 let client: StoreClient;
 let sql: Sql;
 let author: TestUser;
@@ -20,12 +22,14 @@ let admin: TestUser;
 test.before(async () => {
   sql = testSql();
   site = await startTestSite();
+  second = await startTestSite();
   client = storeClient(site.url);
   author = await testUser(sql, 'rev-author');
   other = await testUser(sql, 'rev-other');
   admin = await testUser(sql, 'rev-admin', { admin: true });
 });
 test.after(async () => {
+  await second.close();
   await site.close();
   await closeTestSql();
 });
@@ -220,18 +224,13 @@ test('revision: an install click or a rating is not a change to review', async (
 });
 
 test('revision: several site processes agree (it lives in PostgreSQL)', async () => {
-  const second = await startTestSite();
-  try {
-    const secondClient = storeClient(second.url);
-    await approved('rev-shared');
-    assert.is((await secondClient.patch('/apps/api/plugins/rev-shared', { download: GOOD }, as(author))).status, 200);
-    const here = (await detail('rev-shared', admin)).body.plugin.revision;
-    assert.is((await secondClient.get('/apps/api/plugins/rev-shared', as(admin))).body.plugin.revision, here);
-    assert.is((await secondClient.patch('/apps/api/plugins/rev-shared', { download: EVIL }, as(author))).status, 200);
-    assertConflict(await review('rev-shared', { action: 'approve', revision: here }));
-  } finally {
-    await second.close();
-  }
+  const secondClient = storeClient(second.url);
+  await approved('rev-shared');
+  assert.is((await secondClient.patch('/apps/api/plugins/rev-shared', { download: GOOD }, as(author))).status, 200);
+  const here = (await detail('rev-shared', admin)).body.plugin.revision;
+  assert.is((await secondClient.get('/apps/api/plugins/rev-shared', as(admin))).body.plugin.revision, here);
+  assert.is((await secondClient.patch('/apps/api/plugins/rev-shared', { download: EVIL }, as(author))).status, 200);
+  assertConflict(await review('rev-shared', { action: 'approve', revision: here }));
 });
 
 test('a review with the current revision, or without one (as before), is applied', async () => {
