@@ -3,7 +3,7 @@
 // its own Node process (two at a time) so one file's servers, timers or crash
 // cannot affect another. Ends with the line `N passed, N failed`.
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -15,6 +15,8 @@ import { migrate } from '../src/db/migrate.js';
 import type { Sql } from '../src/db/pool.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
+/** test/ in the checkout (this file runs from .test-build/test/). */
+const sourceRoot = join(here, '..', '..', 'test');
 const FILE_TIMEOUT_MS = 5 * 60_000;
 const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? 2);
 const log = createLogger({ component: 'test-runner' }, { level: 'warn' });
@@ -28,12 +30,16 @@ interface FileResult {
   ms: number;
 }
 
+/**
+ * The compiled test files whose source still exists: tsc never deletes output, so a
+ * test renamed or removed would otherwise keep running from .test-build.
+ */
 function findTestFiles(dir: string): string[] {
   const found: string[] = [];
   for (const entry of readdirSync(dir)) {
     const full = join(dir, entry);
     if (statSync(full).isDirectory()) found.push(...findTestFiles(full));
-    else if (entry.endsWith('.test.js')) found.push(full);
+    else if (entry.endsWith('.test.js') && existsSync(join(sourceRoot, relative(here, full)).replace(/\.js$/, '.ts'))) found.push(full);
   }
   return found.sort();
 }
