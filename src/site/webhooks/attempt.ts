@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { errorReason, statusReason, type DeliveryFailureReason } from './failure-reasons.js';
-import { signatureHeader } from './signing.js';
+import { signatureHeader, timestampedSignatureHeader } from './signing.js';
 
 // One delivery attempt: the POST and what came of it. A 2xx answer is a success;
 // anything else (another status, a redirect, which is never followed, a refused
@@ -25,6 +25,8 @@ export interface WebhookPayload {
 
 export interface AttemptInput {
   deliveryId: string;
+  /** When the attempt is made, in milliseconds: signed, as Unix seconds, with the body. */
+  sentAt: number;
   url: string;
   secret: string;
   payload: WebhookPayload;
@@ -36,6 +38,7 @@ export type AttemptResult =
 
 export async function attemptDelivery(dispatcher: Dispatcher, input: AttemptInput, signal?: AbortSignal): Promise<AttemptResult> {
   const body = Buffer.from(JSON.stringify(input.payload), 'utf8');
+  const timestamp = Math.floor(input.sentAt / 1000);
   const url = new URL(input.url);
   const deadline = AbortSignal.timeout(ATTEMPT_DEADLINE_MS);
   try {
@@ -49,6 +52,8 @@ export async function attemptDelivery(dispatcher: Dispatcher, input: AttemptInpu
         'x-webhook-delivery': input.deliveryId,
         'x-webhook-event': input.payload.kind,
         'x-signature-256': signatureHeader(input.secret, body),
+        'x-webhook-timestamp': String(timestamp),
+        'x-webhook-signature': timestampedSignatureHeader(input.secret, timestamp, body),
       },
       body,
       signal: signal ? AbortSignal.any([signal, deadline]) : deadline,

@@ -105,6 +105,7 @@ export function createWebhookWorker(deps: { sql: Sql; log: Logger }, options: We
       dispatcher,
       {
         deliveryId: row.id,
+        sentAt: clock(),
         url: row.url,
         secret: row.secret,
         payload: {

@@ -148,6 +148,59 @@ test('a notification is POSTed with the notification as JSON, signed with the us
   assert.is(receiver.requests.length, 1);
 });
 
+/** The receiver's check with replay protection, as docs/api.md shows it (5 minutes' tolerance). */
+const TOLERANCE_SECONDS = 5 * 60;
+function verifyWebhook(rawBody: Buffer, headers: Record<string, unknown>, secret: string, nowSeconds = Math.floor(Date.now() / 1000)): boolean {
+  const timestamp = String(headers['x-webhook-timestamp'] ?? '');
+  if (!/^\d{1,12}$/.test(timestamp) || Math.abs(nowSeconds - Number(timestamp)) > TOLERANCE_SECONDS) return false;
+  const expected = Buffer.from('v1=' + createHmac('sha256', secret).update(timestamp + '.').update(rawBody).digest('hex'));
+  const sent = Buffer.from(String(headers['x-webhook-signature'] ?? ''));
+  return sent.length === expected.length && timingSafeEqual(sent, expected);
+}
+
+test('a captured delivery can be replayed (regression): the attempt signs its time with the body; a copy replayed after 5 minutes, or with another time, fails the check', async () => {
+  const { user, secret } = await subscriber('whd-replay');
+  await notifyUser(user);
+  assert.is(await worker.runOnce(), 1);
+  const [got] = receiver.requests;
+  const now = Math.floor(clock() / 1000);
+  const timestamp = Number(got!.headers['x-webhook-timestamp']);
+  assert.match(String(got!.headers['x-webhook-timestamp']), /^\d{10}$/);
+  assert.ok(Math.abs(timestamp - now) <= 2, `timestamp ${timestamp}, now ${now}`);
+  assert.match(String(got!.headers['x-webhook-signature']), /^v1=[0-9a-f]{64}$/);
+
+  const table: Array<{ what: string; headers: Record<string, unknown>; body: Buffer; at: number; valid: boolean }> = [
+    { what: 'as received', headers: got!.headers, body: got!.body, at: now, valid: true },
+    { what: 'replayed 4 minutes later', headers: got!.headers, body: got!.body, at: now + 240, valid: true },
+    { what: 'replayed 6 minutes later', headers: got!.headers, body: got!.body, at: now + 360, valid: false },
+    { what: 'replayed a day later', headers: got!.headers, body: got!.body, at: now + 86_400, valid: false },
+    { what: 'replayed later with a fresh timestamp', headers: { ...got!.headers, 'x-webhook-timestamp': String(now + 3600) }, body: got!.body, at: now + 3600, valid: false },
+    { what: 'another body', headers: got!.headers, body: Buffer.from(got!.body.toString().replace('"id":', '"id":1')), at: now, valid: false },
+    { what: 'no timestamp', headers: { ...got!.headers, 'x-webhook-timestamp': undefined }, body: got!.body, at: now, valid: false },
+    { what: 'another secret', headers: got!.headers, body: got!.body, at: now, valid: false },
+  ];
+  for (const c of table) {
+    assert.is(verifyWebhook(c.body, c.headers, c.what === 'another secret' ? 'whsec_other' : secret, c.at), c.valid, c.what);
+  }
+  // X-Signature-256 is unchanged: the HMAC of the body alone.
+  assert.is(got!.headers['x-signature-256'], 'sha256=' + createHmac('sha256', secret).update(got!.body).digest('hex'));
+});
+
+test('each attempt signs its own time: a retry an hour later carries a fresh timestamp that verifies then', async () => {
+  const { user, secret } = await subscriber('whd-retry-time');
+  receiver.answers = [{ status: 500 }];
+  await notifyUser(user);
+  assert.is(await worker.runOnce(), 1);
+  offsetMs += 3600_000;
+  assert.is(await worker.runOnce(), 1);
+  const [first, second] = receiver.requests;
+  assert.is(Number(second!.headers['x-webhook-timestamp']) - Number(first!.headers['x-webhook-timestamp']) >= 3599, true);
+  assert.ok(verifyWebhook(second!.body, second!.headers, secret, Math.floor(clock() / 1000)));
+  assert.not.ok(verifyWebhook(first!.body, first!.headers, secret, Math.floor(clock() / 1000)));
+  assert.is(first!.headers['x-signature-256'], second!.headers['x-signature-256']);
+  offsetMs = 0;
+});
+
 test('the receiver fails twice, then succeeds: retried after 30 s and 1 min, delivered on the third attempt', async () => {
   const { user } = await subscriber('whd-retry');
   receiver.answers = [{ status: 500 }, { status: 503 }];
