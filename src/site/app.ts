@@ -6,6 +6,7 @@ import { projectRoot } from '../core/project-root.js';
 import { loadStaticFolder, staticHandler } from '../core/static-files.js';
 import { databaseIsReady } from '../db/pool.js';
 import { authFeature } from './auth/feature.js';
+import { createGuards } from './auth/guards.js';
 import type { SiteDeps, SiteLocals, SiteRoute } from './context.js';
 import { openApiRoute } from '../core/openapi-route.js';
 import { serviceMetrics } from '../core/metrics/service-metrics.js';
@@ -26,7 +27,22 @@ import { webhooksFeature } from './webhooks/feature.js';
 
 /** Service A: the route table is the sum of its features, read top to bottom. */
 export function createSite(deps: SiteDeps) {
-  const features: Feature<SiteLocals>[] = [launcherFeature(deps), authFeature(deps), pluginsFeature(deps), ratingsFeature(deps), statsFeature(deps), auditFeature(deps), reportsFeature(deps), notificationsFeature(deps), webhooksFeature(deps), mediaFeature(deps), tokensFeature(deps), pagesFeature(deps)];
+  // The access rules, made once: every feature's table uses the same guards.
+  const guards = createGuards(deps);
+  const features: Feature<SiteLocals>[] = [
+    launcherFeature(deps),
+    authFeature(deps, guards),
+    pluginsFeature(deps, guards),
+    ratingsFeature(deps, guards),
+    statsFeature(deps, guards),
+    auditFeature(deps, guards),
+    reportsFeature(deps, guards),
+    notificationsFeature(deps, guards),
+    webhooksFeature(deps, guards),
+    mediaFeature(deps, guards),
+    tokensFeature(deps, guards),
+    pagesFeature(deps, guards),
+  ];
   const metrics = serviceMetrics(deps.config.metricsToken, features, poolUseMetrics);
   const staticFiles = loadStaticFolder(join(projectRoot(), 'static', 'site'), SITE_STATIC_OPTIONS);
   const routes: SiteRoute[] = [

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/core/app.js';
 import { listen } from '../../src/core/server.js';
 import type { Sql } from '../../src/db/pool.js';
+import { createGuards } from '../../src/site/auth/guards.js';
 import { authFeature, type AuthOptions } from '../../src/site/auth/feature.js';
 import { createSession } from '../../src/site/auth/sessions.js';
 import { upsertProviderUser } from '../../src/site/auth/users.js';
@@ -225,7 +226,8 @@ export async function startAuthOnly(
   options: AuthOptions,
 ): Promise<{ url: string; close(): Promise<void> }> {
   const config = testConfig(overrides);
-  const feature = authFeature({ config, sql: testSql(), log: testLogger() }, options);
+  const deps = { config, sql: testSql(), log: testLogger() };
+  const feature = authFeature(deps, createGuards(deps), options);
   const handler = createApp<SiteLocals>({
     name: 'site',
     log: testLogger(),

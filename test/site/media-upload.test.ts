@@ -13,6 +13,7 @@ import { listen, type RunningServer } from '../../src/core/server.js';
 import { databaseIsReady } from '../../src/db/pool.js';
 import { createImghost } from '../../src/imghost/app.js';
 import { createSite } from '../../src/site/app.js';
+import { createGuards } from '../../src/site/auth/guards.js';
 import { authFeature } from '../../src/site/auth/feature.js';
 import type { SiteDeps, SiteLocals } from '../../src/site/context.js';
 import { renderSiteError } from '../../src/site/errors.js';
@@ -84,8 +85,9 @@ function startSite(overrides: Record<string, string | undefined>, log: Logger = 
  */
 function startMediaOnly(overrides: Record<string, string | undefined>, options: MediaOptions): Promise<SiteUnderTest> {
   const deps: SiteDeps = { config: testConfig(overrides), sql: testSql(), log: testLogger() };
-  const auth = authFeature(deps);
-  const media = mediaFeature(deps, options);
+  const guards = createGuards(deps);
+  const auth = authFeature(deps, guards);
+  const media = mediaFeature(deps, guards, options);
   const handler = createApp<SiteLocals>({
     name: 'site',
     log: deps.log,

@@ -4,7 +4,7 @@ import { crossSiteProtection } from './cross-site.js';
 import { oauthRoutes } from './oauth-routes.js';
 import { DEFAULT_LOGIN_LIMITS, passwordLoginRoutes, type LoginLimits } from './password-login.js';
 import { createProviderClient, DEFAULT_PROVIDER_LIMITS, type ProviderLimits } from './provider-client.js';
-import { createGuards } from './guards.js';
+import type { Guards } from './guards.js';
 import { sessionRoutes } from './session-routes.js';
 import { purgeExpiredSessions } from './sessions.js';
 
@@ -22,7 +22,7 @@ export interface AuthOptions {
   loginLimits?: Partial<LoginLimits>;
 }
 
-export function authFeature(deps: SiteDeps, options: AuthOptions = {}): Feature<SiteLocals> {
+export function authFeature(deps: SiteDeps, guards: Guards, options: AuthOptions = {}): Feature<SiteLocals> {
   const client = createProviderClient({ ...DEFAULT_PROVIDER_LIMITS, ...options.providerLimits });
   const log = deps.log.child({ feature: 'auth' });
 
@@ -46,7 +46,7 @@ export function authFeature(deps: SiteDeps, options: AuthOptions = {}): Feature<
     // On every request, before any route's guard looks the session up or reads a
     // body: a forged request is refused first. It only reads the cookie header.
     middleware: [crossSiteProtection(deps.config)],
-    routes: [...oauthRoutes(deps, client), ...sessionRoutes(deps, createGuards(deps)), ...passwordLoginRoutes(deps, { ...DEFAULT_LOGIN_LIMITS, ...options.loginLimits })],
+    routes: [...oauthRoutes(deps, client), ...sessionRoutes(deps, guards), ...passwordLoginRoutes(deps, { ...DEFAULT_LOGIN_LIMITS, ...options.loginLimits })],
     close: async () => {
       clearTimeout(first);
       clearInterval(interval);

@@ -48,7 +48,8 @@ export interface Guards {
 /**
  * Requests whose caller is already resolved, so a route that stacks guards (or a
  * feature's middleware and a route's guard) costs one lookup, not one each. Shared
- * by every createGuards() of the process: the cookie means the same to all.
+ * by every createGuards() of the process (the site makes one, app.ts; tests may
+ * make their own): the cookie means the same to all.
  */
 const resolved = new WeakSet<SiteContext>();
 

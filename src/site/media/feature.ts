@@ -1,6 +1,6 @@
 import type { Feature } from '../../core/feature.js';
 import { createSharedRateLimiter, type SharedRateLimiter } from '../../db/rate-limit.js';
-import { createGuards } from '../auth/guards.js';
+import type { Guards } from '../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
 import { createImageHostClient } from './image-host-client.js';
 import { imageRedirect } from './image-redirect.js';
@@ -15,8 +15,7 @@ export interface MediaOptions {
   imageHostLimits?: Partial<ImageHostLimits>;
 }
 
-export function mediaFeature(deps: SiteDeps, options: MediaOptions = {}): Feature<SiteLocals> {
-  const guards = createGuards(deps);
+export function mediaFeature(deps: SiteDeps, guards: Guards, options: MediaOptions = {}): Feature<SiteLocals> {
   const client = createImageHostClient(
     { url: deps.config.imageHostUrl, publicUrl: deps.config.imageHostPublicUrl, token: deps.config.imghostUploadToken },
     { ...DEFAULT_IMAGE_HOST_LIMITS, ...options.imageHostLimits },

@@ -1,6 +1,6 @@
 import type { Feature } from '../../core/feature.js';
 import { jsonBody } from '../../core/middleware/json-body.js';
-import { createGuards } from '../auth/guards.js';
+import type { Guards } from '../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
 import { listNotificationsHandler, readNotificationsHandler, READ_BODY_LIMIT } from './notification-routes.js';
 
@@ -8,8 +8,7 @@ import { listNotificationsHandler, readNotificationsHandler, READ_BODY_LIMIT } f
  * Notifications: written by the features whose events they tell about (notify.ts,
  * in those events' transactions), read and marked read here by their recipient.
  */
-export function notificationsFeature(deps: SiteDeps): Feature<SiteLocals> {
-  const guards = createGuards(deps);
+export function notificationsFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals> {
   return {
     routes: [
       { method: 'GET', path: '/apps/api/notifications', use: [guards.userRequired], handler: listNotificationsHandler(deps) },

@@ -5,7 +5,7 @@ import { compressFast, preferredCoding } from '../../core/content-encoding.js';
 import { redirect, sendBody } from '../../core/respond.js';
 import { loadStaticFolder, sendStaticFile, type StaticFile, type StaticOptions } from '../../core/static-files.js';
 import { HTML_CSP } from '../../core/security-headers.js';
-import { createGuards } from '../auth/guards.js';
+import type { Guards } from '../auth/guards.js';
 import type { SiteContext, SiteDeps, SiteLocals } from '../context.js';
 import { findPluginRecord } from '../plugins/plugin-reads.js';
 import { canSee } from '../plugins/visibility.js';
@@ -29,12 +29,11 @@ const PAGES = {
   tokens: { name: 'tokens', title: 'title.tokens' },
 } satisfies Record<string, PageDefinition>;
 
-export function pagesFeature(deps: SiteDeps): Feature<SiteLocals> {
+export function pagesFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals> {
   const root = join(projectRoot(), 'static', 'site');
   const assets = loadStaticFolder(root, SITE_STATIC_OPTIONS);
   const catalogues = loadCatalogues(join(root, 'i18n'));
   const login = deps.config.oauth ? 'provider' : 'local';
-  const guards = createGuards(deps);
 
   const rendered = new Map<string, Record<Language, StaticFile>>();
   for (const page of Object.values(PAGES)) {

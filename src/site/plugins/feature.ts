@@ -1,7 +1,7 @@
 import type { Feature } from '../../core/feature.js';
 import { jsonBody } from '../../core/middleware/json-body.js';
 import { sameSiteOnly } from '../auth/cross-site.js';
-import { createGuards } from '../auth/guards.js';
+import type { Guards } from '../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
 import { useImageLinkRule } from '../markdown/plugin-markdown.js';
 import { detailHandler } from './detail-route.js';
@@ -13,8 +13,7 @@ import { createKeptAnswers } from './kept-answers.js';
 import { createHandler, editHandler, reviewHandler } from './write-routes.js';
 
 /** The plugin store: submit, edit, review, list and search, detail, install. */
-export function pluginsFeature(deps: SiteDeps): Feature<SiteLocals> {
-  const guards = createGuards(deps);
+export function pluginsFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals> {
   const purge = startClickPurge(deps);
   const keptAnswers = createKeptAnswers(deps.sql);
   useImageLinkRule(imageLinkRule(deps.config));

@@ -1,7 +1,7 @@
 import type { Feature } from '../../core/feature.js';
 import { jsonBody } from '../../core/middleware/json-body.js';
 import { createSharedRateLimiter } from '../../db/rate-limit.js';
-import { createGuards } from '../auth/guards.js';
+import type { Guards } from '../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
 import { RATE_WINDOW_MS, RATING_WRITES_PER_MINUTE, REPLIES_PER_MINUTE } from './limits.js';
 import { ratingsPageHandler } from './page-route.js';
@@ -15,8 +15,7 @@ import { createReplyHandler, deleteReplyHandler } from './reply-routes.js';
  * these (the auth feature's middleware). Writes are limited per user in PostgreSQL:
  * rating, changing and deleting ratings share one count, replies have their own.
  */
-export function ratingsFeature(deps: SiteDeps): Feature<SiteLocals> {
-  const guards = createGuards(deps);
+export function ratingsFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals> {
   const ratings = '/apps/api/plugins/:id/ratings';
   const writes = createSharedRateLimiter(deps.sql, { name: 'rating-writes', limit: RATING_WRITES_PER_MINUTE, windowMs: RATE_WINDOW_MS });
   const replies = createSharedRateLimiter(deps.sql, { name: 'rating-replies', limit: REPLIES_PER_MINUTE, windowMs: RATE_WINDOW_MS });

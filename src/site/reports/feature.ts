@@ -1,6 +1,6 @@
 import type { Feature } from '../../core/feature.js';
 import { jsonBody } from '../../core/middleware/json-body.js';
-import { createGuards } from '../auth/guards.js';
+import type { Guards } from '../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
 import { createReportHandler, listReportsHandler } from './report-routes.js';
 import { resolveReportHandler, unhideRatingHandler } from './resolve-route.js';
@@ -9,8 +9,7 @@ import { resolveReportHandler, unhideRatingHandler } from './resolve-route.js';
  * Reports of plugins and ratings by users, and their resolution by administrators
  * (dismiss, hide the rating, unlist the plugin), each resolution in the audit log.
  */
-export function reportsFeature(deps: SiteDeps): Feature<SiteLocals> {
-  const guards = createGuards(deps);
+export function reportsFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals> {
   return {
     routes: [
       { method: 'POST', path: '/apps/api/reports', use: [guards.userRequired, jsonBody()], handler: createReportHandler(deps) },

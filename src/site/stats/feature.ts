@@ -1,5 +1,5 @@
 import type { Feature } from '../../core/feature.js';
-import { createGuards } from '../auth/guards.js';
+import type { Guards } from '../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
 import { installStatsManyHandler } from './install-stats-many-route.js';
 import { installStatsHandler } from './install-stats-route.js';
@@ -9,8 +9,7 @@ import { installStatsHandler } from './install-stats-route.js';
  * store's install-click statement as they happen (plugin_install_days); this
  * feature reads them.
  */
-export function statsFeature(deps: SiteDeps): Feature<SiteLocals> {
-  const guards = createGuards(deps);
+export function statsFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals> {
   return {
     routes: [
       { method: 'GET', path: '/apps/api/plugins/:id/stats', use: [guards.withUser], handler: installStatsHandler(deps) },

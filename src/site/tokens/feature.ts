@@ -1,6 +1,6 @@
 import type { Feature } from '../../core/feature.js';
 import { jsonBody } from '../../core/middleware/json-body.js';
-import { createGuards } from '../auth/guards.js';
+import type { Guards } from '../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
 import { createTokenHandler, listTokensHandler, revokeTokenHandler } from './routes.js';
 
@@ -8,8 +8,7 @@ import { createTokenHandler, listTokensHandler, revokeTokenHandler } from './rou
  * Personal API tokens, for publishing from CI. Managing them takes the session
  * (userRequired answers 403 to a token): a token can never make or list tokens.
  */
-export function tokensFeature(deps: SiteDeps): Feature<SiteLocals> {
-  const guards = createGuards(deps);
+export function tokensFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals> {
   return {
     routes: [
       { method: 'GET', path: '/apps/api/tokens', use: [guards.userRequired], handler: listTokensHandler(deps) },

@@ -1,6 +1,6 @@
 import type { Feature } from '../../core/feature.js';
 import { jsonBody } from '../../core/middleware/json-body.js';
-import { createGuards } from '../auth/guards.js';
+import type { Guards } from '../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
 import { createWebhookWorker } from './delivery-worker.js';
 import { deleteWebhookHandler, getWebhookHandler, listDeliveriesHandler, putWebhookHandler, WEBHOOK_BODY_LIMIT } from './webhook-routes.js';
@@ -11,8 +11,7 @@ import { deleteWebhookHandler, getWebhookHandler, listDeliveriesHandler, putWebh
  * gets 403); the worker started here delivers the queue, shared with the other
  * site processes, and stops with the site.
  */
-export function webhooksFeature(deps: SiteDeps): Feature<SiteLocals> {
-  const guards = createGuards(deps);
+export function webhooksFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals> {
   const options = deps.webhooks ?? {};
   const worker = createWebhookWorker(deps, { ports: deps.config.webhookPorts, ...options });
   if (options.start !== false) {
