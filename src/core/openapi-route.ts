@@ -1,4 +1,4 @@
-import type { Route } from './context.js';
+import type { Handler } from './context.js';
 import { strongEtag } from './etag.js';
 import { sendBody, sendNoContent } from './respond.js';
 
@@ -7,19 +7,15 @@ import { sendBody, sendNoContent } from './respond.js';
  * Readable from any origin (API explorers, code generators), cacheable briefly, with
  * an ETag so a reload costs a 304.
  */
-export function openApiRoute<L extends object>(document: object): Route<L> {
+export function openApiHandler<L extends object>(document: object): Handler<L> {
   const body = Buffer.from(JSON.stringify(document));
   const etag = strongEtag(body);
   const headers = { 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'public, max-age=300', ETag: etag };
-  return {
-    method: 'GET',
-    path: '/openapi.json',
-    handler: (ctx) => {
-      if (ctx.req.headers['if-none-match'] === etag) {
-        sendNoContent(ctx, 304, headers);
-        return;
-      }
-      sendBody(ctx, 200, body, 'application/json; charset=utf-8', headers);
-    },
+  return (ctx) => {
+    if (ctx.req.headers['if-none-match'] === etag) {
+      sendNoContent(ctx, 304, headers);
+      return;
+    }
+    sendBody(ctx, 200, body, 'application/json; charset=utf-8', headers);
   };
 }

@@ -3,8 +3,8 @@ import type { IncomingMessage } from 'node:http';
 import { createApp } from '../core/app.js';
 import type { Feature } from '../core/feature.js';
 import type { Route } from '../core/context.js';
-import { healthRoutes } from '../core/health.js';
-import { openApiRoute } from '../core/openapi-route.js';
+import { healthHandlers } from '../core/health.js';
+import { openApiHandler } from '../core/openapi-route.js';
 import { serviceMetrics } from '../core/metrics/service-metrics.js';
 import { IMGHOST_OPENAPI } from './openapi/document.js';
 import type { ImghostDeps, ImghostLocals } from './context.js';
@@ -20,10 +20,12 @@ export async function createImghost(deps: ImghostDeps) {
   const features: Feature<ImghostLocals>[] = [await imagesFeature(deps), await packagesFeature(deps), await iconsFeature(deps)];
   const metrics = serviceMetrics(deps.config.metricsToken, features);
   const continueChecks = features.flatMap((feature) => (feature.checkContinue ? [feature.checkContinue] : []));
+  const health = healthHandlers(imagesDirReady(deps.config.imagesDir, deps.config.imghostMinFreeBytes));
   const routes: Route<ImghostLocals>[] = [
-    ...healthRoutes(imagesDirReady(deps.config.imagesDir, deps.config.imghostMinFreeBytes)),
-    openApiRoute(IMGHOST_OPENAPI),
-    metrics.route,
+    { method: 'GET', path: '/healthz', handler: health.live },
+    { method: 'GET', path: '/readyz', handler: health.ready },
+    { method: 'GET', path: '/openapi.json', handler: openApiHandler(IMGHOST_OPENAPI) },
+    { method: 'GET', path: '/metrics', handler: metrics.handler },
     ...features.flatMap((feature) => feature.routes),
   ];
   const app = createApp<ImghostLocals>({

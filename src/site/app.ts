@@ -1,14 +1,14 @@
 import { join } from 'node:path';
 import { createApp } from '../core/app.js';
 import type { Feature } from '../core/feature.js';
-import { healthRoutes } from '../core/health.js';
+import { healthHandlers } from '../core/health.js';
 import { projectRoot } from '../core/project-root.js';
 import { loadStaticFolder, staticHandler } from '../core/static-files.js';
 import { databaseIsReady } from '../db/pool.js';
 import { authFeature } from './auth/feature.js';
 import { createGuards } from './auth/guards.js';
 import type { SiteDeps, SiteLocals, SiteRoute } from './context.js';
-import { openApiRoute } from '../core/openapi-route.js';
+import { openApiHandler } from '../core/openapi-route.js';
 import { serviceMetrics } from '../core/metrics/service-metrics.js';
 import { poolUseMetrics } from '../db/pool-use.js';
 import { SITE_OPENAPI } from './openapi/document.js';
@@ -44,11 +44,13 @@ export function createSite(deps: SiteDeps) {
     pagesFeature(deps, guards),
   ];
   const metrics = serviceMetrics(deps.config.metricsToken, features, poolUseMetrics);
+  const health = healthHandlers(() => databaseIsReady(deps.sql));
   const staticFiles = loadStaticFolder(join(projectRoot(), 'static', 'site'), SITE_STATIC_OPTIONS);
   const routes: SiteRoute[] = [
-    ...healthRoutes(() => databaseIsReady(deps.sql)),
-    openApiRoute(SITE_OPENAPI),
-    metrics.route,
+    { method: 'GET', path: '/healthz', handler: health.live },
+    { method: 'GET', path: '/readyz', handler: health.ready },
+    { method: 'GET', path: '/openapi.json', handler: openApiHandler(SITE_OPENAPI) },
+    { method: 'GET', path: '/metrics', handler: metrics.handler },
     ...features.flatMap((feature) => feature.routes),
     { method: 'GET', path: '/static/*', handler: staticHandler(staticFiles) },
   ];

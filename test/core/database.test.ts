@@ -8,7 +8,7 @@ import { sendOk } from '../../src/core/respond.js';
 import { listen } from '../../src/core/server.js';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
 import { createPool, databaseIsReady, waitForDatabase } from '../../src/db/pool.js';
-import { healthRoutes } from '../../src/core/health.js';
+import { healthHandlers } from '../../src/core/health.js';
 import { renderSiteError } from '../../src/site/errors.js';
 import { startPgProxy } from '../helpers/pg-proxy.js';
 import { closeTestSql, testSql } from '../helpers/servers.js';
@@ -72,7 +72,8 @@ test('losing PostgreSQL: 500 INTERNAL on database routes, 503 on /readyz, then r
     createLocals: () => ({}),
     renderError: renderSiteError,
     routes: [
-      ...healthRoutes(() => databaseIsReady(sql, 1000)),
+      { method: 'GET', path: '/healthz', handler: healthHandlers(() => databaseIsReady(sql, 1000)).live },
+      { method: 'GET', path: '/readyz', handler: healthHandlers(() => databaseIsReady(sql, 1000)).ready },
       { method: 'GET', path: '/count', handler: async (ctx) => sendOk(ctx, { n: (await sql`select 1 as n`)[0]!.n }) },
     ],
   });

@@ -6,7 +6,7 @@ import { rm } from 'node:fs/promises';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import sharp from 'sharp';
-import { healthRoutes } from '../../src/core/health.js';
+import { healthHandlers } from '../../src/core/health.js';
 import { createApp } from '../../src/core/app.js';
 import { createLogger, type Logger } from '../../src/core/log.js';
 import { listen, type RunningServer } from '../../src/core/server.js';
@@ -95,7 +95,8 @@ function startMediaOnly(overrides: Record<string, string | undefined>, options: 
     createLocals: () => ({ user: null, sessionId: null }),
     renderError: renderSiteError,
     middleware: auth.middleware ?? [],
-    routes: [...healthRoutes(() => databaseIsReady(deps.sql)), ...media.routes],
+    routes: [{ method: 'GET', path: '/healthz', handler: healthHandlers(() => databaseIsReady(deps.sql)).live },
+      { method: 'GET', path: '/readyz', handler: healthHandlers(() => databaseIsReady(deps.sql)).ready }, ...media.routes],
   });
   return serve({
     handler,

@@ -1,5 +1,5 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
-import type { Route } from '../context.js';
+import type { Handler } from '../context.js';
 import { HttpError } from '../errors.js';
 import { sendBody } from '../respond.js';
 import { METRICS_CONTENT_TYPE } from './exposition.js';
@@ -9,23 +9,19 @@ import { METRICS_CONTENT_TYPE } from './exposition.js';
  * without it; without a token configured the route is 404 like any unknown path,
  * so a deployment that never asked for metrics shows none.
  */
-export function metricsRoute<L extends object>(token: string | undefined, render: () => string | Promise<string>): Route<L> {
+export function metricsHandler<L extends object>(token: string | undefined, render: () => string | Promise<string>): Handler<L> {
   // Both sides hashed first: timingSafeEqual needs equal lengths, and comparing
   // digests tells an attacker nothing about the token's length either.
   const expected = token === undefined ? undefined : digest(token);
-  return {
-    method: 'GET',
-    path: '/metrics',
-    handler: async (ctx) => {
-      if (expected === undefined) throw new HttpError(404, 'NOT_FOUND', 'Not found');
-      const sent = BEARER.exec(ctx.req.headers.authorization ?? '')?.[1];
-      if (sent === undefined || !timingSafeEqual(digest(sent), expected)) {
-        throw new HttpError(401, 'UNAUTHORIZED', 'Metrics need Authorization: Bearer <METRICS_TOKEN>', {
-          headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' },
-        });
-      }
-      sendBody(ctx, 200, await render(), METRICS_CONTENT_TYPE, { 'Cache-Control': 'no-store' });
-    },
+  return async (ctx) => {
+    if (expected === undefined) throw new HttpError(404, 'NOT_FOUND', 'Not found');
+    const sent = BEARER.exec(ctx.req.headers.authorization ?? '')?.[1];
+    if (sent === undefined || !timingSafeEqual(digest(sent), expected)) {
+      throw new HttpError(401, 'UNAUTHORIZED', 'Metrics need Authorization: Bearer <METRICS_TOKEN>', {
+        headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' },
+      });
+    }
+    sendBody(ctx, 200, await render(), METRICS_CONTENT_TYPE, { 'Cache-Control': 'no-store' });
   };
 }
 

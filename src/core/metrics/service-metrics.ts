@@ -1,11 +1,11 @@
-import type { Route } from '../context.js';
+import type { Handler } from '../context.js';
 import type { Feature } from '../feature.js';
 import { renderSamples, type Sample } from './exposition.js';
 import { createHttpMetrics, type HttpMetrics } from './http-metrics.js';
-import { metricsRoute } from './metrics-route.js';
+import { metricsHandler } from './metrics-route.js';
 
 /**
- * A service's /metrics: its request counters (handed to createApp) and the route
+ * A service's /metrics: its request counters (handed to createApp) and the handler
  * that renders them with what each feature, and the service itself, reports.
  * Without METRICS_TOKEN nothing is counted at all and the route answers 404.
  */
@@ -13,7 +13,7 @@ export function serviceMetrics<L extends object>(
   token: string | undefined,
   features: readonly Feature<L>[],
   ...more: Array<() => Sample[] | Promise<Sample[]>>
-): { http: HttpMetrics | undefined; route: Route<L> } {
+): { http: HttpMetrics | undefined; handler: Handler<L> } {
   const http = token === undefined ? undefined : createHttpMetrics();
   const sources = [...features.flatMap((feature) => (feature.metrics ? [() => feature.metrics!()] : [])), ...more];
   // One source after another: one that reads PostgreSQL at scrape time (a queue
@@ -24,7 +24,7 @@ export function serviceMetrics<L extends object>(
     for (const source of sources) samples.push(...(await source()));
     return http!.render() + renderSamples(samples);
   };
-  return { http, route: metricsRoute<L>(token, render) };
+  return { http, handler: metricsHandler<L>(token, render) };
 }
 
 function processSamples(): Sample[] {

@@ -4,11 +4,11 @@ import { createIconAliases, parseAliasTable } from './icon-aliases.js';
 import { openIconCatalog } from './icon-catalog.js';
 import { createIconFiles } from './icon-files.js';
 import { createIconRenderer } from './icon-renderer.js';
-import { iconRoute } from './icon-route.js';
+import { iconHandler } from './icon-route.js';
 import { builtInIconSource, folderIconSource } from './icon-source.js';
-import { aliasListRoute, listRoute } from './list-route.js';
-import { pageRoutes } from './page-routes.js';
-import { rawIconRoute } from './raw-route.js';
+import { aliasListHandler, listHandler } from './list-route.js';
+import { pageHandlers } from './page-routes.js';
+import { rawIconHandler } from './raw-route.js';
 import { SF_ALIAS_TABLE } from './sf-aliases.js';
 
 /**
@@ -34,13 +34,16 @@ export async function iconsFeature(deps: ImghostDeps): Promise<Feature<ImghostLo
   }
   const files = createIconFiles(catalog);
   const renderer = createIconRenderer(catalog, files);
+  const page = pageHandlers();
   return {
     routes: [
-      ...pageRoutes(),
-      listRoute(catalog),
-      aliasListRoute(aliases),
-      iconRoute(catalog, aliases, renderer),
-      rawIconRoute(catalog, aliases, files),
+      { method: 'GET', path: '/SF', handler: page.page },
+      // The page's assets: every name under /SF/ is an icon name.
+      { method: 'GET', path: '/static/sf/*', handler: page.assets },
+      { method: 'GET', path: '/api/svg_files', handler: listHandler(catalog) },
+      { method: 'GET', path: '/api/svg_aliases', handler: aliasListHandler(aliases) },
+      { method: 'GET', path: '/SF/*', handler: iconHandler(catalog, aliases, renderer) },
+      { method: 'GET', path: '/SFs/*', handler: rawIconHandler(catalog, aliases, files) },
     ],
     close: () => catalog.close(),
   };

@@ -1,5 +1,5 @@
 import { etagMatches, redirect, sendBody, sendNoContent } from '../../core/respond.js';
-import type { ImghostContext, ImghostRoute } from '../context.js';
+import type { ImghostContext, ImghostHandler } from '../context.js';
 import { resolveIconFile, type IconAliases } from './icon-aliases.js';
 import type { IconCatalog } from './icon-catalog.js';
 import { iconNotFound } from './icon-errors.js';
@@ -26,7 +26,7 @@ export const RESOLVED_REQUEST_MAX_KEY_LENGTH = 256;
  * name get the icon answer (`Icon not found`) like any other unknown name. A name
  * that is no icon may be an alias (`house` → `home.svg`, icon-aliases.ts).
  */
-export function iconRoute(catalog: IconCatalog, aliases: IconAliases, renderer: Renderer): ImghostRoute {
+export function iconHandler(catalog: IconCatalog, aliases: IconAliases, renderer: Renderer): ImghostHandler {
   const resolved = new Map<string, string>();
   catalog.onChange(() => resolved.clear());
 
@@ -43,20 +43,16 @@ export function iconRoute(catalog: IconCatalog, aliases: IconAliases, renderer: 
     }
   };
 
-  return {
-    method: 'GET',
-    path: '/SF/*',
-    handler: (ctx) => {
-      const requested = ctx.params['*'] ?? '';
-      const url = ctx.req.url ?? '';
-      const queryAt = url.indexOf('?');
-      const requestKey = requested + '\u0000' + (queryAt === -1 ? '' : url.slice(queryAt + 1));
-      const known = requestKey.length <= RESOLVED_REQUEST_MAX_KEY_LENGTH ? requestKey : undefined;
-      const key = known === undefined ? undefined : resolved.get(known);
-      const icon = key === undefined ? undefined : renderer.cached(key);
-      if (icon !== undefined) return send(ctx, icon);
-      return resolveAndSend(ctx, requested, known);
-    },
+  return (ctx) => {
+    const requested = ctx.params['*'] ?? '';
+    const url = ctx.req.url ?? '';
+    const queryAt = url.indexOf('?');
+    const requestKey = requested + '\u0000' + (queryAt === -1 ? '' : url.slice(queryAt + 1));
+    const known = requestKey.length <= RESOLVED_REQUEST_MAX_KEY_LENGTH ? requestKey : undefined;
+    const key = known === undefined ? undefined : resolved.get(known);
+    const icon = key === undefined ? undefined : renderer.cached(key);
+    if (icon !== undefined) return send(ctx, icon);
+    return resolveAndSend(ctx, requested, known);
   };
 }
 

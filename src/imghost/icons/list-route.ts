@@ -1,26 +1,22 @@
 import { etagMatches, sendBody, sendNoContent } from '../../core/respond.js';
-import type { ImghostRoute } from '../context.js';
+import type { ImghostHandler } from '../context.js';
 import type { IconAliases } from './icon-aliases.js';
 import type { IconCatalog } from './icon-catalog.js';
 import { listUnavailable } from './icon-errors.js';
 import { LIST_CACHE_CONTROL } from './limits.js';
 
 /** GET /api/svg_files: the sorted names, from the buffers made at the last scan. */
-export function listRoute(catalog: IconCatalog): ImghostRoute {
-  return {
-    method: 'GET',
-    path: '/api/svg_files',
-    handler: (ctx) => {
-      const listing = catalog.listing();
-      if (!listing) throw listUnavailable();
-      // ~6,000 names are ~130 KB of JSON and ~25 KB gzipped: worth one header check.
-      const gzip = acceptsGzip(ctx.req.headers['accept-encoding']);
-      const etag = gzip ? listing.gzipEtag : listing.etag;
-      const headers: Record<string, string> = { ETag: etag, 'Cache-Control': LIST_CACHE_CONTROL, Vary: 'Accept-Encoding' };
-      if (etagMatches(ctx.req.headers['if-none-match'], etag)) return sendNoContent(ctx, 304, headers);
-      if (gzip) headers['Content-Encoding'] = 'gzip';
-      sendBody(ctx, 200, gzip ? listing.gzip : listing.json, 'application/json; charset=utf-8', headers);
-    },
+export function listHandler(catalog: IconCatalog): ImghostHandler {
+  return (ctx) => {
+    const listing = catalog.listing();
+    if (!listing) throw listUnavailable();
+    // ~6,000 names are ~130 KB of JSON and ~25 KB gzipped: worth one header check.
+    const gzip = acceptsGzip(ctx.req.headers['accept-encoding']);
+    const etag = gzip ? listing.gzipEtag : listing.etag;
+    const headers: Record<string, string> = { ETag: etag, 'Cache-Control': LIST_CACHE_CONTROL, Vary: 'Accept-Encoding' };
+    if (etagMatches(ctx.req.headers['if-none-match'], etag)) return sendNoContent(ctx, 304, headers);
+    if (gzip) headers['Content-Encoding'] = 'gzip';
+    sendBody(ctx, 200, gzip ? listing.gzip : listing.json, 'application/json; charset=utf-8', headers);
   };
 }
 
@@ -39,16 +35,12 @@ export function acceptsGzip(header: string | undefined): boolean {
  * GET /api/svg_aliases: `{alias: file}` for every alias in use (icon-aliases.ts),
  * which the /SF page shows beside each icon. /api/svg_files stays a list of real files.
  */
-export function aliasListRoute(aliases: IconAliases): ImghostRoute {
-  return {
-    method: 'GET',
-    path: '/api/svg_aliases',
-    handler: (ctx) => {
-      const listing = aliases.listing();
-      if (!listing) throw listUnavailable();
-      const headers = { ETag: listing.etag, 'Cache-Control': LIST_CACHE_CONTROL };
-      if (etagMatches(ctx.req.headers['if-none-match'], listing.etag)) return sendNoContent(ctx, 304, headers);
-      sendBody(ctx, 200, listing.json, 'application/json; charset=utf-8', headers);
-    },
+export function aliasListHandler(aliases: IconAliases): ImghostHandler {
+  return (ctx) => {
+    const listing = aliases.listing();
+    if (!listing) throw listUnavailable();
+    const headers = { ETag: listing.etag, 'Cache-Control': LIST_CACHE_CONTROL };
+    if (etagMatches(ctx.req.headers['if-none-match'], listing.etag)) return sendNoContent(ctx, 304, headers);
+    sendBody(ctx, 200, listing.json, 'application/json; charset=utf-8', headers);
   };
 }

@@ -1,20 +1,16 @@
 import { join } from 'node:path';
 import { projectRoot } from '../../core/project-root.js';
 import { loadStaticFolder, staticHandler } from '../../core/static-files.js';
-import type { ImghostRoute } from '../context.js';
+import type { ImghostHandler } from '../context.js';
 
 // The /SF search page: static HTML, JavaScript and CSS from static/imghost/sf, read
 // into memory at start-up. The page has no inline script or style, so the HTML CSP
 // (`script-src 'self'`) holds. Its assets live under /static/sf/ because every name
 // under /SF/ is an icon name.
 
-export const PAGE_ASSETS_PREFIX = '/static/sf/';
-
-export function pageRoutes(): ImghostRoute[] {
+/** GET /SF (the page) and GET /static/sf/* (its assets). */
+export function pageHandlers(): { page: ImghostHandler; assets: ImghostHandler } {
   const files = loadStaticFolder(join(projectRoot(), 'static', 'imghost', 'sf'));
   if (!files.has('index.html')) throw new Error('static/imghost/sf/index.html is missing');
-  return [
-    { method: 'GET', path: '/SF', handler: staticHandler(files, 'index.html') },
-    { method: 'GET', path: PAGE_ASSETS_PREFIX + '*', handler: staticHandler(files) },
-  ];
+  return { page: staticHandler(files, 'index.html'), assets: staticHandler(files) };
 }

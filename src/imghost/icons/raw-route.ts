@@ -1,5 +1,5 @@
 import { etagMatches, sendBody, sendNoContent } from '../../core/respond.js';
-import type { ImghostRoute } from '../context.js';
+import type { ImghostHandler } from '../context.js';
 import { resolveIconFile, type IconAliases } from './icon-aliases.js';
 import type { IconCatalog } from './icon-catalog.js';
 import { iconNotFound } from './icon-errors.js';
@@ -15,18 +15,14 @@ interface IconFiles {
  * `<name>.svg` is a file name; an alias stands for its icon here too, since the
  * original folder held SF Symbols under their own names. Same caching and CSP as /SF.
  */
-export function rawIconRoute(catalog: IconCatalog, aliases: IconAliases, files: IconFiles): ImghostRoute {
-  return {
-    method: 'GET',
-    path: '/SFs/*',
-    handler: async (ctx) => {
-      const requested = ctx.params['*'] ?? '';
-      if (!requested.endsWith('.svg')) throw iconNotFound();
-      const fileName = resolveIconFile(catalog, aliases, requested);
-      if (fileName === undefined) throw iconNotFound();
-      const file = await files.get(fileName);
-      if (etagMatches(ctx.req.headers['if-none-match'], file.rawEtag)) return sendNoContent(ctx, 304, file.rawHeaders);
-      sendBody(ctx, 200, file.raw, 'image/svg+xml', file.rawHeaders);
-    },
+export function rawIconHandler(catalog: IconCatalog, aliases: IconAliases, files: IconFiles): ImghostHandler {
+  return async (ctx) => {
+    const requested = ctx.params['*'] ?? '';
+    if (!requested.endsWith('.svg')) throw iconNotFound();
+    const fileName = resolveIconFile(catalog, aliases, requested);
+    if (fileName === undefined) throw iconNotFound();
+    const file = await files.get(fileName);
+    if (etagMatches(ctx.req.headers['if-none-match'], file.rawEtag)) return sendNoContent(ctx, 304, file.rawHeaders);
+    sendBody(ctx, 200, file.raw, 'image/svg+xml', file.rawHeaders);
   };
 }

@@ -6,7 +6,7 @@ import { configureSharp, MAX_WAITING_DECODES } from './imaging.js';
 import { conversionStats, createPreviews } from './previews.js';
 import { imageNotFound, serveImage } from './serve.js';
 import { openImageStore } from './store.js';
-import { UPLOAD_PATH, uploadImage, uploadWouldAccept } from './upload.js';
+import { uploadImage, uploadWouldAccept } from './upload.js';
 
 /** Upload, originals and on-demand WebP previews (storage layout: store.ts). */
 export async function imagesFeature(deps: ImghostDeps): Promise<Feature<ImghostLocals>> {
@@ -35,7 +35,7 @@ export async function imagesFeature(deps: ImghostDeps): Promise<Feature<ImghostL
 
   return {
     routes: [
-      { method: 'POST', path: UPLOAD_PATH, handler: uploadImage(upload) },
+      { method: 'POST', path: '/api/upload', handler: uploadImage(upload) },
       { method: 'GET', path: '/img/:timestamp/:file', handler: serveImage(store, previews) },
       // Any other shape under /img (a missing segment, one too many, or a path that
       // a client normalised "../" out of) gets the same text answer as a missing image.

@@ -4,7 +4,7 @@ import type { ImghostDeps, ImghostLocals } from '../context.js';
 import { createTokenCheck } from '../images/upload-token.js';
 import { openPackageStore } from './package-store.js';
 import { removePackage, servePackage } from './serve-route.js';
-import { PACKAGES_PATH, packageUploadWouldAccept, uploadPackage } from './upload-route.js';
+import { packageUploadWouldAccept, uploadPackage } from './upload-route.js';
 
 /** Inspections run at once; each inflates up to 512 MiB in memory-bounded chunks. */
 const INSPECTIONS_AT_ONCE = 2;
@@ -22,8 +22,8 @@ export async function packagesFeature(deps: ImghostDeps): Promise<Feature<Imghos
   };
   return {
     routes: [
-      { method: 'POST', path: PACKAGES_PATH, handler: uploadPackage(upload) },
-      { method: 'DELETE', path: `${PACKAGES_PATH}/:sha256`, handler: removePackage(store, createTokenCheck(upload.token)) },
+      { method: 'POST', path: '/api/packages', handler: uploadPackage(upload) },
+      { method: 'DELETE', path: '/api/packages/:sha256', handler: removePackage(store, createTokenCheck(upload.token)) },
       { method: 'GET', path: '/pkg/:sha256/:file', handler: servePackage(store) },
     ],
     checkContinue: packageUploadWouldAccept(upload),

@@ -1,11 +1,12 @@
 import type { Feature } from '../../core/feature.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
 import { crossSiteProtection } from './cross-site.js';
-import { oauthRoutes } from './oauth-routes.js';
-import { DEFAULT_LOGIN_LIMITS, passwordLoginRoutes, type LoginLimits } from './password-login.js';
+import { jsonBody } from '../../core/middleware/json-body.js';
+import { oauthHandlers } from './oauth-routes.js';
+import { DEFAULT_LOGIN_LIMITS, passwordLoginHandler, type LoginLimits } from './password-login.js';
 import { createProviderClient, DEFAULT_PROVIDER_LIMITS, type ProviderLimits } from './provider-client.js';
 import type { Guards } from './guards.js';
-import { sessionRoutes } from './session-routes.js';
+import { sessionHandlers } from './session-routes.js';
 import { purgeExpiredSessions } from './sessions.js';
 
 // Login (identity provider and local accounts), sessions, and the cross-site check.
@@ -25,6 +26,8 @@ export interface AuthOptions {
 export function authFeature(deps: SiteDeps, guards: Guards, options: AuthOptions = {}): Feature<SiteLocals> {
   const client = createProviderClient({ ...DEFAULT_PROVIDER_LIMITS, ...options.providerLimits });
   const log = deps.log.child({ feature: 'auth' });
+  const oauth = oauthHandlers(deps, client);
+  const session = sessionHandlers(deps);
 
   const purge = () => {
     purgeExpiredSessions(deps.sql).then(
@@ -46,7 +49,16 @@ export function authFeature(deps: SiteDeps, guards: Guards, options: AuthOptions
     // On every request, before any route's guard looks the session up or reads a
     // body: a forged request is refused first. It only reads the cookie header.
     middleware: [crossSiteProtection(deps.config)],
-    routes: [...oauthRoutes(deps, client), ...sessionRoutes(deps, guards), ...passwordLoginRoutes(deps, { ...DEFAULT_LOGIN_LIMITS, ...options.loginLimits })],
+    routes: [
+      { method: 'GET', path: '/apps/auth/login', handler: oauth.login },
+      { method: 'GET', path: '/apps/auth/callback', handler: oauth.callback },
+      { method: 'POST', path: '/apps/auth/password', use: [jsonBody()], handler: passwordLoginHandler(deps, { ...DEFAULT_LOGIN_LIMITS, ...options.loginLimits }) },
+      { method: 'GET', path: '/apps/api/me', use: [guards.withUser], handler: session.me },
+      // Logout takes no guard: it deletes whatever session the cookie names, live or
+      // not, without looking the user up first.
+      { method: 'POST', path: '/apps/auth/logout', handler: session.logout },
+      { method: 'GET', path: '/apps/auth/logout', handler: session.logoutAndLeave },
+    ],
     close: async () => {
       clearTimeout(first);
       clearInterval(interval);

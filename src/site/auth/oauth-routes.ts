@@ -1,7 +1,7 @@
 import { HttpError } from '../../core/errors.js';
 import { getCookie } from '../../core/middleware/cookies.js';
 import { redirect } from '../../core/respond.js';
-import type { SiteContext, SiteDeps, SiteRoute } from '../context.js';
+import type { SiteContext, SiteDeps, SiteHandler } from '../context.js';
 import { clearLoginCookie, loginCookieName, LOGIN_TTL_SECONDS, setLoginCookie } from './cookies.js';
 import { identityFrom } from './identity.js';
 import { loginStateKey, openLoginState, pkceChallenge, randomToken, sealLoginState, stateMatches } from './login-state.js';
@@ -19,7 +19,8 @@ export const CALLBACK_PATH = '/apps/auth/callback';
 /** Authorization codes are short; a huge one is not worth sending to the provider. */
 export const MAX_CODE_LENGTH = 2048;
 
-export function oauthRoutes(deps: SiteDeps, client: ProviderClient): SiteRoute[] {
+/** GET /apps/auth/login (to the provider) and GET /apps/auth/callback (back from it). */
+export function oauthHandlers(deps: SiteDeps, client: ProviderClient): { login: SiteHandler; callback: SiteHandler } {
   const oauth = deps.config.oauth;
   const key = oauth ? loginStateKey(oauth.clientSecret) : undefined;
   const redirectUri = deps.config.publicUrl + CALLBACK_PATH;
@@ -75,8 +76,5 @@ export function oauthRoutes(deps: SiteDeps, client: ProviderClient): SiteRoute[]
     redirect(ctx, pending.returnTo);
   };
 
-  return [
-    { method: 'GET', path: '/apps/auth/login', handler: login },
-    { method: 'GET', path: CALLBACK_PATH, handler: callback },
-  ];
+  return { login, callback };
 }

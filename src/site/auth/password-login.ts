@@ -1,9 +1,8 @@
 import { HttpError, validationFailed } from '../../core/errors.js';
-import { jsonBody } from '../../core/middleware/json-body.js';
 import { rateLimited, type RateDecision } from '../../core/rate-limit.js';
 import { sendOk } from '../../core/respond.js';
 import { createSharedRateLimiter, type SharedRateLimiter } from '../../db/rate-limit.js';
-import type { SiteContext, SiteDeps, SiteRoute } from '../context.js';
+import type { SiteContext, SiteDeps, SiteHandler } from '../context.js';
 import { createDummyHash, createHashGate, MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
 import { isObject } from '../../core/json-object.js';
 import { beginSession, publicUser } from './session-lifecycle.js';
@@ -41,7 +40,8 @@ export const DEFAULT_LOGIN_LIMITS: LoginLimits = {
   failuresPerName: MAX_FAILURES_PER_NAME,
 };
 
-export function passwordLoginRoutes(deps: SiteDeps, limits: LoginLimits = DEFAULT_LOGIN_LIMITS): SiteRoute[] {
+/** POST /apps/auth/password: a local account's login, limited per name and address. */
+export function passwordLoginHandler(deps: SiteDeps, limits: LoginLimits = DEFAULT_LOGIN_LIMITS): SiteHandler {
   // In PostgreSQL, so every site process counts against the same limits.
   const byNameAndAddress = createSharedRateLimiter(deps.sql, {
     name: 'login:name-address',
@@ -81,7 +81,7 @@ export function passwordLoginRoutes(deps: SiteDeps, limits: LoginLimits = DEFAUL
     sendOk(ctx, { user: publicUser(user) });
   };
 
-  return [{ method: 'POST', path: '/apps/auth/password', use: [jsonBody()], handler }];
+  return handler;
 }
 
 function credentialsFrom(body: unknown): { username: string; password: string } {

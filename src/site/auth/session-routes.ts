@@ -1,14 +1,14 @@
 import { HttpError } from '../../core/errors.js';
 import { redirect, sendJson, sendOk } from '../../core/respond.js';
-import type { SiteContext, SiteDeps, SiteRoute } from '../context.js';
-import type { Guards } from './guards.js';
+import type { SiteContext, SiteDeps, SiteHandler } from '../context.js';
 import { isOwnTopLevelNavigation } from './navigation.js';
 import { endSession, publicUser } from './session-lifecycle.js';
 
 /** Where a browser lands after GET /apps/auth/logout: the plugin store. */
 export const AFTER_LOGOUT = '/apps/';
 
-export function sessionRoutes(deps: SiteDeps, guards: Guards): SiteRoute[] {
+/** GET /apps/api/me, POST /apps/auth/logout, GET /apps/auth/logout (feature.ts). */
+export function sessionHandlers(deps: SiteDeps): { me: SiteHandler; logout: SiteHandler; logoutAndLeave: SiteHandler } {
   const me = (ctx: SiteContext) => {
     const user = ctx.locals.user;
     // Per-user answer: no cache (shared or browser) may keep it.
@@ -38,11 +38,5 @@ export function sessionRoutes(deps: SiteDeps, guards: Guards): SiteRoute[] {
     redirect(ctx, AFTER_LOGOUT);
   };
 
-  // Logout takes no guard: it deletes whatever session the cookie names, live or
-  // not, without looking the user up first.
-  return [
-    { method: 'GET', path: '/apps/api/me', use: [guards.withUser], handler: me },
-    { method: 'POST', path: '/apps/auth/logout', handler: logout },
-    { method: 'GET', path: '/apps/auth/logout', handler: logoutAndLeave },
-  ];
+  return { me, logout, logoutAndLeave };
 }

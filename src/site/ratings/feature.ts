@@ -16,16 +16,15 @@ import { createReplyHandler, deleteReplyHandler } from './reply-routes.js';
  * rating, changing and deleting ratings share one count, replies have their own.
  */
 export function ratingsFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals> {
-  const ratings = '/apps/api/plugins/:id/ratings';
   const writes = createSharedRateLimiter(deps.sql, { name: 'rating-writes', limit: RATING_WRITES_PER_MINUTE, windowMs: RATE_WINDOW_MS });
   const replies = createSharedRateLimiter(deps.sql, { name: 'rating-replies', limit: REPLIES_PER_MINUTE, windowMs: RATE_WINDOW_MS });
   return {
     routes: [
-      { method: 'GET', path: ratings, use: [guards.withUser], handler: ratingsPageHandler(deps) },
-      { method: 'PUT', path: ratings, use: [guards.userRequired, jsonBody()], handler: rateHandler(deps, writes) },
-      { method: 'DELETE', path: ratings, use: [guards.userRequired], handler: unrateHandler(deps, writes) },
-      { method: 'POST', path: `${ratings}/:ratingUser/replies`, use: [guards.userRequired, jsonBody()], handler: createReplyHandler(deps, replies) },
-      { method: 'DELETE', path: `${ratings}/replies/:replyId`, use: [guards.userRequired], handler: deleteReplyHandler(deps) },
+      { method: 'GET', path: '/apps/api/plugins/:id/ratings', use: [guards.withUser], handler: ratingsPageHandler(deps) },
+      { method: 'PUT', path: '/apps/api/plugins/:id/ratings', use: [guards.userRequired, jsonBody()], handler: rateHandler(deps, writes) },
+      { method: 'DELETE', path: '/apps/api/plugins/:id/ratings', use: [guards.userRequired], handler: unrateHandler(deps, writes) },
+      { method: 'POST', path: '/apps/api/plugins/:id/ratings/:ratingUser/replies', use: [guards.userRequired, jsonBody()], handler: createReplyHandler(deps, replies) },
+      { method: 'DELETE', path: '/apps/api/plugins/:id/ratings/replies/:replyId', use: [guards.userRequired], handler: deleteReplyHandler(deps) },
     ],
   };
 }
