@@ -7,7 +7,8 @@ import { HttpError } from '../core/errors.js';
 // - a deadline on the client (withDeadline) bounds everything else: waiting for a
 //   free connection, connecting, and a server or network that stopped answering
 //   (where no cancel request could get through anyway).
-// Either way the request gets 503 UNAVAILABLE with Retry-After, mapped here only.
+// Either way the request gets 503 UNAVAILABLE with Retry-After, mapped here only;
+// so does a database that cannot be reached at all (isUnreachable).
 
 /** Longest a request waits for one query, queueing for a connection included. */
 export const QUERY_TIMEOUT_MS = 5000;
@@ -26,8 +27,28 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
  */
 const NOT_IN_TIME = new Set(['57014', '55P03', '53300', '57P03', 'CONNECT_TIMEOUT']);
 
+/**
+ * Errors that mean "the database cannot be reached" (503 as well, not 500): the
+ * server is stopped, restarting or cut off. Socket errors while connecting, the
+ * connection lost under a query (postgres.js's CONNECTION_*), PostgreSQL shutting
+ * down (57P01 admin_shutdown, 57P02 crash_shutdown) and SQLSTATE class 08
+ * (connection exception). A request then fails in milliseconds, and the pool
+ * reconnects on its own once the server is back.
+ */
+const UNREACHABLE = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'ETIMEDOUT',
+  'CONNECTION_CLOSED', 'CONNECTION_DESTROYED', 'CONNECTION_ENDED', '57P01', '57P02',
+]);
+
+export function isUnreachable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = String((error as { code?: unknown }).code);
+  return UNREACHABLE.has(code) || code.startsWith('08');
+}
+
 export function databaseUnavailable(cause?: unknown): HttpError {
-  return new HttpError(503, 'UNAVAILABLE', 'The database did not answer in time; try again shortly', {
+  const message = isUnreachable(cause) ? 'The database is unavailable; try again shortly' : 'The database did not answer in time; try again shortly';
+  return new HttpError(503, 'UNAVAILABLE', message, {
     headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
     cause,
   });
@@ -57,7 +78,7 @@ export function withDeadline<T>(pending: PromiseLike<T>, ms: number = QUERY_TIME
       },
       (error: unknown) => {
         clearTimeout(timer);
-        if (!late) reject(isNotInTime(error) ? databaseUnavailable(error) : error);
+        if (!late) reject(isNotInTime(error) || isUnreachable(error) ? databaseUnavailable(error) : error);
       },
     );
   });

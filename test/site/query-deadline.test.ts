@@ -77,6 +77,44 @@ test('regression: with the database hung, /apps/api/me answers 503 UNAVAILABLE w
   }
 });
 
+test('regression: with PostgreSQL refusing connections, store reads and writes answer 503 UNAVAILABLE with Retry-After at once (were 500 INTERNAL), then recover', async () => {
+  const proxy = await startPgProxy(process.env.TEST_DB_URL!);
+  const sql = createPool(proxy.url);
+  const launcherConfig = join(tempDir(), 'launcher.json');
+  writeFileSync(launcherConfig, JSON.stringify({ latestVersion: '1.0.0' }));
+  const site = await startTestSite({ LAUNCHER_CONFIG: launcherConfig }, sql);
+  const cookie = await testSessionCookie(testSql(), 'stopped-db-user');
+  const requests = [
+    () => fetch(site.url + '/apps/api/plugins?sort=installs', { headers: { cookie } }),
+    () => fetch(site.url + '/apps/api/plugins/some-plugin'),
+    () => fetch(site.url + '/apps/api/me', { headers: { cookie } }),
+    () => fetch(site.url + '/apps/api/plugins', { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: '{}' }),
+  ];
+  try {
+    assert.is((await requests[2]!()).status, 200);
+    // Stopped: every open connection is closed and new ones are refused.
+    await proxy.stop();
+    for (const request of requests) {
+      const { response, body, ms } = await timed(request);
+      assert.is(response.status, 503, JSON.stringify(body));
+      assert.is(body.code, 'UNAVAILABLE');
+      assert.is(response.headers.get('retry-after'), String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+      assert.ok(ms < 1000 + SLACK_MS, `answered after ${Math.round(ms)} ms`);
+    }
+    await proxy.start();
+    let recovered = false;
+    for (let i = 0; i < 50 && !recovered; i++) {
+      recovered = (await requests[2]!()).status === 200;
+      if (!recovered) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.ok(recovered, 'the site did not recover by itself');
+  } finally {
+    await site.close();
+    await sql.end({ timeout: 1 });
+    await proxy.stop();
+  }
+});
+
 test('regression: a slow statement is cancelled by statement_timeout and becomes 503; its connection is free at once', async () => {
   // 1 s, not less: the timeout also bounds postgres.js's own type lookup when a
   // connection opens, which on a loaded test machine once took longer than 200 ms
@@ -158,9 +196,15 @@ test('withDeadline: a late answer is ignored, a late failure never surfaces as a
   }
 });
 
-test('withDeadline: an answer in time passes through; other failures stay what they were', async () => {
+test('withDeadline: an answer in time passes through; an unreachable server is 503; other failures stay what they were', async () => {
   assert.is(await withDeadline(Promise.resolve(7), 1000), 7);
-  const failure = Object.assign(new Error('boom'), { code: 'ECONNREFUSED' });
+  for (const code of ['ECONNREFUSED', 'CONNECTION_CLOSED', '57P01', '08006']) {
+    const unreachable = Object.assign(new Error('gone'), { code });
+    const error = await withDeadline(Promise.reject(unreachable), 1000).catch((e: unknown) => e);
+    assert.instance(error, HttpError, code);
+    assert.is((error as HttpError).status, 503, code);
+  }
+  const failure = Object.assign(new Error('boom'), { code: '23505' });
   try {
     await withDeadline(Promise.reject(failure), 1000);
     assert.unreachable();
