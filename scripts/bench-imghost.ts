@@ -27,7 +27,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { Pool } from 'undici';
-import { projectRoot } from '../src/core/project-root.js';
+import { projectRoot } from '../src/lib/project-root.js';
 import {
   benchDir,
   buildDist,

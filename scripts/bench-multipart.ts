@@ -1,4 +1,4 @@
-// Benchmark of src/core/multipart. Run after `npx tsc -p test/tsconfig.json`:
+// Benchmark of src/http/multipart. Run after `npx tsc -p test/tsconfig.json`:
 //
 //   node .test-build/scripts/bench-multipart.js
 //
@@ -21,10 +21,10 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
-import { loadConfig } from '../src/core/config.js';
-import { silentLogger } from '../src/core/log.js';
+import { loadConfig } from '../src/settings/shared.js';
+import { silentLogger } from '../src/lib/log.js';
 import { createImghost } from '../src/imghost/app.js';
-import { parseMultipart } from '../src/core/multipart/index.js';
+import { parseMultipart } from '../src/http/multipart/index.js';
 
 const MiB = 1024 * 1024;
 const FILE_LIMIT = 8 * MiB;

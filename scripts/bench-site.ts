@@ -11,7 +11,7 @@
 
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { projectRoot } from '../src/core/project-root.js';
+import { projectRoot } from '../src/lib/project-root.js';
 import { benchDir, buildDist, captureAnswer, compare, freePort, printComparisons, startPinned, startReferences, type Server } from './bench/harness.js';
 
 const TARGET = 0.85;

@@ -30,10 +30,10 @@
 
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { loadConfig } from '../src/core/config.js';
-import { createLogger, silentLogger } from '../src/core/log.js';
-import { projectRoot } from '../src/core/project-root.js';
-import { listen } from '../src/core/server.js';
+import { loadConfig } from '../src/settings/shared.js';
+import { createLogger, silentLogger } from '../src/lib/log.js';
+import { projectRoot } from '../src/lib/project-root.js';
+import { listen } from '../src/http/server.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { migrate } from '../src/db/migrate.js';
 import { createPool, type Sql } from '../src/db/pool.js';

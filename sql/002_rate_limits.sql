@@ -5,7 +5,7 @@
 create unlogged table rate_limits (
   -- Which limit ("login:name", "store:click"...), so two limits may use the same key.
   limiter text not null check (length(limiter) between 1 and 40),
-  -- Client address, user name...; longer keys arrive hashed (src/db/rate-limit.ts).
+  -- Client address, user name...; longer keys arrive hashed (src/db/shared-rate-limiter.ts).
   key text not null check (length(key) between 1 and 200),
   -- Hits counted in this window; limit + 1 marks a key that was refused.
   hits integer not null check (hits >= 0),

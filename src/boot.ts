@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, loadConfig, type Config } from './core/config.js';
-import { loadDotenv } from './core/dotenv.js';
-import { createLogger, type Logger } from './core/log.js';
-import { projectRoot } from './core/project-root.js';
-import { listen, type RunningServer } from './core/server.js';
+import { ConfigError, loadConfig, type Config } from './settings/shared.js';
+import { loadDotenv } from './lib/dotenv.js';
+import { createLogger, type Logger } from './lib/log.js';
+import { projectRoot } from './lib/project-root.js';
+import { listen, type RunningServer } from './http/server.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { StartAborted } from './db/embedded/errors.js';
 import { migrate } from './db/migrate.js';

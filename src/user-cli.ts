@@ -5,8 +5,8 @@
 // never from the command line, where `ps` and shell history would show it.
 // With the embedded PostgreSQL (no DATABASE_URL), it uses the one `npm start` is
 // running on the same data folder, or starts it for the moment.
-import { isHttpError } from './core/errors.js';
-import { createLogger } from './core/log.js';
+import { isHttpError } from './http/errors.js';
+import { createLogger } from './lib/log.js';
 import { createLocalAccount, setLocalPassword } from './site/auth/local-accounts.js';
 import { MAX_PASSWORD_LENGTH, passwordProblem } from './site/auth/passwords.js';
 import { isValidLocalUsername, MAX_USERNAME_LENGTH } from './site/auth/usernames.js';

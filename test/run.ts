@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
-import { createLogger } from '../src/core/log.js';
+import { createLogger } from '../src/lib/log.js';
 import { EmbeddedPostgresError, StartAborted, startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { migrate } from '../src/db/migrate.js';
 import type { Sql } from '../src/db/pool.js';

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { projectRoot } from '../src/core/project-root.js';
+import { projectRoot } from '../src/lib/project-root.js';
 import { closeTestSql, startTestImghost, startTestSite, testSql, type TestServer } from './helpers/servers.js';
 import { newPlugin, pluginIn, storeClient, storeUsers } from './site/store/store-client.js';
 

@@ -9,8 +9,8 @@
 
 import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { nextRequestId } from '../../src/core/request-id.js';
-import { HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../../src/core/server.js';
+import { nextRequestId } from '../../src/http/request-id.js';
+import { HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../../src/http/server.js';
 
 const [specPath, portText] = process.argv.slice(2);
 const spec = JSON.parse(readFileSync(specPath!, 'utf8')) as { status: number; headers: Array<[string, string]>; body: string; file?: string };

@@ -26,7 +26,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { projectRoot } from '../../src/core/project-root.js';
+import { projectRoot } from '../../src/lib/project-root.js';
 
 export const HOST = '127.0.0.1';
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);

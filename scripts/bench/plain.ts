@@ -11,7 +11,7 @@
 
 import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../../src/core/server.js';
+import { HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../../src/http/server.js';
 
 const [specPath, portText] = process.argv.slice(2);
 const spec = JSON.parse(readFileSync(specPath!, 'utf8')) as {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
-import type { Logger } from '../../src/core/log.js';
+import type { Logger } from '../../src/lib/log.js';
 import { FORMATS, sniffFormat } from '../../src/imghost/images/formats.js';
 import { openImageStore } from '../../src/imghost/images/store.js';
 import type { SeedPictureFiles } from './pictures.js';

@@ -1,4 +1,4 @@
-import { HttpError } from '../core/errors.js';
+import { HttpError } from '../http/errors.js';
 
 // No query may hang a request. Two bounds work together:
 // - PostgreSQL's own statement_timeout (set on every pooled connection, pool.ts)

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { basename, dirname, join } from 'node:path';
-import type { Logger } from '../core/log.js';
+import type { Logger } from '../lib/log.js';
 import { platformBinaries, reachableBinaries, type PostgresBinaries } from './embedded/binaries.js';
 import { reachableClusterDir } from './embedded/cluster-dir.js';
 import { EmbeddedPostgresError, StartAborted } from './embedded/errors.js';

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Logger } from '../core/log.js';
-import { projectRoot } from '../core/project-root.js';
+import type { Logger } from '../lib/log.js';
+import { projectRoot } from '../lib/project-root.js';
 import type { Sql } from './pool.js';
 
 const MIGRATION_FILE = /^(\d{3})_([a-z0-9_]+)\.sql$/;

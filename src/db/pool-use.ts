@@ -1,4 +1,4 @@
-import type { Sample } from '../core/metrics/exposition.js';
+import type { Sample } from '../http/metrics/exposition.js';
 import { POOL_SIZE } from './pool.js';
 
 // How much of this process's PostgreSQL pool is in use, for /metrics. postgres.js

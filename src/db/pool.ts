@@ -1,5 +1,5 @@
 import postgres from 'postgres';
-import type { Logger } from '../core/log.js';
+import type { Logger } from '../lib/log.js';
 import { IDLE_IN_TRANSACTION_TIMEOUT_MS, STATEMENT_TIMEOUT_MS } from './deadline.js';
 
 export type Sql = postgres.Sql<Record<string, never>>;

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { projectRoot } from '../core/project-root.js';
+import { projectRoot } from '../lib/project-root.js';
 import { QUERY_TIMEOUT_MS, withDeadline } from './deadline.js';
 import type { Sql } from './pool.js';
 import { poolUse } from './pool-use.js';

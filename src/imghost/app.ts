@@ -1,11 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
-import { createApp } from '../core/app.js';
-import type { Feature } from '../core/feature.js';
-import type { Route } from '../core/context.js';
-import { healthHandlers } from '../core/health.js';
-import { openApiHandler } from '../core/openapi-route.js';
-import { serviceMetrics } from '../core/metrics/service-metrics.js';
+import { createApp } from '../http/app.js';
+import type { Feature } from '../http/feature.js';
+import type { Route } from '../http/context.js';
+import { healthHandlers } from '../http/health.js';
+import { openApiHandler } from '../http/openapi-route.js';
+import { serviceMetrics } from '../http/metrics/service-metrics.js';
 import { IMGHOST_OPENAPI } from './openapi/document.js';
 import type { ImghostDeps, ImghostLocals } from './context.js';
 import { renderImghostError } from './errors.js';

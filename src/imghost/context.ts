@@ -1,6 +1,6 @@
-import type { Config } from '../core/config.js';
-import type { Context, Handler, Route } from '../core/context.js';
-import type { Logger } from '../core/log.js';
+import type { Config } from '../settings/shared.js';
+import type { Context, Handler, Route } from '../http/context.js';
+import type { Logger } from '../lib/log.js';
 
 export type ImghostLocals = Record<string, never>;
 export type ImghostContext = Context<ImghostLocals>;

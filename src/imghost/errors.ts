@@ -1,5 +1,5 @@
-import type { RenderedError } from '../core/client-error.js';
-import type { HttpError } from '../core/errors.js';
+import type { RenderedError } from '../http/client-error.js';
+import type { HttpError } from '../http/errors.js';
 
 /**
  * The image host answers /img and /SF errors as plain text (`Image not found`,

@@ -1,6 +1,6 @@
-import type { Config } from '../core/config.js';
-import type { Context, Handler, Middleware, Route } from '../core/context.js';
-import type { Logger } from '../core/log.js';
+import type { Config } from '../settings/shared.js';
+import type { Context, Handler, Middleware, Route } from '../http/context.js';
+import type { Logger } from '../lib/log.js';
 import type { Sql } from '../db/pool.js';
 import type { WebhookWorkerOptions } from './webhooks/delivery-worker.js';
 

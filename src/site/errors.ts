@@ -1,5 +1,5 @@
-import type { RenderedError } from '../core/client-error.js';
-import type { HttpError } from '../core/errors.js';
+import type { RenderedError } from '../http/client-error.js';
+import type { HttpError } from '../http/errors.js';
 
 /** The site's failure envelope: {success: false, error, code, field?}. */
 export function renderSiteError(error: HttpError): RenderedError {

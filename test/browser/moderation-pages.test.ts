@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { projectRoot } from '../../src/core/project-root.js';
+import { projectRoot } from '../../src/lib/project-root.js';
 import type { Sql } from '../../src/db/pool.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { axeViolations, startPagesSite, type PagesSite } from '../helpers/pages-site.js';

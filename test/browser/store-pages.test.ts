@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { projectRoot } from '../../src/core/project-root.js';
+import { projectRoot } from '../../src/lib/project-root.js';
 import { makeJpeg, makePng } from '../fixtures/images/generate.js';
 import { seedCatalogue } from '../fixtures/store/catalogue.js';
 import { launchChromium } from '../helpers/chromium.js';

@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import postgres from 'postgres';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createLogger, silentLogger } from '../../src/core/log.js';
+import { createLogger, silentLogger } from '../../src/lib/log.js';
 import { EmbeddedPostgresError, StartAborted, startEmbeddedPostgres, type EmbeddedOptions } from '../../src/db/embedded.js';
 import { platformBinaries, reachableBinaries } from '../../src/db/embedded/binaries.js';
 import { isRoot, postgresRunAs } from '../../src/db/embedded/run-as.js';
@@ -302,7 +302,7 @@ test('two processes copying the binaries at once both run one complete copy', as
   const script = `
     const { reachableBinaries } = await import(${JSON.stringify(modules('../../src/db/embedded/binaries.js'))});
     const { postgresRunAs } = await import(${JSON.stringify(modules('../../src/db/embedded/run-as.js'))});
-    const { silentLogger } = await import(${JSON.stringify(modules('../../src/core/log.js'))});
+    const { silentLogger } = await import(${JSON.stringify(modules('../../src/lib/log.js'))});
     const found = reachableBinaries(${JSON.stringify(binaries.native)}, 'test', postgresRunAs(silentLogger), silentLogger, ${JSON.stringify(copyBase)});
     process.stdout.write(found.dir);`;
   const run = () =>

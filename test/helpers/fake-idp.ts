@@ -4,8 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp } from '../../src/core/app.js';
-import { listen } from '../../src/core/server.js';
+import { createApp } from '../../src/http/app.js';
+import { listen } from '../../src/http/server.js';
 import type { Sql } from '../../src/db/pool.js';
 import { createGuards } from '../../src/site/auth/guards.js';
 import { authFeature, type AuthOptions } from '../../src/site/auth/feature.js';

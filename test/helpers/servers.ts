@@ -3,9 +3,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, type Config } from '../../src/core/config.js';
-import { createLogger, silentLogger, type Logger } from '../../src/core/log.js';
-import { listen, type RunningServer } from '../../src/core/server.js';
+import { loadConfig, type Config } from '../../src/settings/shared.js';
+import { createLogger, silentLogger, type Logger } from '../../src/lib/log.js';
+import { listen, type RunningServer } from '../../src/http/server.js';
 import { createPool, type Sql } from '../../src/db/pool.js';
 import { createImghost } from '../../src/imghost/app.js';
 import { createSite } from '../../src/site/app.js';

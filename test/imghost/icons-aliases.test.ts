@@ -6,13 +6,13 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createLogger, silentLogger } from '../../src/core/log.js';
+import { createLogger, silentLogger } from '../../src/lib/log.js';
 import { createImghost } from '../../src/imghost/app.js';
 import { AliasTableError, checkAliases, createIconAliases, parseAliasTable } from '../../src/imghost/icons/icon-aliases.js';
 import { openIconCatalog } from '../../src/imghost/icons/icon-catalog.js';
 import { builtInIconSource } from '../../src/imghost/icons/icon-source.js';
 import { SF_ALIAS_TABLE } from '../../src/imghost/icons/sf-aliases.js';
-import { listen } from '../../src/core/server.js';
+import { listen } from '../../src/http/server.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { startTestImghost, tempDir, testConfig, type TestServer } from '../helpers/servers.js';
 

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { projectRoot } from '../../src/core/project-root.js';
+import { projectRoot } from '../../src/lib/project-root.js';
 import { createLocalAccount, setLocalPassword } from '../../src/site/auth/local-accounts.js';
 import { MAX_FAILURES_PER_ADDRESS } from '../../src/site/auth/password-login.js';
 import { me, setCookie, setCookieLine, startAuthOnly, testSessionCookie } from '../helpers/fake-idp.js';

@@ -2,8 +2,8 @@
 // PKCE, reading userinfo, usernames, guards and the hash gate. Table-driven.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { HttpError } from '../../src/core/errors.js';
-import { rateLimited } from '../../src/core/rate-limit.js';
+import { HttpError } from '../../src/http/errors.js';
+import { rateLimited } from '../../src/http/rate-limited.js';
 import { requireAdmin, requireUser } from '../../src/site/auth/guards.js';
 import { identityFrom } from '../../src/site/auth/identity.js';
 import { loginStateKey, openLoginState, pkceChallenge, sealLoginState, stateMatches } from '../../src/site/auth/login-state.js';

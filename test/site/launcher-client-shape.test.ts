@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { projectRoot } from '../../src/core/project-root.js';
+import { projectRoot } from '../../src/lib/project-root.js';
 import { MAX_SHAPE_PROBLEMS } from '../../src/site/launcher/client-shape.js';
 import { parseLauncherDocument } from '../../src/site/launcher/document.js';
 

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { HttpError } from '../../src/core/errors.js';
+import { HttpError } from '../../src/http/errors.js';
 import { QUERY_TIMEOUT_MS, UNAVAILABLE_RETRY_AFTER_SECONDS, withDeadline } from '../../src/db/deadline.js';
 import { createPool, POOL_SIZE } from '../../src/db/pool.js';
 import { inTransaction } from '../../src/db/queries.js';

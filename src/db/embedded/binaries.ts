@@ -4,7 +4,7 @@ import { chmodSync, cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, rea
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { Logger } from '../../core/log.js';
+import type { Logger } from '../../lib/log.js';
 import { describeSystemError, EmbeddedPostgresError } from './errors.js';
 import type { RunAs } from './run-as.js';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Logger } from '../../core/log.js';
+import type { Logger } from '../../lib/log.js';
 import { everyoneCanTraverse, isRoot } from './run-as.js';
 
 /**

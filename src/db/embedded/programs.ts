@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import type { Logger } from '../../core/log.js';
+import type { Logger } from '../../lib/log.js';
 import { describeSystemError, EmbeddedPostgresError, StartAborted } from './errors.js';
 import type { RunAs } from './run-as.js';
 

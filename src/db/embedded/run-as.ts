@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { dirname, parse } from 'node:path';
-import type { Logger } from '../../core/log.js';
+import type { Logger } from '../../lib/log.js';
 import { EmbeddedPostgresError } from './errors.js';
 
 // PostgreSQL refuses to run as root. As root, it runs as an unprivileged

@@ -1,4 +1,4 @@
-import type { Feature } from '../../core/feature.js';
+import type { Feature } from '../../http/feature.js';
 import type { ImghostDeps, ImghostLocals } from '../context.js';
 import { createIconAliases, parseAliasTable } from './icon-aliases.js';
 import { openIconCatalog } from './icon-catalog.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Logger } from '../../core/log.js';
+import type { Logger } from '../../lib/log.js';
 import type { IconCatalog } from './icon-catalog.js';
 import { iconFileCandidates } from './icon-name.js';
 import { MAX_ICON_NAME_LENGTH } from './limits.js';

@@ -1,10 +1,10 @@
 import { stat } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
-import type { Logger } from '../../core/log.js';
-import { watchFolders } from '../../core/watch-folders.js';
+import type { Logger } from '../../lib/log.js';
+import { watchFolders } from '../../lib/watch-folders.js';
 import type { IconSource } from './icon-source.js';
 import { POLL_INTERVAL_MS, RESCAN_DEBOUNCE_MS } from './limits.js';
-import { strongEtag } from '../../core/etag.js';
+import { strongEtag } from '../../http/etag.js';
 
 // The live list of icons. It is read once (readdir), then again whenever a folder
 // changes: fs.watch gives the change at once, and a stat of each folder every few

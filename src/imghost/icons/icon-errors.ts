@@ -1,4 +1,4 @@
-import { HttpError } from '../../core/errors.js';
+import { HttpError } from '../../http/errors.js';
 
 // The documented error texts (docs/api.md, "The image host"), answered as plain text (see imghost/errors.ts).
 

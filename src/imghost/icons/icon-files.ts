@@ -3,10 +3,10 @@ import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { IconCatalog } from './icon-catalog.js';
 import { iconNotFound, iconProcessingFailed } from './icon-errors.js';
-import type { HeaderList } from '../../core/answer-head.js';
+import type { HeaderList } from '../../http/answer-head.js';
 import { ICON_CACHE_CONTROL, MAX_ICON_FILE_BYTES, SOURCE_CACHE_MAX_BYTES, SOURCE_CACHE_MAX_ENTRIES, SVG_CSP } from './limits.js';
-import { createLru } from '../../core/lru.js';
-import { createSingleFlight } from '../../core/single-flight.js';
+import { createLru } from '../../lib/lru.js';
+import { createSingleFlight } from '../../lib/single-flight.js';
 import { compileSvgTemplate, type SvgTemplate } from './svg-template.js';
 
 // Icon files are read on first use, compiled into recolouring templates and kept

@@ -1,4 +1,4 @@
-import type { HeaderList } from '../../core/answer-head.js';
+import type { HeaderList } from '../../http/answer-head.js';
 import type { IconCatalog } from './icon-catalog.js';
 import { iconProcessingFailed, rendererBusy } from './icon-errors.js';
 import type { IconFile } from './icon-files.js';
@@ -11,12 +11,12 @@ import {
   RENDER_CACHE_MAX_ENTRIES,
   SVG_CSP,
 } from './limits.js';
-import { createLru } from '../../core/lru.js';
+import { createLru } from '../../lib/lru.js';
 import { svgToPng } from './png.js';
-import { createSingleFlight } from '../../core/single-flight.js';
+import { createSingleFlight } from '../../lib/single-flight.js';
 import { renderSvg } from './svg-template.js';
-import { QueueFullError, createTaskQueue } from '../../core/task-queue.js';
-import { strongEtag } from '../../core/etag.js';
+import { QueueFullError, createTaskQueue } from '../../lib/task-queue.js';
+import { strongEtag } from '../../http/etag.js';
 
 // Finished answers, ready to write: a repeated request is one Map lookup away from
 // its bytes. PNGs are made by sharp behind a small queue (a burst of distinct sizes

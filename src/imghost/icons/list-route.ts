@@ -1,4 +1,4 @@
-import { etagMatches, sendBody, sendNoContent } from '../../core/respond.js';
+import { etagMatches, sendBody, sendNoContent } from '../../http/respond.js';
 import type { ImghostHandler } from '../context.js';
 import type { IconAliases } from './icon-aliases.js';
 import type { IconCatalog } from './icon-catalog.js';

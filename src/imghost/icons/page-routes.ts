@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { projectRoot } from '../../core/project-root.js';
-import { loadStaticFolder, staticHandler } from '../../core/static-files.js';
+import { projectRoot } from '../../lib/project-root.js';
+import { loadStaticFolder, staticHandler } from '../../http/static-files.js';
 import type { ImghostHandler } from '../context.js';
 
 // The /SF search page: static HTML, JavaScript and CSS from static/imghost/sf, read

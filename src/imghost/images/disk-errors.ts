@@ -1,4 +1,4 @@
-import { HttpError } from '../../core/errors.js';
+import { HttpError } from '../../http/errors.js';
 
 // A full disk (or a used-up quota) is not a bug: it has its own status, 507
 // (RFC 4918 11.5), so clients and monitoring can tell it from a crash.

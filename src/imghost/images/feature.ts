@@ -1,5 +1,5 @@
-import type { Feature } from '../../core/feature.js';
-import { createTaskQueue } from '../../core/task-queue.js';
+import type { Feature } from '../../http/feature.js';
+import { createTaskQueue } from '../../lib/task-queue.js';
 import type { ImghostDeps, ImghostLocals } from '../context.js';
 import { threadBudget } from '../thread-budget.js';
 import { configureSharp, MAX_WAITING_DECODES } from './imaging.js';

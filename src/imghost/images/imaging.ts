@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import sharp, { type Metadata } from 'sharp';
-import { HttpError } from '../../core/errors.js';
+import { HttpError } from '../../http/errors.js';
 import { formatFromSharp, type ImageFormat } from './formats.js';
 
 // Everything this feature asks of sharp (libvips), with its limits spelled out:

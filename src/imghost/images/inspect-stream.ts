@@ -1,6 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
-import { HttpError } from '../../core/errors.js';
+import { HttpError } from '../../http/errors.js';
 import { SNIFF_BYTES, sniffFormat, type ImageFormat } from './formats.js';
 
 export const notAnAcceptedImage = () =>

@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
-import { createSingleFlight } from '../../core/single-flight.js';
-import { HttpError } from '../../core/errors.js';
-import type { Logger } from '../../core/log.js';
-import type { TaskQueue as Limiter } from '../../core/task-queue.js';
+import { createSingleFlight } from '../../lib/single-flight.js';
+import { HttpError } from '../../http/errors.js';
+import type { Logger } from '../../lib/log.js';
+import type { TaskQueue as Limiter } from '../../lib/task-queue.js';
 import { insufficientStorage, isDiskFull } from './disk-errors.js';
 import { convertToWebp } from './imaging.js';
 import type { ImageStore, StoredFile } from './store.js';

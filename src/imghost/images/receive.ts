@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import { IMAGE_FORM_LIMITS, maxFormBytes, parseMultipart, type FilePart } from '../../core/multipart/index.js';
+import { IMAGE_FORM_LIMITS, maxFormBytes, parseMultipart, type FilePart } from '../../http/multipart/index.js';
 import type { ImageFormat } from './formats.js';
 import { invalidImage } from './imaging.js';
 import { InspectStream } from './inspect-stream.js';

@@ -1,7 +1,7 @@
 import { createReadStream, type ReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import { HttpError } from '../../core/errors.js';
-import { etagMatches, sendNoContent } from '../../core/respond.js';
+import { HttpError } from '../../http/errors.js';
+import { etagMatches, sendNoContent } from '../../http/respond.js';
 import type { ImghostContext } from '../context.js';
 import type { Previews } from './previews.js';
 import type { ImageStore, StoredFile } from './store.js';

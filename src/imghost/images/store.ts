@@ -1,8 +1,8 @@
 import { mkdir, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HttpError } from '../../core/errors.js';
-import type { Logger } from '../../core/log.js';
-import { createLru } from '../../core/lru.js';
+import { HttpError } from '../../http/errors.js';
+import type { Logger } from '../../lib/log.js';
+import { createLru } from '../../lib/lru.js';
 import { syncDirectory, syncFile } from './durable.js';
 import { FORMAT_LIST, FORMATS, type ImageFormat } from './formats.js';
 import { sameContent } from './same-content.js';

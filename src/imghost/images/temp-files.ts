@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { Logger } from '../../core/log.js';
+import type { Logger } from '../../lib/log.js';
 
 // Files being written (uploads, conversions) live in one temp folder that several
 // image host processes may share. A name says who writes it:

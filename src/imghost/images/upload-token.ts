@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { HttpError } from '../../core/errors.js';
+import { HttpError } from '../../http/errors.js';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import { HttpError, payloadTooLarge } from '../../core/errors.js';
-import { refuseRestOfBody } from '../../core/refuse-body.js';
-import { sendJson } from '../../core/respond.js';
-import type { TaskQueue as Limiter } from '../../core/task-queue.js';
+import { HttpError, payloadTooLarge } from '../../http/errors.js';
+import { refuseRestOfBody } from '../../http/refuse-body.js';
+import { sendJson } from '../../http/respond.js';
+import type { TaskQueue as Limiter } from '../../lib/task-queue.js';
 import type { ImghostContext } from '../context.js';
 import { insufficientStorage, isDiskFull } from './disk-errors.js';
 import { answerFilename } from './formats.js';

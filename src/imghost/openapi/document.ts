@@ -1,4 +1,4 @@
-import { probe, json, media, openApiDocument, pathParam, queryParam, ref, text, type Schema } from '../../core/openapi-parts.js';
+import { probe, json, media, openApiDocument, pathParam, queryParam, ref, text, type Schema } from '../../http/openapi-parts.js';
 
 // The OpenAPI 3.1 description of the image host (service B), served at
 // /openapi.json. Every route of its table (src/imghost/app.ts) is here; an

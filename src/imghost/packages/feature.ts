@@ -1,5 +1,5 @@
-import type { Feature } from '../../core/feature.js';
-import { createTaskQueue } from '../../core/task-queue.js';
+import type { Feature } from '../../http/feature.js';
+import { createTaskQueue } from '../../lib/task-queue.js';
 import type { ImghostDeps, ImghostLocals } from '../context.js';
 import { createTokenCheck } from '../images/upload-token.js';
 import { openPackageStore } from './package-store.js';

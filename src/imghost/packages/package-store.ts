@@ -1,6 +1,6 @@
 import { mkdir, rename, stat, writeFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Logger } from '../../core/log.js';
+import type { Logger } from '../../lib/log.js';
 import { syncDirectory, syncFile } from '../images/durable.js';
 import { createTempArea } from '../images/temp-files.js';
 

@@ -4,7 +4,7 @@ import { createWriteStream } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { payloadTooLarge } from '../../core/errors.js';
+import { payloadTooLarge } from '../../http/errors.js';
 import type { TempArea } from '../images/temp-files.js';
 
 export interface ReceivedPackage {

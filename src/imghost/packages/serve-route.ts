@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import { HttpError } from '../../core/errors.js';
-import { etagMatches, sendJson, sendNoContent } from '../../core/respond.js';
+import { HttpError } from '../../http/errors.js';
+import { etagMatches, sendJson, sendNoContent } from '../../http/respond.js';
 import type { ImghostContext } from '../context.js';
 import { parseRange } from './byte-range.js';
 import { isPackageFileName } from './package-names.js';

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import type { Config } from '../../core/config.js';
-import { serializeCookie } from '../../core/middleware/cookies.js';
+import type { Config } from '../../settings/shared.js';
+import { serializeCookie } from '../../http/cookies.js';
 
 // The two cookies of the login. Both HttpOnly and SameSite=Lax: Lax is what lets
 // the provider's top-level redirect back to /apps/auth/callback carry them, while a

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import type { Config } from '../../core/config.js';
-import { HttpError } from '../../core/errors.js';
-import { getCookie } from '../../core/middleware/cookies.js';
+import type { Config } from '../../settings/shared.js';
+import { HttpError } from '../../http/errors.js';
+import { getCookie } from '../../http/cookies.js';
 import type { SiteMiddleware } from '../context.js';
 import { sessionCookieName } from './cookies.js';
 

@@ -1,7 +1,7 @@
-import type { Feature } from '../../core/feature.js';
+import type { Feature } from '../../http/feature.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
 import { crossSiteProtection } from './cross-site.js';
-import { jsonBody } from '../../core/middleware/json-body.js';
+import { jsonBody } from '../../http/json-body.js';
 import { oauthHandlers } from './oauth-routes.js';
 import { DEFAULT_LOGIN_LIMITS, passwordLoginHandler, type LoginLimits } from './password-login.js';
 import { createProviderClient, DEFAULT_PROVIDER_LIMITS, type ProviderLimits } from './provider-client.js';

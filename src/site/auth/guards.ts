@@ -1,8 +1,8 @@
-import { HttpError } from '../../core/errors.js';
-import { getCookie } from '../../core/middleware/cookies.js';
-import { rateLimited } from '../../core/rate-limit.js';
-import type { Next } from '../../core/context.js';
-import { createSharedRateLimiter, type SharedRateLimiter } from '../../db/rate-limit.js';
+import { HttpError } from '../../http/errors.js';
+import { getCookie } from '../../http/cookies.js';
+import { rateLimited } from '../../http/rate-limited.js';
+import type { Next } from '../../http/context.js';
+import { createSharedRateLimiter, type SharedRateLimiter } from '../../db/shared-rate-limiter.js';
 import type { SessionUser, SiteContext, SiteDeps, SiteMiddleware } from '../context.js';
 import { TOKEN_REQUESTS_PER_WINDOW, TOKEN_WINDOW_MS } from '../tokens/limits.js';
 import type { TokenScope } from '../tokens/scopes.js';

@@ -1,4 +1,4 @@
-import { isObject } from '../../core/json-object.js';
+import { isObject } from '../../lib/json-object.js';
 import { cleanProviderUsername } from './usernames.js';
 
 // Reading the userinfo document. Providers disagree on field names (OIDC says

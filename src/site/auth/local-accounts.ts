@@ -1,4 +1,4 @@
-import { HttpError, validationFailed } from '../../core/errors.js';
+import { HttpError, validationFailed } from '../../http/errors.js';
 import type { Sql } from '../../db/pool.js';
 import { runQuery } from '../../db/queries.js';
 import type { SessionUser } from '../context.js';

@@ -1,6 +1,6 @@
-import { HttpError } from '../../core/errors.js';
-import { getCookie } from '../../core/middleware/cookies.js';
-import { redirect } from '../../core/respond.js';
+import { HttpError } from '../../http/errors.js';
+import { getCookie } from '../../http/cookies.js';
+import { redirect } from '../../http/respond.js';
 import type { SiteContext, SiteDeps, SiteHandler } from '../context.js';
 import { clearLoginCookie, loginCookieName, LOGIN_TTL_SECONDS, setLoginCookie } from './cookies.js';
 import { identityFrom } from './identity.js';

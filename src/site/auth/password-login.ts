@@ -1,10 +1,10 @@
-import { HttpError, validationFailed } from '../../core/errors.js';
-import { rateLimited, type RateDecision } from '../../core/rate-limit.js';
-import { sendOk } from '../../core/respond.js';
-import { createSharedRateLimiter, type SharedRateLimiter } from '../../db/rate-limit.js';
+import { HttpError, validationFailed } from '../../http/errors.js';
+import { rateLimited, type RateDecision } from '../../http/rate-limited.js';
+import { sendOk } from '../../http/respond.js';
+import { createSharedRateLimiter, type SharedRateLimiter } from '../../db/shared-rate-limiter.js';
 import type { SiteContext, SiteDeps, SiteHandler } from '../context.js';
 import { createDummyHash, createHashGate, MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
-import { isObject } from '../../core/json-object.js';
+import { isObject } from '../../lib/json-object.js';
 import { beginSession, publicUser } from './session-lifecycle.js';
 import { findLocalUser, refreshLocalAdmin } from './users.js';
 import { adminMatcher, isValidLocalUsername, MAX_USERNAME_LENGTH } from './usernames.js';

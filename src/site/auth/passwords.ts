@@ -1,7 +1,7 @@
 import { Algorithm, hash, verify } from '@node-rs/argon2';
 import { randomBytes } from 'node:crypto';
-import { HttpError } from '../../core/errors.js';
-import { createTaskQueue } from '../../core/task-queue.js';
+import { HttpError } from '../../http/errors.js';
+import { createTaskQueue } from '../../lib/task-queue.js';
 
 // argon2id with the OWASP Password Storage Cheat Sheet's first profile (19 MiB,
 // 2 passes, 1 lane): about 20-50 ms per hash on a small server, which is what a

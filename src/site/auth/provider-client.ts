@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
-import type { OAuthConfig } from '../../core/config.js';
-import { HttpError } from '../../core/errors.js';
-import { isObject } from '../../core/json-object.js';
-import { readLimited } from '../../core/read-limited.js';
+import type { OAuthConfig } from '../../settings/shared.js';
+import { HttpError } from '../../http/errors.js';
+import { isObject } from '../../lib/json-object.js';
+import { readLimited } from '../../lib/read-limited.js';
 
 // The two calls the site makes to the identity provider, over one pooled undici
 // Agent. Every limit is explicit: undici's own timeouts are 300 s and its bodies

@@ -1,4 +1,4 @@
-import { getCookie } from '../../core/middleware/cookies.js';
+import { getCookie } from '../../http/cookies.js';
 import type { SessionUser, SiteContext, SiteDeps } from '../context.js';
 import { clearSessionCookie, sessionCookieName, setSessionCookie } from './cookies.js';
 import { createSession, deleteSession } from './sessions.js';

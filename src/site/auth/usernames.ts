@@ -1,4 +1,4 @@
-import type { Config } from '../../core/config.js';
+import type { Config } from '../../settings/shared.js';
 
 // Usernames name users in URLs and on pages (ratings, replies), so they are unique
 // case-insensitively across local accounts and provider users alike.

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Logger } from '../../core/log.js';
+import type { Logger } from '../../lib/log.js';
 import type { Sql } from '../../db/pool.js';
 import { runQuery } from '../../db/queries.js';
 import type { SessionUser } from '../context.js';

@@ -20,7 +20,7 @@
 //   calls `entry.get("version")` / `entry.get("url")` on each element and clones the
 //   URL with git; BloraLauncher lib/pages/download_page.dart reads `v['version']`.
 
-import { isObject, own } from '../../core/json-object.js';
+import { isObject, own } from '../../lib/json-object.js';
 
 const BLORA = 'BloraLauncher lib/tools/server_info.dart';
 const UPDATER = 'Bloret-Launcher modules/update.py';

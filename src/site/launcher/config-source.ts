@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import type { Logger } from '../../core/log.js';
-import { watchFolders } from '../../core/watch-folders.js';
+import type { Logger } from '../../lib/log.js';
+import { watchFolders } from '../../lib/watch-folders.js';
 import { FASTDOWNLOAD_ABSENT, parseLauncherDocument } from './document.js';
 import { prepareJson, type PreparedAnswer } from './prepared.js';
 import { readFileBounded } from './read-bounded.js';

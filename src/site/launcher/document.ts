@@ -20,7 +20,7 @@
 //   i.e. {enabled: false, versions: []}, with a warning for the operator. Only
 //   `enabled` and `versions` are served.
 
-import { isObject, own } from '../../core/json-object.js';
+import { isObject, own } from '../../lib/json-object.js';
 import { checkClientShape, type ShapeProblem } from './client-shape.js';
 
 export const INFO_FIELDS: ReadonlyArray<{ name: string; legacy?: string; absent?: () => unknown }> = [

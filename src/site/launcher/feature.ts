@@ -1,5 +1,5 @@
-import { HttpError } from '../../core/errors.js';
-import type { Feature } from '../../core/feature.js';
+import { HttpError } from '../../http/errors.js';
+import type { Feature } from '../../http/feature.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
 import { sendPrepared } from './prepared.js';
 import { createLauncherConfigSource } from './config-source.js';

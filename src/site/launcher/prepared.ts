@@ -1,7 +1,7 @@
-import type { Context } from '../../core/context.js';
-import type { HeaderList } from '../../core/answer-head.js';
-import { etagMatches, sendBody, sendNoContent } from '../../core/respond.js';
-import { strongEtag } from '../../core/etag.js';
+import type { Context } from '../../http/context.js';
+import type { HeaderList } from '../../http/answer-head.js';
+import { etagMatches, sendBody, sendNoContent } from '../../http/respond.js';
+import { strongEtag } from '../../http/etag.js';
 
 // Every launcher polls /api/info and /api/fastdownload, so these answers are built
 // once per version of the file and a request only writes a ready Buffer and a ready

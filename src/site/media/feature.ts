@@ -1,5 +1,5 @@
-import type { Feature } from '../../core/feature.js';
-import { createSharedRateLimiter, type SharedRateLimiter } from '../../db/rate-limit.js';
+import type { Feature } from '../../http/feature.js';
+import { createSharedRateLimiter, type SharedRateLimiter } from '../../db/shared-rate-limiter.js';
 import type { Guards } from '../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
 import { createImageHostClient } from './image-host-client.js';

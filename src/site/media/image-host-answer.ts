@@ -1,4 +1,4 @@
-import { isObject } from '../../core/json-object.js';
+import { isObject } from '../../lib/json-object.js';
 
 // What the image host's upload answer must look like, and what the site hands out
 // from it. The image host is another process (another machine, maybe another

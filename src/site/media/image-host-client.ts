@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
-import { HttpError } from '../../core/errors.js';
+import { HttpError } from '../../http/errors.js';
 import { AnswerShapeError, failureMessageOf, uploadedImageFrom, type UploadedImage } from './image-host-answer.js';
 import type { CheckedImage } from './image-part.js';
 import type { ImageHostLimits } from './limits.js';

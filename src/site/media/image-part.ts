@@ -1,5 +1,5 @@
-import { validationFailed } from '../../core/errors.js';
-import type { FilePart } from '../../core/multipart/index.js';
+import { validationFailed } from '../../http/errors.js';
+import type { FilePart } from '../../http/multipart/index.js';
 import { forwardedName, IMAGE_TYPES, imageTypeOf, SIGNATURE_BYTES, type ImageType } from './image-type.js';
 
 /** The form field that carries the image (the old service's `upload.single('image')`). */

@@ -1,4 +1,4 @@
-import { notFound } from '../../core/errors.js';
+import { notFound } from '../../http/errors.js';
 import type { SiteContext } from '../context.js';
 
 // GET /img/:timestamp/:file on the site: 302 to the same path on the image host

@@ -1,4 +1,4 @@
-import { IMAGE_FORM_LIMITS, maxFormBytes, type MultipartLimits } from '../../core/multipart/index.js';
+import { IMAGE_FORM_LIMITS, maxFormBytes, type MultipartLimits } from '../../http/multipart/index.js';
 
 // Every bound of the media upload, in one place. The image size is the
 // documented 8 MiB per file; the rest keep a form small and a stalled image host from

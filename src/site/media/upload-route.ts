@@ -1,9 +1,9 @@
-import { payloadTooLarge } from '../../core/errors.js';
-import { parseMultipart } from '../../core/multipart/index.js';
-import { rateLimited } from '../../core/rate-limit.js';
-import { refuseRestOfBody } from '../../core/refuse-body.js';
-import { sendOk } from '../../core/respond.js';
-import type { SharedRateLimiter } from '../../db/rate-limit.js';
+import { payloadTooLarge } from '../../http/errors.js';
+import { parseMultipart } from '../../http/multipart/index.js';
+import { rateLimited } from '../../http/rate-limited.js';
+import { refuseRestOfBody } from '../../http/refuse-body.js';
+import { sendOk } from '../../http/respond.js';
+import type { SharedRateLimiter } from '../../db/shared-rate-limiter.js';
 import { requireUser } from '../auth/guards.js';
 import type { SiteContext, SiteMiddleware } from '../context.js';
 import type { ImageHostClient, Relay } from './image-host-client.js';

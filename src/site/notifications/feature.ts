@@ -1,5 +1,5 @@
-import type { Feature } from '../../core/feature.js';
-import { jsonBody } from '../../core/middleware/json-body.js';
+import type { Feature } from '../../http/feature.js';
+import { jsonBody } from '../../http/json-body.js';
 import type { Guards } from '../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
 import { listNotificationsHandler, readNotificationsHandler, READ_BODY_LIMIT } from './notification-routes.js';

@@ -1,4 +1,4 @@
-import { probe, isoDate, json, jsonBody, media, nullable, openApiDocument, pathParam, queryParam, ref, type Schema } from '../../core/openapi-parts.js';
+import { probe, isoDate, json, jsonBody, media, nullable, openApiDocument, pathParam, queryParam, ref, type Schema } from '../../http/openapi-parts.js';
 import { DELIVERY_FAILURE_REASONS } from '../webhooks/failure-reasons.js';
 
 // The OpenAPI 3.1 description of the site (service A), served at /openapi.json.

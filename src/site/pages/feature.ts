@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import type { Feature } from '../../core/feature.js';
-import { projectRoot } from '../../core/project-root.js';
-import { compressFast, preferredCoding } from '../../core/content-encoding.js';
-import { redirect, sendBody } from '../../core/respond.js';
-import { loadStaticFolder, sendStaticFile, type StaticFile, type StaticOptions } from '../../core/static-files.js';
-import { HTML_CSP } from '../../core/security-headers.js';
+import type { Feature } from '../../http/feature.js';
+import { projectRoot } from '../../lib/project-root.js';
+import { compressFast, preferredCoding } from '../../http/content-encoding.js';
+import { redirect, sendBody } from '../../http/respond.js';
+import { loadStaticFolder, sendStaticFile, type StaticFile, type StaticOptions } from '../../http/static-files.js';
+import { HTML_CSP } from '../../http/security-headers.js';
 import type { Guards } from '../auth/guards.js';
 import type { SiteContext, SiteDeps, SiteLocals } from '../context.js';
 import { findPluginRecord } from '../plugins/plugin-reads.js';

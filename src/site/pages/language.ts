@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { getCookie } from '../../core/middleware/cookies.js';
+import { getCookie } from '../../http/cookies.js';
 
 // The pages speak the two languages of the launcher's users. The switch in the
 // header remembers the choice in a cookie (set by the page's script, read here);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { assetPath, prepareFile, type StaticFile, type StaticFiles } from '../../core/static-files.js';
+import { assetPath, prepareFile, type StaticFile, type StaticFiles } from '../../http/static-files.js';
 import type { Catalogue } from './catalogue.js';
 import { inlineIcon } from './icons.js';
 

@@ -1,5 +1,5 @@
-import type { Config } from '../../core/config.js';
-import { validationFailed } from '../../core/errors.js';
+import type { Config } from '../../settings/shared.js';
+import { validationFailed } from '../../http/errors.js';
 import { link } from './text-rules.js';
 
 // Where a plugin's images (icon, screenshots' url and webpUrl) may point. Every

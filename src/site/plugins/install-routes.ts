@@ -1,7 +1,7 @@
-import { HttpError } from '../../core/errors.js';
-import { rateLimited } from '../../core/rate-limit.js';
-import { sendJson } from '../../core/respond.js';
-import { createSharedRateLimiter } from '../../db/rate-limit.js';
+import { HttpError } from '../../http/errors.js';
+import { rateLimited } from '../../http/rate-limited.js';
+import { sendJson } from '../../http/respond.js';
+import { createSharedRateLimiter } from '../../db/shared-rate-limiter.js';
 import { runQuery } from '../../db/queries.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { PLUGIN_ID } from './visibility.js';

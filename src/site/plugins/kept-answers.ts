@@ -1,6 +1,6 @@
-import { createLru, type Lru, type LruOptions } from '../../core/lru.js';
-import { prepareJson, sendPreparedJson, type PreparedJson } from '../../core/prepared-json.js';
-import { createSingleFlight } from '../../core/single-flight.js';
+import { createLru, type Lru, type LruOptions } from '../../lib/lru.js';
+import { prepareJson, sendPreparedJson, type PreparedJson } from '../../http/prepared-json.js';
+import { createSingleFlight } from '../../lib/single-flight.js';
 import { runQuery } from '../../db/queries.js';
 import type { Sql } from '../../db/pool.js';
 import type { SiteContext } from '../context.js';

@@ -1,5 +1,5 @@
-import { badRequest } from '../../core/errors.js';
-import { integerParam, singleParam } from '../../core/query-params.js';
+import { badRequest } from '../../http/errors.js';
+import { integerParam, singleParam } from '../../http/query-params.js';
 import { queryText, runQuery } from '../../db/queries.js';
 import { requireAdmin, requireUser } from '../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../context.js';

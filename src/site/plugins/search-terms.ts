@@ -1,4 +1,4 @@
-import { badRequest } from '../../core/errors.js';
+import { badRequest } from '../../http/errors.js';
 import { codePointLength } from './text-rules.js';
 
 // What the search query (sql/queries/store/search.sql) is given for a `q`.

@@ -1,5 +1,5 @@
-import { HttpError, validationFailed } from '../../core/errors.js';
-import { objectBody } from '../../core/json-object.js';
+import { HttpError, validationFailed } from '../../http/errors.js';
+import { objectBody } from '../../lib/json-object.js';
 import type { EditableField } from './records.js';
 import { EDITABLE_FIELDS } from './records.js';
 import { imageLink, type ImageLinkRule } from './image-links.js';

@@ -1,4 +1,4 @@
-import { notFound } from '../../core/errors.js';
+import { notFound } from '../../http/errors.js';
 import { runQuery } from '../../db/queries.js';
 import type { Sql } from '../../db/pool.js';
 import type { SessionUser } from '../context.js';

@@ -1,6 +1,6 @@
-import { HttpError, validationFailed } from '../../core/errors.js';
-import { objectBody } from '../../core/json-object.js';
-import { sendOk } from '../../core/respond.js';
+import { HttpError, validationFailed } from '../../http/errors.js';
+import { objectBody } from '../../lib/json-object.js';
+import { sendOk } from '../../http/respond.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { requireAdmin, requireUser } from '../auth/guards.js';
 import { imageLinkRule } from './image-links.js';

@@ -1,6 +1,6 @@
-import type { Feature } from '../../core/feature.js';
-import { jsonBody } from '../../core/middleware/json-body.js';
-import { createSharedRateLimiter } from '../../db/rate-limit.js';
+import type { Feature } from '../../http/feature.js';
+import { jsonBody } from '../../http/json-body.js';
+import { createSharedRateLimiter } from '../../db/shared-rate-limiter.js';
 import type { Guards } from '../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
 import { RATE_WINDOW_MS, RATING_WRITES_PER_MINUTE, REPLIES_PER_MINUTE } from './limits.js';

@@ -1,4 +1,4 @@
-import { sendJson } from '../../core/respond.js';
+import { sendJson } from '../../http/respond.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { findVisiblePlugin } from '../plugins/visibility.js';
 import { readRatingsPage } from './ratings-reads.js';

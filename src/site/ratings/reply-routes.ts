@@ -1,7 +1,7 @@
-import { HttpError } from '../../core/errors.js';
-import { rateLimited } from '../../core/rate-limit.js';
-import { sendJson, sendOk } from '../../core/respond.js';
-import type { SharedRateLimiter } from '../../db/rate-limit.js';
+import { HttpError } from '../../http/errors.js';
+import { rateLimited } from '../../http/rate-limited.js';
+import { sendJson, sendOk } from '../../http/respond.js';
+import type { SharedRateLimiter } from '../../db/shared-rate-limiter.js';
 import { inTransaction, runQuery } from '../../db/queries.js';
 import { notify } from '../notifications/notify.js';
 import { requireUser } from '../auth/guards.js';

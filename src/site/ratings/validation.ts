@@ -1,6 +1,6 @@
-import { validationFailed } from '../../core/errors.js';
-import { objectBody } from '../../core/json-object.js';
-import { integerParam } from '../../core/query-params.js';
+import { validationFailed } from '../../http/errors.js';
+import { objectBody } from '../../lib/json-object.js';
+import { integerParam } from '../../http/query-params.js';
 import { text } from '../plugins/text-rules.js';
 
 // The rating and reply rules (docs/api.md, "Ratings and replies" and "Limits"). Body fields failing a rule are 400 VALIDATION_FAILED naming the field;

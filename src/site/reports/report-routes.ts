@@ -1,14 +1,14 @@
-import { HttpError } from '../../core/errors.js';
-import { integerParam, singleParam } from '../../core/query-params.js';
-import { rateLimited } from '../../core/rate-limit.js';
-import { sendJson } from '../../core/respond.js';
+import { HttpError } from '../../http/errors.js';
+import { integerParam, singleParam } from '../../http/query-params.js';
+import { rateLimited } from '../../http/rate-limited.js';
+import { sendJson } from '../../http/respond.js';
 import { runQuery } from '../../db/queries.js';
-import { createSharedRateLimiter } from '../../db/rate-limit.js';
+import { createSharedRateLimiter } from '../../db/shared-rate-limiter.js';
 import { requireAdmin, requireUser } from '../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { findVisiblePlugin } from '../plugins/visibility.js';
 import { parseReport } from './validation.js';
-import { badRequest } from '../../core/errors.js';
+import { badRequest } from '../../http/errors.js';
 
 /** Reports one user may file per day, over all targets (the shared limiter, so every process agrees). */
 export const REPORTS_PER_DAY = 10;

@@ -1,5 +1,5 @@
-import { HttpError, validationFailed } from '../../core/errors.js';
-import { sendJson } from '../../core/respond.js';
+import { HttpError, validationFailed } from '../../http/errors.js';
+import { sendJson } from '../../http/respond.js';
 import type { Sql } from '../../db/pool.js';
 import { inTransaction, runQuery } from '../../db/queries.js';
 import { recordAudit, type AuditTarget, type Fields } from '../audit/audit-log.js';

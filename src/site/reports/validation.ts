@@ -1,5 +1,5 @@
-import { validationFailed } from '../../core/errors.js';
-import { objectBody } from '../../core/json-object.js';
+import { validationFailed } from '../../http/errors.js';
+import { objectBody } from '../../lib/json-object.js';
 import { text } from '../plugins/text-rules.js';
 import { MAX_USERNAME_LENGTH } from '../auth/usernames.js';
 import { PLUGIN_ID } from '../plugins/visibility.js';

@@ -1,4 +1,4 @@
-import type { Feature } from '../../core/feature.js';
+import type { Feature } from '../../http/feature.js';
 import type { Guards } from '../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
 import { installStatsManyHandler } from './install-stats-many-route.js';

@@ -1,6 +1,6 @@
-import { badRequest } from '../../core/errors.js';
-import { singleParam } from '../../core/query-params.js';
-import { sendJson } from '../../core/respond.js';
+import { badRequest } from '../../http/errors.js';
+import { singleParam } from '../../http/query-params.js';
+import { sendJson } from '../../http/respond.js';
 import { runQuery } from '../../db/queries.js';
 import type { Sql } from '../../db/pool.js';
 import type { SiteContext, SiteDeps } from '../context.js';

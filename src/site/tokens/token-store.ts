@@ -1,4 +1,4 @@
-import { HttpError } from '../../core/errors.js';
+import { HttpError } from '../../http/errors.js';
 import type { Sql } from '../../db/pool.js';
 import { inTransaction, runQuery } from '../../db/queries.js';
 import { MAX_LISTED_TOKENS, MAX_LIVE_TOKENS } from './limits.js';

@@ -1,4 +1,4 @@
-import { validationFailed } from '../../core/errors.js';
+import { validationFailed } from '../../http/errors.js';
 import { DEFAULT_EXPIRES_IN_DAYS, MAX_EXPIRES_IN_DAYS, TOKEN_NAME_MAX } from './limits.js';
 import { isTokenScope, TOKEN_SCOPES, type TokenScope } from './scopes.js';
 

@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
-import { WEBHOOK_PORTS } from '../../core/config.js';
+import { WEBHOOK_PORTS } from '../../settings/shared.js';
 import { hostAddress, isPublicAddress } from './address-policy.js';
 
 // The undici dispatcher every webhook delivery goes through. Its connector is where

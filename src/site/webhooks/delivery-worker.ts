@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
-import type { Logger } from '../../core/log.js';
-import type { Sample } from '../../core/metrics/exposition.js';
+import type { Logger } from '../../lib/log.js';
+import type { Sample } from '../../http/metrics/exposition.js';
 import type { Sql } from '../../db/pool.js';
 import { runQuery } from '../../db/queries.js';
 import { attemptDelivery, ATTEMPT_DEADLINE_MS, type AttemptResult } from './attempt.js';

@@ -1,4 +1,4 @@
-import { validationFailed } from '../../core/errors.js';
+import { validationFailed } from '../../http/errors.js';
 import { hostAddress, isPublicAddress } from './address-policy.js';
 
 // What a webhook URL may be, checked when it is set (PUT /apps/api/webhook). A host

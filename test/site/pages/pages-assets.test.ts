@@ -5,8 +5,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { projectRoot } from '../../../src/core/project-root.js';
-import { compactSource, loadStaticFolder } from '../../../src/core/static-files.js';
+import { projectRoot } from '../../../src/lib/project-root.js';
+import { compactSource, loadStaticFolder } from '../../../src/http/static-files.js';
 import { loadCatalogues } from '../../../src/site/pages/catalogue.js';
 import { SITE_STATIC_OPTIONS } from '../../../src/site/pages/feature.js';
 

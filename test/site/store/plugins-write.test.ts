@@ -2,7 +2,7 @@
 // and reviews" (answers, field rules, edits, review), over HTTP against the real site.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { HttpError } from '../../../src/core/errors.js';
+import type { HttpError } from '../../../src/http/errors.js';
 import { imageLink, imageLinkRule } from '../../../src/site/plugins/image-links.js';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
 import { newPlugin, pluginIn, storeClient, storeUsers, type StoreClient, type Users } from './store-client.js';

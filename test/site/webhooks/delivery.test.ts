@@ -7,7 +7,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer } from 'node:net';
-import { createLogger } from '../../../src/core/log.js';
+import { createLogger } from '../../../src/lib/log.js';
 import { createPool, type Sql } from '../../../src/db/pool.js';
 import { runQuery } from '../../../src/db/queries.js';
 import { createDeliveryDispatcher, type Resolver } from '../../../src/site/webhooks/delivery-dispatcher.js';

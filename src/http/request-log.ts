@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Logger } from './log.js';
+import type { Logger } from '../lib/log.js';
 import type { RouteMeter } from './metrics/http-metrics.js';
 
 const MAX_LOGGED_PATH = 256;

@@ -5,7 +5,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { MultipartLimits } from '../src/core/multipart/index.js';
+import type { MultipartLimits } from '../../src/http/multipart/index.js';
 import {
   byteChunks,
   collect,
@@ -18,7 +18,7 @@ import {
   withTimeout,
   type Outcome,
   type Seen,
-} from './fixtures/multipart/harness.js';
+} from '../fixtures/multipart/harness.js';
 
 const SEED = Number(process.env.MULTIPART_FUZZ_SEED ?? 0x7578_2046);
 const VALID_BODIES = 2500; // each parsed whole and in two random cuttings, every 10th byte by byte

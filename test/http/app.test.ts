@@ -3,12 +3,12 @@
 import { request } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createApp } from '../../src/core/app.js';
-import { HttpError } from '../../src/core/errors.js';
-import { silentLogger } from '../../src/core/log.js';
-import { jsonBody } from '../../src/core/middleware/json-body.js';
-import { redirect, sendOk } from '../../src/core/respond.js';
-import { listen, type RunningServer } from '../../src/core/server.js';
+import { createApp } from '../../src/http/app.js';
+import { HttpError } from '../../src/http/errors.js';
+import { silentLogger } from '../../src/lib/log.js';
+import { jsonBody } from '../../src/http/json-body.js';
+import { redirect, sendOk } from '../../src/http/respond.js';
+import { listen, type RunningServer } from '../../src/http/server.js';
 import { renderSiteError } from '../../src/site/errors.js';
 import { rawRequest } from '../helpers/raw-http.js';
 
@@ -17,7 +17,7 @@ const logged: string[] = [];
 let calls = 0;
 
 test.before(async () => {
-  const { createLogger } = await import('../../src/core/log.js');
+  const { createLogger } = await import('../../src/lib/log.js');
   const log = createLogger({}, { level: 'debug', write: (line) => void logged.push(line) });
   const handler = createApp<any>({
     name: 'test',
@@ -203,7 +203,7 @@ test('one JSON access-log line per request, without the query string', async () 
 });
 
 // Security headers on every answer, and a request id. They are written
-// with the head (core/answer-head.ts), whichever way the head is written.
+// with the head (http/answer-head.ts), whichever way the head is written.
 const everyKindOfAnswer = [
   { what: 'respond.ts success', method: 'GET', path: '/things/1', status: 200 },
   { what: 'HEAD', method: 'HEAD', path: '/things/1', status: 200 },

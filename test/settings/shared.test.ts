@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ConfigError, loadConfig } from '../../src/core/config.js';
-import { parseDotenv } from '../../src/core/dotenv.js';
+import { ConfigError, loadConfig } from '../../src/settings/shared.js';
+import { parseDotenv } from '../../src/lib/dotenv.js';
 
 test('defaults follow the configuration table', () => {
   const config = loadConfig({});

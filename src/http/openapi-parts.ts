@@ -38,7 +38,7 @@ export function jsonBody(schema: Schema, required = true): Schema {
   return { required, content: { 'application/json': { schema } } };
 }
 
-/** The body of /healthz and /readyz (src/core/health.ts). */
+/** The body of /healthz and /readyz (src/http/health.ts). */
 export function probe(status: string): Schema {
   return { type: 'object', required: ['status'], properties: { status: { const: status } } };
 }

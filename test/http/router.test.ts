@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { compileRoutes } from '../../src/core/router.js';
+import { compileRoutes } from '../../src/http/router.js';
 
 const table = compileRoutes([
   { method: 'GET', path: '/', value: 'root' },

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RateDecision } from '../core/rate-limit.js';
+import type { RateDecision } from '../http/rate-limited.js';
 import type { Sql } from './pool.js';
 import { runQuery } from './queries.js';
 

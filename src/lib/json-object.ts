@@ -1,4 +1,4 @@
-import { badRequest } from './errors.js';
+import { badRequest } from '../http/errors.js';
 
 /**
  * A JSON object (not null, not an array): what request bodies, provider answers and

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MAX_COOKIE_HEADER, MAX_COOKIE_PAIRS, parseCookies, serializeCookie } from '../../src/core/middleware/cookies.js';
+import { MAX_COOKIE_HEADER, MAX_COOKIE_PAIRS, parseCookies, serializeCookie } from '../../src/http/cookies.js';
 
 const parseCases = [
   { what: 'simple pairs', header: 'a=1; b=2', expected: { a: '1', b: '2' } },

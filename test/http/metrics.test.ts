@@ -2,9 +2,9 @@
 // it, Prometheus text that parses, and counters that move with the requests made.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ConfigError, loadConfig } from '../../src/core/config.js';
-import { createHttpMetrics, DURATION_BUCKETS } from '../../src/core/metrics/http-metrics.js';
-import { labelValue } from '../../src/core/metrics/exposition.js';
+import { ConfigError, loadConfig } from '../../src/settings/shared.js';
+import { createHttpMetrics, DURATION_BUCKETS } from '../../src/http/metrics/http-metrics.js';
+import { labelValue } from '../../src/http/metrics/exposition.js';
 import { makePng } from '../fixtures/images/generate.js';
 import { upload } from '../fixtures/images/client.js';
 import { parsePrometheus, sampleValue, type PromSample } from '../helpers/prometheus.js';

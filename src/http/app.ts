@@ -6,7 +6,7 @@ import { createClientErrorHandler, type RenderedError } from './client-error.js'
 import { compose } from './compose.js';
 import type { Context, Middleware, Route } from './context.js';
 import { HttpError } from './errors.js';
-import type { Logger } from './log.js';
+import type { Logger } from '../lib/log.js';
 import { CLIENT_REQUEST_ID, nextRequestId } from './request-id.js';
 import type { HttpMetrics, RouteMeter } from './metrics/http-metrics.js';
 import { logWhenDone } from './request-log.js';

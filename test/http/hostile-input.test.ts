@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { projectRoot } from '../../src/core/project-root.js';
+import { projectRoot } from '../../src/lib/project-root.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { closeTestSql, startTestImghost, startTestSite, type TestServer } from '../helpers/servers.js';
 

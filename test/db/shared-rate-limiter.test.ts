@@ -1,10 +1,10 @@
-// The rate limiter every site process shares (src/db/rate-limit.ts): counts,
+// The rate limiter every site process shares (src/db/shared-rate-limiter.ts): counts,
 // windows, refunds, bounded keys, the purge, and atomicity across two pools.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPool } from '../../src/db/pool.js';
 import { runQuery } from '../../src/db/queries.js';
-import { createSharedRateLimiter, MAX_KEY_LENGTH, storedKey } from '../../src/db/rate-limit.js';
+import { createSharedRateLimiter, MAX_KEY_LENGTH, storedKey } from '../../src/db/shared-rate-limiter.js';
 import { closeTestSql, testSql } from '../helpers/servers.js';
 
 const MINUTE = 60_000;

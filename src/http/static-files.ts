@@ -178,7 +178,7 @@ function tightCssLine(line: string): string {
   return line.replace(CSS_DECLARATION, '$1:');
 }
 
-/** `from './x.js'`, `import './x.js'`, `import('./x.js')`: relative specifiers only. */
+/** `from '../http/x.js'`, `import '../http/x.js'`, `import('../http/x.js')`: relative specifiers only. */
 const IMPORT_SPECIFIER = /(\bfrom\s*|\bimport\s*\(?\s*)(['"])(\.{1,2}\/[^'"\n]+?\.js)\2/g;
 const HASHED_EXTENSIONS = /\.(js|css)$/;
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from './log.js';
+import type { Logger } from '../lib/log.js';
 
 /**
  * What a handler gets. `locals` is where a service's middleware leaves what it

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { preferredCoding } from '../../src/core/content-encoding.js';
+import { preferredCoding } from '../../src/http/content-encoding.js';
 
 const cases = [
   { what: 'absent', header: undefined, coding: undefined },

@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { HttpError } from '../src/core/errors.js';
+import { HttpError } from '../../src/http/errors.js';
 import {
   DEFAULT_MULTIPART_LIMITS,
   boundaryFrom,
@@ -17,7 +17,7 @@ import {
   type FilePart,
   type MultipartLimits,
   type Part,
-} from '../src/core/multipart/index.js';
+} from '../../src/http/multipart/index.js';
 import {
   byteChunks,
   collect,
@@ -28,7 +28,7 @@ import {
   wholeChunks,
   withTimeout,
   type Outcome,
-} from './fixtures/multipart/harness.js';
+} from '../fixtures/multipart/harness.js';
 
 const SEED = 0x5eed_7578;
 console.log(`multipart.test seed: ${SEED}`);

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { answerStateOf, type AnswerHeaders } from './answer-head.js';
 import { addressKey } from './client-ip.js';
 import { HttpError } from './errors.js';
-import type { Logger } from './log.js';
+import type { Logger } from '../lib/log.js';
 import { nextRequestId } from './request-id.js';
 
 // Node answers some requests itself, before (or instead of) any handler: one its

@@ -2,13 +2,13 @@
 // the database goes away (through a TCP proxy the test can cut).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createApp } from '../../src/core/app.js';
-import { silentLogger } from '../../src/core/log.js';
-import { sendOk } from '../../src/core/respond.js';
-import { listen } from '../../src/core/server.js';
+import { createApp } from '../../src/http/app.js';
+import { silentLogger } from '../../src/lib/log.js';
+import { sendOk } from '../../src/http/respond.js';
+import { listen } from '../../src/http/server.js';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
 import { createPool, databaseIsReady, waitForDatabase } from '../../src/db/pool.js';
-import { healthHandlers } from '../../src/core/health.js';
+import { healthHandlers } from '../../src/http/health.js';
 import { renderSiteError } from '../../src/site/errors.js';
 import { startPgProxy } from '../helpers/pg-proxy.js';
 import { closeTestSql, testSql } from '../helpers/servers.js';

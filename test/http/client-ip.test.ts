@@ -4,11 +4,11 @@
 import type { IncomingMessage } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createApp } from '../../src/core/app.js';
-import { addressKey, clientIp, forwardedClient } from '../../src/core/client-ip.js';
-import { createLogger } from '../../src/core/log.js';
-import { sendOk } from '../../src/core/respond.js';
-import { listen } from '../../src/core/server.js';
+import { createApp } from '../../src/http/app.js';
+import { addressKey, clientIp, forwardedClient } from '../../src/http/client-ip.js';
+import { createLogger } from '../../src/lib/log.js';
+import { sendOk } from '../../src/http/respond.js';
+import { listen } from '../../src/http/server.js';
 import { renderSiteError } from '../../src/site/errors.js';
 
 const request = (remoteAddress: string | undefined, forwardedFor?: string | string[]) =>

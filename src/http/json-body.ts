@@ -1,7 +1,7 @@
-import type { Middleware } from '../context.js';
-import { HttpError } from '../errors.js';
-import { readLimited } from '../read-limited.js';
-import { refuseRestOfBody } from '../refuse-body.js';
+import type { Middleware } from './context.js';
+import { HttpError } from './errors.js';
+import { readLimited } from '../lib/read-limited.js';
+import { refuseRestOfBody } from './refuse-body.js';
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
 

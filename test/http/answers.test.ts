@@ -4,10 +4,10 @@
 import { connect, type Socket } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createApp, type AppHandler } from '../../src/core/app.js';
-import { createLogger } from '../../src/core/log.js';
-import { sendText } from '../../src/core/respond.js';
-import { listen, type RunningServer } from '../../src/core/server.js';
+import { createApp, type AppHandler } from '../../src/http/app.js';
+import { createLogger } from '../../src/lib/log.js';
+import { sendText } from '../../src/http/respond.js';
+import { listen, type RunningServer } from '../../src/http/server.js';
 import { renderSiteError } from '../../src/site/errors.js';
 import { headerValues, rawExchange, type RawExchange } from '../helpers/raw-http.js';
 

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { LOG_LEVELS, type LogLevel } from './log.js';
-import { MAX_TRUSTED_HOPS } from './client-ip.js';
+import { LOG_LEVELS, type LogLevel } from '../lib/log.js';
+import { MAX_TRUSTED_HOPS } from '../http/client-ip.js';
 
 // Every environment variable of the README's configuration table is read and
 // checked here, once, at start-up. A bad value stops the process with one line

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { Logger } from './log.js';
+import type { Logger } from '../lib/log.js';
 
 // Timeouts are deliberate: slow-loris clients must not hold sockets forever, and a
 // large upload on a slow link must still fit in requestTimeout.

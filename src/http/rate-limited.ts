@@ -1,7 +1,7 @@
 import { HttpError } from './errors.js';
 
 // What a rate limit answers, and the 429 it becomes. The counters themselves live
-// in PostgreSQL (src/db/rate-limit.ts), so every process of a service shares them.
+// in PostgreSQL (src/db/shared-rate-limiter.ts), so every process of a service shares them.
 
 export interface RateDecision {
   /** False once the key has used up its hits for this window. */
