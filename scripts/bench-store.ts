@@ -17,7 +17,7 @@
 //   GET /apps/api/plugins/<id>/ratings                a ratings page of the most rated plugin
 //
 // each twice: as a visitor (answers kept per store generation, see
-// src/site/plugins/visitor-answers.ts, so this is the cost of serving a kept answer)
+// src/site/store/visitor-answers.ts, so this is the cost of serving a kept answer)
 // and as a logged-in author (built per request: the queries, the records, the JSON),
 // and prints requests/s, p50 and p99 beside the bare figures, the targets (p99 under
 // 50 ms at 10,000 plugins; at most twice that at 100,000), and the EXPLAIN

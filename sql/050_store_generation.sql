@@ -1,6 +1,6 @@
 -- A number that grows with every committed change to what a visitor sees in the
 -- store's lists and details. Each site process keeps the visitors' answers it built, tagged
--- with the number it read before building them (src/site/plugins/visitor-answers.ts);
+-- with the number it read before building them (src/site/store/visitor-answers.ts);
 -- a request reads the number (one indexed row) and reuses an answer only when it is
 -- unchanged. Because the number changes in the same transaction as the data, a
 -- reader sees both or neither: no process, however many run, serves a list older

@@ -3,7 +3,7 @@
 -- Every plugin's record, as its author and administrators see it, carries a
 -- `revision`: an opaque string that changes with every change to the plugin or to
 -- its pending update. A review may name the revision it was made on, and is refused
--- (409) when the plugin changed meanwhile (src/site/plugins/plugin-writes.ts).
+-- (409) when the plugin changed meanwhile (src/site/store/plugin-writes.ts).
 --
 -- Both tables take their numbers from one sequence, so every change draws a number
 -- larger than any drawn before, and the record's revision is the larger of the

@@ -2,7 +2,7 @@
 -- pending update. Visitors never see pending updates, but authors and
 -- administrators do (a record's `pendingUpdate` and `revision`, the review queue),
 -- and their answers are now kept per store generation too
--- (src/site/plugins/kept-answers.ts): an author's edit of an approved plugin writes
+-- (src/site/store/kept-answers.ts): an author's edit of an approved plugin writes
 -- only plugin_pending_updates, and must show in the very next answer of its author
 -- and of every administrator, in every site process. Visitors' kept answers are
 -- rebuilt after such an edit as well; edits are rare beside install clicks, which

@@ -16,7 +16,7 @@ import { renderSiteError } from './errors.js';
 import { launcherFeature } from './launcher/feature.js';
 import { mediaFeature } from './media/feature.js';
 import { pagesFeature, SITE_STATIC_OPTIONS } from './pages/feature.js';
-import { pluginsFeature } from './plugins/feature.js';
+import { storeFeature } from './store/feature.js';
 import { ratingsFeature } from './ratings/feature.js';
 import { statsFeature } from './stats/feature.js';
 import { auditFeature } from './audit/feature.js';
@@ -32,7 +32,7 @@ export function createSite(deps: SiteDeps) {
   const features: Feature<SiteLocals>[] = [
     launcherFeature(deps),
     authFeature(deps, guards),
-    pluginsFeature(deps, guards),
+    storeFeature(deps, guards),
     ratingsFeature(deps, guards),
     statsFeature(deps, guards),
     auditFeature(deps, guards),

@@ -1,4 +1,4 @@
--- Who may see plugin $1 (case-insensitive id): see src/site/plugins/visibility.ts.
+-- Who may see plugin $1 (case-insensitive id): see src/site/store/visibility.ts.
 select id, status, submitter_id::text as submitter_id
   from plugins
  where lower(id) = lower($1)

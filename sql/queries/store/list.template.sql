@@ -13,7 +13,7 @@
 -- (scope=mine) or null, $5 tag (lower case) or null, $6 featured only, $7 limit,
 -- $8 offset.
 --
--- Visibility (src/site/plugins/visibility.ts) is two arms: approved plugins (all
+-- Visibility (src/site/store/visibility.ts) is two arms: approved plugins (all
 -- plugins for administrators), and the viewer's own unapproved ones. Each arm
 -- walks an index in order (plugins_status_{{sort}}, plugins_submitter_updated) and stops
 -- at offset + limit; an OR of the two could use neither index for the order.

@@ -4,7 +4,7 @@ import { sendJson } from '../../http/respond.js';
 import { runQuery } from '../../db/queries.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { requireAdmin } from '../auth/guards.js';
-import { PLUGIN_ID } from '../plugins/visibility.js';
+import { PLUGIN_ID } from '../store/visibility.js';
 
 export const DEFAULT_AUDIT_LIMIT = 50;
 export const MAX_AUDIT_LIMIT = 200;

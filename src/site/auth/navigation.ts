@@ -14,7 +14,7 @@ import type { IncomingMessage } from 'node:http';
  * - `Sec-Purpose` or `Purpose` naming a prefetch: not a navigation yet.
  * - None of them (curl, a browser older than Fetch Metadata): it is taken as one
  *   (the browser logout link keeps working for them); such browsers are covered by the image link
- *   rule (src/site/plugins/image-links.ts), which keeps /apps/ out of <img>.
+ *   rule (src/site/store/image-links.ts), which keeps /apps/ out of <img>.
  */
 export function isOwnTopLevelNavigation(req: IncomingMessage): boolean {
   const headers = req.headers;

@@ -1,8 +1,8 @@
-import { imageLink, type ImageLinkRule } from '../plugins/image-links.js';
+import { imageLink, type ImageLinkRule } from '../store/image-links.js';
 import { createMarkdown, type MarkdownNode } from './markdown-tree.js';
 
 // The site's Markdown. Images follow the rule of a plugin's icon and screenshots
-// (plugins/image-links.ts): every browser that shows the page fetches them with the
+// (store/image-links.ts): every browser that shows the page fetches them with the
 // site's cookie, so they may not point at the site itself outside its file folders.
 // Until the site has told its own address (useImageLinkRule, at start-up), images
 // on another https host are the only ones kept.

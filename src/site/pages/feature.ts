@@ -7,8 +7,8 @@ import { loadStaticFolder, sendStaticFile, type StaticFile, type StaticOptions }
 import { HTML_CSP } from '../../http/security-headers.js';
 import type { Guards } from '../auth/guards.js';
 import type { SiteContext, SiteDeps, SiteLocals } from '../context.js';
-import { findPluginRecord } from '../plugins/plugin-reads.js';
-import { canSee } from '../plugins/visibility.js';
+import { findPluginRecord } from '../store/plugin-reads.js';
+import { canSee } from '../store/visibility.js';
 import { loadCatalogues } from './catalogue.js';
 import { LANGUAGES, pickLanguage, type Language } from './language.js';
 import { escapeHtml, renderPage, type PageDefinition } from './templates.js';

@@ -10,7 +10,7 @@ import { createReplyHandler, deleteReplyHandler } from './reply-routes.js';
 
 /**
  * Ratings of plugins and replies to them. Every route finds its plugin through
- * findVisiblePlugin (src/site/plugins/visibility.ts): 404 for what the caller may
+ * findVisiblePlugin (src/site/store/visibility.ts): 404 for what the caller may
  * not see. The cross-site check of state-changing requests runs before any of
  * these (the auth feature's middleware). Writes are limited per user in PostgreSQL:
  * rating, changing and deleting ratings share one count, replies have their own.

@@ -1,6 +1,6 @@
 import { sendJson } from '../../http/respond.js';
 import type { SiteContext, SiteDeps } from '../context.js';
-import { findVisiblePlugin } from '../plugins/visibility.js';
+import { findVisiblePlugin } from '../store/visibility.js';
 import { readRatingsPage } from './ratings-reads.js';
 import { parsePageRequest } from './validation.js';
 

@@ -5,7 +5,7 @@ import type { SharedRateLimiter } from '../../db/shared-rate-limiter.js';
 import { inTransaction, runQuery } from '../../db/queries.js';
 import { requireUser } from '../auth/guards.js';
 import type { SessionUser, SiteContext, SiteDeps } from '../context.js';
-import { findVisiblePlugin, pluginNotFound } from '../plugins/visibility.js';
+import { findVisiblePlugin, pluginNotFound } from '../store/visibility.js';
 import { notify } from '../notifications/notify.js';
 import { RATING_WRITES_PER_MINUTE } from './limits.js';
 import { readRatingsPage } from './ratings-reads.js';

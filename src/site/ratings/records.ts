@@ -1,4 +1,4 @@
-import { ratingAverage } from '../plugins/records.js';
+import { ratingAverage } from '../store/records.js';
 
 // Rows of sql/queries/ratings/page.sql as the API shows them (docs/api.md, "Ratings
 // and replies"): entries {user, avatar, stars, comment, createdAt, updatedAt,

@@ -6,7 +6,7 @@ import { inTransaction, runQuery } from '../../db/queries.js';
 import { notify } from '../notifications/notify.js';
 import { requireUser } from '../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../context.js';
-import { findVisiblePlugin } from '../plugins/visibility.js';
+import { findVisiblePlugin } from '../store/visibility.js';
 import { replyRecord } from './records.js';
 import { isReplyId, parseReplyInput } from './validation.js';
 import { couldBeUsername } from '../auth/usernames.js';

@@ -6,7 +6,7 @@ import { runQuery } from '../../db/queries.js';
 import { createSharedRateLimiter } from '../../db/shared-rate-limiter.js';
 import { requireAdmin, requireUser } from '../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../context.js';
-import { findVisiblePlugin } from '../plugins/visibility.js';
+import { findVisiblePlugin } from '../store/visibility.js';
 import { parseReport } from './validation.js';
 import { badRequest } from '../../http/errors.js';
 

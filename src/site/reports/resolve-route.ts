@@ -7,8 +7,8 @@ import { requireAdmin } from '../auth/guards.js';
 import { couldBeUsername } from '../auth/usernames.js';
 import type { SessionUser, SiteContext, SiteDeps } from '../context.js';
 import { readRatingsPage } from '../ratings/ratings-reads.js';
-import { findVisiblePlugin } from '../plugins/visibility.js';
-import { unlistPlugin } from '../plugins/unlist.js';
+import { findVisiblePlugin } from '../store/visibility.js';
+import { unlistPlugin } from '../store/unlist.js';
 import { notify } from '../notifications/notify.js';
 import { ratingNotFound } from './report-routes.js';
 import { parseResolution, type Resolution } from './validation.js';
@@ -41,7 +41,7 @@ interface LockedReport {
  * action, in one transaction with the action itself and its audit entry.
  * hide-rating hides the reported rating (a report of a plugin has none: 400);
  * unlist makes the plugin rejected with the reason, as a review would, and discards
- * its pending update (plugins/unlist.ts). 409 when the report is already resolved.
+ * its pending update (store/unlist.ts). 409 when the report is already resolved.
  */
 export function resolveReportHandler(deps: SiteDeps) {
   return async (ctx: SiteContext) => {

@@ -1,8 +1,8 @@
 import { validationFailed } from '../../http/errors.js';
 import { objectBody } from '../../lib/json-object.js';
-import { text } from '../plugins/text-rules.js';
+import { text } from '../store/text-rules.js';
 import { MAX_USERNAME_LENGTH } from '../auth/usernames.js';
-import { PLUGIN_ID } from '../plugins/visibility.js';
+import { PLUGIN_ID } from '../store/visibility.js';
 
 // The bodies of POST /apps/api/reports and POST /apps/api/reports/:id/resolve.
 // The database holds the same limits (sql/042_reports.sql).

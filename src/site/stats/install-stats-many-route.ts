@@ -2,7 +2,7 @@ import { badRequest } from '../../http/errors.js';
 import { singleParam } from '../../http/query-params.js';
 import { sendJson } from '../../http/respond.js';
 import type { SiteContext, SiteDeps } from '../context.js';
-import { PLUGIN_ID } from '../plugins/visibility.js';
+import { PLUGIN_ID } from '../store/visibility.js';
 import { installSeries, windowFrom } from './install-stats-route.js';
 
 /** Most plugins one request may name: My plugins asks in pages of this many. */

@@ -4,7 +4,7 @@ import { sendJson } from '../../http/respond.js';
 import { runQuery } from '../../db/queries.js';
 import type { Sql } from '../../db/pool.js';
 import type { SiteContext, SiteDeps } from '../context.js';
-import { listVisibility, PLUGIN_ID, pluginNotFound, type Viewer } from '../plugins/visibility.js';
+import { listVisibility, PLUGIN_ID, pluginNotFound, type Viewer } from '../store/visibility.js';
 
 /** The windows a series may cover, in days; anything else is 400 (a bounded answer, and cacheable shapes). */
 export const STATS_WINDOWS = [30, 90, 365] as const;

@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { markdownTree, useImageLinkRule } from '../../../src/site/markdown/plugin-markdown.js';
-import { imageLinkRule } from '../../../src/site/plugins/image-links.js';
+import { imageLinkRule } from '../../../src/site/store/image-links.js';
 
 const images = (source: string) => JSON.stringify(markdownTree(source)).match(/"img",\{"src":"[^"]*"/g) ?? [];
 

@@ -2,12 +2,12 @@
 // cross-site check on state-changing requests.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Sql } from '../../src/db/pool.js';
-import { createSession, hashToken, purgeExpiredSessions } from '../../src/site/auth/sessions.js';
-import { upsertProviderUser } from '../../src/site/auth/users.js';
-import { callback, loginThroughIdp, me, setCookie, setCookieLine, startFakeIdp, startLogin, type FakeIdp } from '../helpers/fake-idp.js';
-import { rawRequest } from '../helpers/raw-http.js';
-import { closeTestSql, startTestSite, testSql, type TestServer } from '../helpers/servers.js';
+import type { Sql } from '../../../src/db/pool.js';
+import { createSession, hashToken, purgeExpiredSessions } from '../../../src/site/auth/sessions.js';
+import { upsertProviderUser } from '../../../src/site/auth/users.js';
+import { callback, loginThroughIdp, me, setCookie, setCookieLine, startFakeIdp, startLogin, type FakeIdp } from '../../helpers/fake-idp.js';
+import { rawRequest } from '../../helpers/raw-http.js';
+import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
 
 const OWN_ORIGIN = 'http://site.test';
 let idp: FakeIdp;

@@ -3,8 +3,8 @@
 import { connect, type Socket } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { makeJpeg, makePng } from '../fixtures/images/generate.js';
-import { startTestImghost, type TestServer } from '../helpers/servers.js';
+import { makeJpeg, makePng } from '../../fixtures/images/generate.js';
+import { startTestImghost, type TestServer } from '../../helpers/servers.js';
 
 const TOKEN = 'connection-test-token';
 const MAX_BYTES = 50_000;

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { closeTestSql, startTestSite, tempDir, type TestServer } from '../helpers/servers.js';
+import { closeTestSql, startTestSite, tempDir, type TestServer } from '../../helpers/servers.js';
 
 const INFO_KEYS = ['success', 'latestVersion', 'description', 'newVersionDescription', 'beta', 'downloads', 'BLTips', 'activity'];
 

@@ -5,9 +5,9 @@
 // it is the one the image host serves.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { makePng } from '../fixtures/images/generate.js';
-import { upload } from '../fixtures/images/client.js';
-import { closeTestSql, startTestImghost, startTestSite, type TestServer } from '../helpers/servers.js';
+import { makePng } from '../../fixtures/images/generate.js';
+import { upload } from '../../fixtures/images/client.js';
+import { closeTestSql, startTestImghost, startTestSite, type TestServer } from '../../helpers/servers.js';
 
 const MD5 = '0123456789abcdef0123456789abcdef';
 let site: TestServer;

@@ -4,9 +4,9 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestImghost, type TestServer } from '../helpers/servers.js';
-import { blobOf, listFiles, rawRequest, upload, waitFor } from '../fixtures/images/client.js';
-import { makeGif, makeJpeg, makePng, makePngBomb, makeWebp } from '../fixtures/images/generate.js';
+import { startTestImghost, type TestServer } from '../../helpers/servers.js';
+import { blobOf, listFiles, rawRequest, upload, waitFor } from '../../fixtures/images/client.js';
+import { makeGif, makeJpeg, makePng, makePngBomb, makeWebp } from '../../fixtures/images/generate.js';
 
 const md5Of = (bytes: Buffer) => createHash('md5').update(bytes).digest('hex');
 const TOKEN = 'upload-secret-token';

@@ -9,9 +9,9 @@ import { rm, statfs, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { listFiles, upload } from '../fixtures/images/client.js';
-import { makePng } from '../fixtures/images/generate.js';
-import { startTestImghost, tempDir, type TestServer } from '../helpers/servers.js';
+import { listFiles, upload } from '../../fixtures/images/client.js';
+import { makePng } from '../../fixtures/images/generate.js';
+import { startTestImghost, tempDir, type TestServer } from '../../helpers/servers.js';
 
 const Readiness = suite('/readyz and free space');
 

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { rawRequest } from '../helpers/raw-http.js';
-import { startTestImghost, tempDir, type TestServer } from '../helpers/servers.js';
+import { rawRequest } from '../../helpers/raw-http.js';
+import { startTestImghost, tempDir, type TestServer } from '../../helpers/servers.js';
 
 interface Answer {
   status: number;

@@ -13,7 +13,7 @@ import { createKeptAnswers } from './kept-answers.js';
 import { createHandler, editHandler, reviewHandler } from './write-routes.js';
 
 /** The plugin store: submit, edit, review, list and search, detail, install. */
-export function pluginsFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals> {
+export function storeFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals> {
   const purge = startClickPurge(deps);
   const keptAnswers = createKeptAnswers(deps.sql);
   useImageLinkRule(imageLinkRule(deps.config));

@@ -5,9 +5,9 @@ import { gunzipSync } from 'node:zlib';
 import sharp from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { rawRequest } from '../helpers/raw-http.js';
-import { startTestImghost, type TestServer } from '../helpers/servers.js';
-import { RESOLVED_REQUEST_MAX_KEY_LENGTH, RESOLVED_REQUESTS_MAX_ENTRIES } from '../../src/imghost/icons/icon-route.js';
+import { rawRequest } from '../../helpers/raw-http.js';
+import { startTestImghost, type TestServer } from '../../helpers/servers.js';
+import { RESOLVED_REQUEST_MAX_KEY_LENGTH, RESOLVED_REQUESTS_MAX_ENTRIES } from '../../../src/imghost/icons/icon-route.js';
 
 interface Answer {
   status: number;

@@ -5,9 +5,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { projectRoot } from '../../src/lib/project-root.js';
-import { MAX_SHAPE_PROBLEMS } from '../../src/site/launcher/client-shape.js';
-import { parseLauncherDocument } from '../../src/site/launcher/document.js';
+import { projectRoot } from '../../../src/lib/project-root.js';
+import { MAX_SHAPE_PROBLEMS } from '../../../src/site/launcher/client-shape.js';
+import { parseLauncherDocument } from '../../../src/site/launcher/document.js';
 
 type Config = Record<string, any>;
 const example = (): Config => JSON.parse(readFileSync(join(projectRoot(), 'config', 'launcher.example.json'), 'utf8'));

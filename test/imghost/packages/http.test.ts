@@ -4,9 +4,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { listFiles, rawRequest } from '../fixtures/images/client.js';
-import { startTestImghost, type TestServer } from '../helpers/servers.js';
-import { buildZip } from '../helpers/zip-writer.js';
+import { listFiles, rawRequest } from '../../fixtures/images/client.js';
+import { startTestImghost, type TestServer } from '../../helpers/servers.js';
+import { buildZip } from '../../helpers/zip-writer.js';
 
 const TOKEN = 'package-upload-token';
 const SMALL_MAX = 20_000;

@@ -4,13 +4,13 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { projectRoot } from '../../src/lib/project-root.js';
-import { createLocalAccount, setLocalPassword } from '../../src/site/auth/local-accounts.js';
-import { MAX_FAILURES_PER_ADDRESS } from '../../src/site/auth/password-login.js';
-import { me, setCookie, setCookieLine, startAuthOnly, testSessionCookie } from '../helpers/fake-idp.js';
-import { closeTestSql, startTestSite, testSql, type TestServer } from '../helpers/servers.js';
+import { projectRoot } from '../../../src/lib/project-root.js';
+import { createLocalAccount, setLocalPassword } from '../../../src/site/auth/local-accounts.js';
+import { MAX_FAILURES_PER_ADDRESS } from '../../../src/site/auth/password-login.js';
+import { me, setCookie, setCookieLine, startAuthOnly, testSessionCookie } from '../../helpers/fake-idp.js';
+import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
 
-const CLI = fileURLToPath(new URL('../../src/user-cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../../src/user-cli.js', import.meta.url));
 const CLI_TIMEOUT_MS = 20_000;
 // Low limits for the limit tests: every attempt costs an argon2 verify, and the
 // mechanism is the same whatever the numbers.

@@ -11,18 +11,18 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { listFiles, upload, waitFor } from '../fixtures/images/client.js';
-import { makePng } from '../fixtures/images/generate.js';
-import type { FsCall } from '../helpers/fs-trace.js';
-import { startImghostProcess, type ImghostProcess } from '../helpers/imghost-process.js';
-import { tempDir } from '../helpers/servers.js';
+import { listFiles, upload, waitFor } from '../../fixtures/images/client.js';
+import { makePng } from '../../fixtures/images/generate.js';
+import type { FsCall } from '../../helpers/fs-trace.js';
+import { startImghostProcess, type ImghostProcess } from '../../helpers/imghost-process.js';
+import { tempDir } from '../../helpers/servers.js';
 
 const Crash = suite('image host crash and stop');
 
 const md5Of = (bytes: Buffer) => createHash('md5').update(bytes).digest('hex');
 const CONCURRENT = 20;
 /** Records the image host's fsyncs and renames, in order (see the helper). */
-const FS_TRACER = fileURLToPath(new URL('../helpers/fs-trace.js', import.meta.url));
+const FS_TRACER = fileURLToPath(new URL('../../helpers/fs-trace.js', import.meta.url));
 
 type Outcome = { ok: true; status: number; bytes: Buffer } | { ok: false; error: unknown };
 

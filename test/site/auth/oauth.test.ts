@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createLocalAccount } from '../../src/site/auth/local-accounts.js';
+import { createLocalAccount } from '../../../src/site/auth/local-accounts.js';
 import {
   callback,
   CLIENT_ID,
@@ -16,8 +16,8 @@ import {
   startAuthOnly,
   startLogin,
   type FakeIdp,
-} from '../helpers/fake-idp.js';
-import { closeTestSql, startTestSite, testSql, type TestServer } from '../helpers/servers.js';
+} from '../../helpers/fake-idp.js';
+import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
 
 const PUBLIC_URL = 'http://site.test';
 let idp: FakeIdp;

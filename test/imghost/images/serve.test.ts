@@ -2,9 +2,9 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestImghost, type TestServer } from '../helpers/servers.js';
-import { rawRequest, upload } from '../fixtures/images/client.js';
-import { makeJpeg, makePng } from '../fixtures/images/generate.js';
+import { startTestImghost, type TestServer } from '../../helpers/servers.js';
+import { rawRequest, upload } from '../../fixtures/images/client.js';
+import { makeJpeg, makePng } from '../../fixtures/images/generate.js';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 

@@ -6,21 +6,21 @@ import { rm } from 'node:fs/promises';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import sharp from 'sharp';
-import { healthHandlers } from '../../src/http/health.js';
-import { createApp } from '../../src/http/app.js';
-import { createLogger, type Logger } from '../../src/lib/log.js';
-import { listen, type RunningServer } from '../../src/http/server.js';
-import { databaseIsReady } from '../../src/db/pool.js';
-import { createImghost } from '../../src/imghost/app.js';
-import { createSite } from '../../src/site/app.js';
-import { createGuards } from '../../src/site/auth/guards.js';
-import { authFeature } from '../../src/site/auth/feature.js';
-import type { SiteDeps, SiteLocals } from '../../src/site/context.js';
-import { renderSiteError } from '../../src/site/errors.js';
-import { mediaFeature, type MediaOptions } from '../../src/site/media/feature.js';
-import { listFiles, upload as uploadDirect, waitFor } from '../fixtures/images/client.js';
-import { makeAnimatedGif, makeJpeg, makePng, makeWebp } from '../fixtures/images/generate.js';
-import { testSessionCookie } from '../helpers/fake-idp.js';
+import { healthHandlers } from '../../../src/http/health.js';
+import { createApp } from '../../../src/http/app.js';
+import { createLogger, type Logger } from '../../../src/lib/log.js';
+import { listen, type RunningServer } from '../../../src/http/server.js';
+import { databaseIsReady } from '../../../src/db/pool.js';
+import { createImghost } from '../../../src/imghost/app.js';
+import { createSite } from '../../../src/site/app.js';
+import { createGuards } from '../../../src/site/auth/guards.js';
+import { authFeature } from '../../../src/site/auth/feature.js';
+import type { SiteDeps, SiteLocals } from '../../../src/site/context.js';
+import { renderSiteError } from '../../../src/site/errors.js';
+import { mediaFeature, type MediaOptions } from '../../../src/site/media/feature.js';
+import { listFiles, upload as uploadDirect, waitFor } from '../../fixtures/images/client.js';
+import { makeAnimatedGif, makeJpeg, makePng, makeWebp } from '../../fixtures/images/generate.js';
+import { testSessionCookie } from '../../helpers/fake-idp.js';
 import {
   makePngUnder,
   multipartBody,
@@ -30,9 +30,9 @@ import {
   streamOf,
   UPLOAD_PATH,
   uploadThroughSite,
-} from '../helpers/media.js';
-import { closeTestSql, startTestImghost, testConfig, testLogger, testSql, type TestServer } from '../helpers/servers.js';
-import { startFakeImageHost, startStalledListener, type FakeImageHost } from '../helpers/fake-imghost.js';
+} from '../../helpers/media.js';
+import { closeTestSql, startTestImghost, testConfig, testLogger, testSql, type TestServer } from '../../helpers/servers.js';
+import { startFakeImageHost, startStalledListener, type FakeImageHost } from '../../helpers/fake-imghost.js';
 
 const md5Of = (bytes: Buffer) => createHash('md5').update(bytes).digest('hex');
 const MiB = 1024 * 1024;

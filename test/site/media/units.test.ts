@@ -2,8 +2,8 @@
 // name sent on, and what an image host's answer must look like to be handed out.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AnswerShapeError, failureMessageOf, uploadedImageFrom } from '../../src/site/media/image-host-answer.js';
-import { forwardedName, imageTypeOf } from '../../src/site/media/image-type.js';
+import { AnswerShapeError, failureMessageOf, uploadedImageFrom } from '../../../src/site/media/image-host-answer.js';
+import { forwardedName, imageTypeOf } from '../../../src/site/media/image-type.js';
 
 const bytes = (...values: Array<number | string>) =>
   Buffer.concat(values.map((value) => (typeof value === 'string' ? Buffer.from(value, 'latin1') : Buffer.from([value]))));

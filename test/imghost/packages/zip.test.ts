@@ -6,11 +6,11 @@ import { randomBytes } from 'node:crypto';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tableCrc32 } from '../../src/imghost/packages/crc32.js';
-import { inspectZip, LISTED_ENTRIES, ZipRefused } from '../../src/imghost/packages/zip-inspect.js';
-import { MAX_ENTRIES } from '../../src/imghost/packages/zip-rules.js';
-import { tempDir } from '../helpers/servers.js';
-import { buildZip, type ZipEntrySpec } from '../helpers/zip-writer.js';
+import { tableCrc32 } from '../../../src/imghost/packages/crc32.js';
+import { inspectZip, LISTED_ENTRIES, ZipRefused } from '../../../src/imghost/packages/zip-inspect.js';
+import { MAX_ENTRIES } from '../../../src/imghost/packages/zip-rules.js';
+import { tempDir } from '../../helpers/servers.js';
+import { buildZip, type ZipEntrySpec } from '../../helpers/zip-writer.js';
 
 const dir = tempDir('zip-corpus-');
 let counter = 0;

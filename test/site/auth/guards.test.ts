@@ -5,15 +5,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createApp } from '../../src/http/app.js';
-import { sendOk } from '../../src/http/respond.js';
-import { listen, type RunningServer } from '../../src/http/server.js';
-import { createPool, type Sql } from '../../src/db/pool.js';
-import { createGuards } from '../../src/site/auth/guards.js';
-import type { SiteContext, SiteLocals } from '../../src/site/context.js';
-import { renderSiteError } from '../../src/site/errors.js';
-import { testSessionCookie } from '../helpers/fake-idp.js';
-import { closeTestSql, startTestSite, tempDir, testConfig, testLogger, testSql } from '../helpers/servers.js';
+import { createApp } from '../../../src/http/app.js';
+import { sendOk } from '../../../src/http/respond.js';
+import { listen, type RunningServer } from '../../../src/http/server.js';
+import { createPool, type Sql } from '../../../src/db/pool.js';
+import { createGuards } from '../../../src/site/auth/guards.js';
+import type { SiteContext, SiteLocals } from '../../../src/site/context.js';
+import { renderSiteError } from '../../../src/site/errors.js';
+import { testSessionCookie } from '../../helpers/fake-idp.js';
+import { closeTestSql, startTestSite, tempDir, testConfig, testLogger, testSql } from '../../helpers/servers.js';
 
 test.after(() => closeTestSql());
 
