@@ -24,6 +24,7 @@ import { reportsFeature } from './reports/feature.js';
 import { notificationsFeature } from './notifications/feature.js';
 import { tokensFeature } from './tokens/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
+import { versionsFeature } from './versions/feature.js';
 
 /** Service A: the route table is the sum of its features, read top to bottom. */
 export function createSite(deps: SiteDeps) {
@@ -33,6 +34,7 @@ export function createSite(deps: SiteDeps) {
     launcherFeature(deps),
     authFeature(deps, guards),
     storeFeature(deps, guards),
+    versionsFeature(deps, guards),
     ratingsFeature(deps, guards),
     statsFeature(deps, guards),
     auditFeature(deps, guards),

@@ -50,6 +50,7 @@ const denied = { '401': unauthorized, '403': forbidden };
 /** A read behind a login with nothing else to fail on: the answers besides its 200. */
 const guardedRead = { '400': badRequest, ...denied, ...common };
 
+const VERSION_PARAM = pathParam('version', 'A version number of the plugin (URL-encoded)');
 const pluginId = pathParam('id', 'Plugin id (3-128 letters, digits, `.`, `_`, `-`)');
 /** A daily install series, oldest first, today included. */
 const installDays: Schema = { type: 'array', items: { type: 'object', required: ['date', 'installs'], properties: { date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, installs: { type: 'integer', minimum: 0 } } } };
@@ -115,6 +116,7 @@ export const SITE_OPENAPI = {
     { name: 'webhooks', description: "The caller's webhook and its deliveries" },
     { name: 'audit', description: "Administrators' actions" },
     { name: 'media', description: 'Image upload through the image host' },
+    { name: 'versions', description: "Plugin versions whose ZIPs the image host keeps, and the launchers' update check" },
     { name: 'tokens', description: 'Personal API tokens' },
     { name: 'pages', description: 'Web pages and their files' },
   ],
@@ -154,7 +156,11 @@ export const SITE_OPENAPI = {
           submitter: { type: 'string' },
           createdAt: isoDate,
           updatedAt: isoDate,
-          pendingUpdate: nullable({ type: 'object', required: ['submittedAt'], properties: { submittedAt: isoDate } }),
+          pendingUpdate: nullable({ type: 'object', required: ['submittedAt'], properties: {
+            submittedAt: isoDate,
+            package: nullable({ description: 'Details for its author and administrators: the hosted version the update proposes, with files and `diff` ({added, removed, changed}) against the live version\'s files (null when the live version is not hosted)', type: 'object' }),
+          } }),
+          package: nullable({ description: 'Details for its author and administrators: the hosted version the plugin carries, with its files', type: 'object' }),
           review: nullable({ type: 'object', required: ['action', 'reason', 'at'], properties: { action: { enum: ['approve', 'reject'] }, reason: nullable({ type: 'string' }), at: isoDate } }),
           revision: {
             type: 'string',
@@ -223,6 +229,27 @@ export const SITE_OPENAPI = {
           createdAt: isoDate,
           resolvedAt: nullable(isoDate),
         },
+      },
+      PluginVersion: {
+        type: 'object',
+        required: ['version', 'changelog', 'changelogTree', 'sha256', 'size', 'download', 'status', 'createdAt', 'entryCount'],
+        properties: {
+          version: { type: 'string', minLength: 1, maxLength: 64 },
+          changelog: { type: 'string', maxLength: 10000 },
+          changelogTree: { type: 'array', description: 'changelog read as Markdown (as longDescriptionTree)', items: { $ref: '#/components/schemas/MarkdownNode' } },
+          sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+          size: { type: 'integer', minimum: 1 },
+          download: { type: 'string', description: 'The ZIP on the image host: IMAGE_HOST_PUBLIC_URL/pkg/<sha256>/<name>.zip' },
+          status: { enum: ['pending', 'approved', 'rejected', 'withdrawn', 'removed'] },
+          createdAt: isoDate,
+          entryCount: { type: 'integer', minimum: 1 },
+          files: { type: 'array', maxItems: 1000, items: ref('PackageEntry'), description: 'One version only: the first 1,000 entries of the ZIP' },
+        },
+      },
+      PackageEntry: {
+        type: 'object',
+        required: ['name', 'size', 'crc32'],
+        properties: { name: { type: 'string' }, size: { type: 'integer', minimum: 0 }, crc32: { type: 'integer', minimum: 0 } },
       },
       MediaData: {
         type: 'object',
@@ -457,6 +484,139 @@ export const SITE_OPENAPI = {
           '403': failure('Sent by a page of another site (Origin or Sec-Fetch-Site); nothing counted', 'FORBIDDEN'),
           '404': notFound,
           '429': rateLimited,
+          ...common,
+        },
+      },
+    },
+    '/apps/api/plugins/{id}/versions': {
+      get: {
+        operationId: 'listPluginVersions', tags: ['versions'],
+        summary: 'The plugin\'s versions, newest first: approved ones for visitors, all with their state for its author and administrators',
+        security: optionalSession,
+        parameters: [pluginId],
+        responses: {
+          '200': json('Versions', success({ versions: { type: 'array', items: ref('PluginVersion') } })),
+          '400': badRequest,
+          '404': notFound,
+          ...common,
+        },
+      },
+      post: {
+        operationId: 'uploadPluginVersion', tags: ['versions'],
+        summary: 'Uploads a new version (its author): the ZIP streams to the image host; pending until reviewed like any update',
+        security: sessionOrToken('plugins:write'),
+        parameters: [pluginId],
+        requestBody: {
+          required: true,
+          content: { 'multipart/form-data': { schema: { type: 'object', required: ['file', 'version'], properties: {
+            file: { type: 'string', contentMediaType: 'application/zip', description: 'The ZIP, up to PACKAGE_MAX_BYTES (32 MiB by default)' },
+            version: { type: 'string', minLength: 1, maxLength: 64, description: 'Never used before by this plugin (withdrawn and removed numbers included)' },
+            changelog: { type: 'string', maxLength: 10000, description: 'Markdown' },
+          } } } },
+        },
+        responses: {
+          '201': json('Pending', success({ version: ref('PluginVersion') })),
+          '400': invalid,
+          ...denied,
+          '404': notFound,
+          '409': failure('The version number was used before (`field`: version)', 'CONFLICT'),
+          '413': tooLarge,
+          '429': rateLimited,
+          '502': failure('The image host failed or did not answer', 'UPSTREAM_FAILED'),
+          ...common,
+        },
+      },
+    },
+    '/apps/api/plugins/{id}/versions/{version}': {
+      get: {
+        operationId: 'getPluginVersion', tags: ['versions'],
+        summary: 'One version with its file list (visitors: approved versions only)',
+        security: optionalSession,
+        parameters: [pluginId, VERSION_PARAM],
+        responses: {
+          '200': json('The version', success({ version: ref('PluginVersion') })),
+          '400': badRequest,
+          '404': notFound,
+          ...common,
+        },
+      },
+      delete: {
+        operationId: 'removePluginVersion', tags: ['versions'],
+        summary: 'Removes a version for malware (administrators): its file answers 410 unless another live version has the same bytes',
+        description: 'When it is the live version, the plugin goes back to its newest earlier approved version, or is unlisted when there is none.',
+        security: sessionOnly,
+        parameters: [pluginId, VERSION_PARAM],
+        responses: {
+          '200': json('Removed', ref('Ok')),
+          '400': badRequest,
+          ...denied,
+          '404': notFound,
+          '502': failure('The image host failed to delete the file (ask again)', 'UPSTREAM_FAILED'),
+          ...common,
+        },
+      },
+    },
+    '/apps/api/plugins/{id}/versions/{version}/withdraw': {
+      post: {
+        operationId: 'withdrawPluginVersion', tags: ['versions'],
+        summary: 'Withdraws a version (its author or an administrator): it leaves updates and the visitors\' history; its file stays',
+        description: 'When it is the live version, the plugin goes back to its newest earlier approved version; when there is none, 409 (field version).',
+        security: sessionOrToken('plugins:write'),
+        parameters: [pluginId, VERSION_PARAM],
+        responses: {
+          '200': json('Withdrawn', success({ version: ref('PluginVersion') })),
+          '400': badRequest,
+          ...denied,
+          '404': notFound,
+          '409': failure('The plugin has no earlier approved version to go back to (`field`: version)', 'CONFLICT'),
+          ...common,
+        },
+      },
+    },
+    '/apps/api/updates': {
+      post: {
+        operationId: 'checkUpdates', tags: ['versions'], security: [],
+        summary: 'Which installed plugins have another live version (launchers; any origin)',
+        description: 'An entry is listed when the live version differs from what is installed: by sha256 when given (and the live version has one), else by version. Plugins not found or not approved are in `unknown`. Entries come in id order.',
+        requestBody: jsonBody({
+          type: 'object',
+          required: ['plugins'],
+          properties: {
+            plugins: {
+              type: 'array', minItems: 1, maxItems: 500,
+              items: {
+                type: 'object', required: ['id'],
+                properties: { id: { type: 'string', minLength: 1, maxLength: 128 }, version: { type: 'string', minLength: 1, maxLength: 64 }, sha256: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' } },
+              },
+            },
+          },
+        }),
+        responses: {
+          '200': json('Updates', success({
+            updates: { type: 'array', items: { type: 'object', required: ['id', 'installed', 'latest'], properties: {
+              id: { type: 'string' },
+              installed: { type: 'object', required: ['version', 'sha256'], properties: { version: nullable({ type: 'string' }), sha256: nullable({ type: 'string' }) } },
+              latest: { type: 'object', required: ['version', 'sha256', 'size', 'download', 'install_url', 'changelog'], properties: {
+                version: { type: 'string' },
+                sha256: nullable({ type: 'string' }),
+                size: nullable({ type: 'integer' }),
+                download: { type: 'string' },
+                install_url: { type: 'string' },
+                changelog: nullable({ type: 'string' }),
+              } },
+            } } },
+            unknown: { type: 'array', items: { type: 'string' } },
+          })),
+          ...jsonWrite,
+          '429': rateLimited,
+          ...common,
+        },
+      },
+      options: {
+        operationId: 'preflightUpdates', tags: ['versions'], security: [],
+        summary: 'CORS preflight of the update check',
+        responses: {
+          '204': { description: 'Allowed from any origin (POST, Content-Type)', headers: { 'Access-Control-Allow-Origin': { schema: { type: 'string', const: '*' } } } },
           ...common,
         },
       },

@@ -3,7 +3,8 @@ import type { SiteContext, SiteDeps } from '../context.js';
 import { findPluginRecord } from './plugin-reads.js';
 import { pluginRecord, type PluginRow } from './records.js';
 import type { KeptAnswers } from './kept-answers.js';
-import { canSee, pluginNotFound, type Viewer } from './visibility.js';
+import { canSee, isOwnerOrAdmin, pluginNotFound, type Viewer } from './visibility.js';
+import { addPackages } from '../versions/package-review.js';
 
 export const MAX_RELATED = 6;
 
@@ -20,7 +21,10 @@ export function detailHandler(deps: SiteDeps, keptAnswers: KeptAnswers) {
     const detail = async (viewer: Viewer) => {
       const row = await findPluginRecord(deps.sql, id);
       if (!row || !canSee({ id: row.id, status: row.status, submitterId: String(row.submitter_id) }, viewer)) throw pluginNotFound();
-      const body: Record<string, unknown> = { success: true, plugin: pluginRecord(row, viewer) };
+      const plugin = pluginRecord(row, viewer);
+      // Its author and administrators see the hosted files (versions/package-review.ts).
+      if (isOwnerOrAdmin({ id: row.id, status: row.status, submitterId: String(row.submitter_id) }, viewer)) await addPackages(deps.sql, row, plugin);
+      const body: Record<string, unknown> = { success: true, plugin };
       if (related) {
         const rows = await runQuery<PluginRow>(deps.sql, 'store/related-plugins', [
           row.id, row.tags.map((tag) => tag.toLowerCase()), row.submitter_id, MAX_RELATED,

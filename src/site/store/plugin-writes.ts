@@ -7,6 +7,7 @@ import { notify } from '../notifications/notify.js';
 import { EDITABLE_FIELDS, type EditableField } from './records.js';
 import type { PluginFields, ValidEdit } from './validation.js';
 import { unlistPlugin } from './unlist.js';
+import { settleVersionsAfterReview } from '../versions/settle.js';
 import { canSee, isOwnerOrAdmin, PLUGIN_ID, pluginNotFound, type PluginStatus } from './visibility.js';
 
 // Creating, editing and reviewing plugins: the states of docs/api.md "Edits and
@@ -124,6 +125,8 @@ export async function reviewPlugin(sql: Sql, id: string, reviewer: SessionUser, 
     const subject = hasUpdate ? 'update' : 'review';
     const audit = { actor: reviewer, pluginId: locked.id, action: `${subject}.${action}` };
     await auditedPluginChange(t, audit, () => runQuery(t, hasUpdate ? 'store/review-pending-update' : 'store/review-status', params));
+    // Hosted versions follow: the one now live is approved, other pending ones rejected.
+    await settleVersionsAfterReview(t, locked.id, action);
     const decided = action === 'approve' ? 'approved' : 'rejected';
     const what = hasUpdate ? `The update of your plugin ${locked.id}` : `Your plugin ${locked.id}`;
     await notify(t, {

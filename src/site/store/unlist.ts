@@ -3,6 +3,7 @@ import { runQuery } from '../../db/queries.js';
 import type { SessionUser } from '../context.js';
 import { changedFields, pluginSnapshot, type Fields } from '../audit/audit-log.js';
 import { notify } from '../notifications/notify.js';
+import { rejectPendingVersions } from '../versions/settle.js';
 
 // Taking a plugin down, the one way both routes to it share: the review action
 // "unlist" (plugin-writes.ts) and a report's resolution "unlist"
@@ -23,6 +24,7 @@ export async function unlistPlugin(
 ): Promise<{ before: Fields; after: Fields }> {
   const before = await pluginSnapshot(tx, plugin.id);
   await runQuery(tx, 'store/review-status', [plugin.id, 'reject', reason, admin.id]);
+  await rejectPendingVersions(tx, plugin.id);
   await notify(tx, {
     recipients: [String(plugin.submitter_id)],
     kind: 'review.rejected',

@@ -1,0 +1,4 @@
+-- Plugin $1 was taken down (unlisted, its pending update discarded): its pending
+-- versions are rejected with it.
+update plugin_versions set status = 'rejected', reviewed_at = now()
+ where plugin_id = $1 and status = 'pending'

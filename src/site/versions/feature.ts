@@ -1,0 +1,48 @@
+import type { Feature } from '../../http/feature.js';
+import { jsonBody } from '../../http/json-body.js';
+import { createSharedRateLimiter } from '../../db/shared-rate-limiter.js';
+import type { Guards } from '../auth/guards.js';
+import type { SiteDeps, SiteLocals } from '../context.js';
+import { DEFAULT_IMAGE_HOST_LIMITS, type ImageHostLimits } from '../media/limits.js';
+import { refuseBodyOnError } from '../media/upload-route.js';
+import { createKeptAnswers } from '../store/kept-answers.js';
+import { UPDATE_CHECKS_PER_MINUTE, UPDATES_BODY_LIMIT, UPLOAD_WINDOW_MS, UPLOADS_PER_WINDOW } from './limits.js';
+import { createPackageClient } from './package-client.js';
+import { getVersionHandler, listVersionsHandler } from './read-routes.js';
+import { crossOriginAnswers, updatesHandler, updatesPreflight } from './updates-route.js';
+import { uploadVersionHandler } from './upload-route.js';
+import { removeHandler, withdrawHandler } from './withdraw-routes.js';
+
+// Plugin versions (issue 19): every version's ZIP kept on the image host, reviewed
+// like any update, listed newest first; and the launchers' update check.
+
+export interface VersionsOptions {
+  /** Timeouts for the image host; tests shorten them. */
+  imageHostLimits?: Partial<ImageHostLimits>;
+}
+
+export function versionsFeature(deps: SiteDeps, guards: Guards, options: VersionsOptions = {}): Feature<SiteLocals> {
+  const client = createPackageClient(
+    { url: deps.config.imageHostUrl, publicUrl: deps.config.imageHostPublicUrl, token: deps.config.imghostUploadToken },
+    { ...DEFAULT_IMAGE_HOST_LIMITS, ...options.imageHostLimits },
+  );
+  const uploads = createSharedRateLimiter(deps.sql, { name: 'version-upload', limit: UPLOADS_PER_WINDOW, windowMs: UPLOAD_WINDOW_MS });
+  const checks = createSharedRateLimiter(deps.sql, { name: 'update-check', limit: UPDATE_CHECKS_PER_MINUTE, windowMs: 60_000 });
+  const kept = createKeptAnswers(deps.sql);
+  // Update checks in a cache of their own: launchers' questions never crowd out the store's answers.
+  const keptChecks = createKeptAnswers(deps.sql);
+  const versions = '/apps/api/plugins/:id/versions';
+  return {
+    routes: [
+      { method: 'GET', path: versions, use: [guards.withUser], handler: listVersionsHandler(deps, kept) },
+      // The guard refuses before any body byte is read; refuseBodyOnError lets the client finish sending to read it.
+      { method: 'POST', path: versions, use: [refuseBodyOnError, guards.userOrToken('plugins:write')], handler: uploadVersionHandler(deps, client, uploads) },
+      { method: 'GET', path: `${versions}/:version`, use: [guards.withUser], handler: getVersionHandler(deps, kept) },
+      { method: 'DELETE', path: `${versions}/:version`, use: [guards.adminRequired], handler: removeHandler(deps, client) },
+      { method: 'POST', path: `${versions}/:version/withdraw`, use: [guards.userOrToken('plugins:write')], handler: withdrawHandler(deps) },
+      { method: 'POST', path: '/apps/api/updates', use: [crossOriginAnswers, jsonBody({ limit: UPDATES_BODY_LIMIT })], handler: updatesHandler(deps, keptChecks, checks) },
+      { method: 'OPTIONS', path: '/apps/api/updates', handler: updatesPreflight },
+    ],
+    close: () => client.close(),
+  };
+}

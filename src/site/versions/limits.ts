@@ -1,0 +1,34 @@
+import { maxFormBytes, type MultipartLimits } from '../../http/multipart/index.js';
+
+// Every bound of the versions routes, in one place.
+
+const KiB = 1024;
+
+/** Longest changelog, in characters (the database holds the same limit, sql/150). */
+export const MAX_CHANGELOG = 10_000;
+
+/** Versions a list answers at most (newest first); a plugin with more shows its newest. */
+export const MAX_LISTED_VERSIONS = 1000;
+
+/**
+ * The upload form: one ZIP (PACKAGE_MAX_BYTES) and the fields `version` and
+ * `changelog` (10,000 characters, up to 4 bytes each in UTF-8); a few other parts are
+ * tolerated and ignored, nothing about them large.
+ */
+export function uploadFormLimits(packageMaxBytes: number): MultipartLimits {
+  return { fileBytes: packageMaxBytes, files: 2, fields: 8, fieldBytes: 40 * KiB, headerBytes: 4 * KiB, parts: 10 };
+}
+
+/** The largest declared Content-Length of an upload: a larger one is refused before a byte is read. */
+export function maxUploadBytes(packageMaxBytes: number): number {
+  return maxFormBytes({ ...uploadFormLimits(packageMaxBytes), files: 1 });
+}
+
+/** Version uploads per user per window, over every site process. */
+export const UPLOADS_PER_WINDOW = 30;
+export const UPLOAD_WINDOW_MS = 60_000;
+
+/** POST /apps/api/updates: entries per request, body bytes, requests per address per minute. */
+export const MAX_UPDATE_ENTRIES = 500;
+export const UPDATES_BODY_LIMIT = 64 * KiB;
+export const UPDATE_CHECKS_PER_MINUTE = 60;

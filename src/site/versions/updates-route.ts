@@ -1,0 +1,92 @@
+import { HttpError } from '../../http/errors.js';
+import { sendPreparedJson } from '../../http/prepared-json.js';
+import { rateLimited } from '../../http/rate-limited.js';
+import type { SharedRateLimiter } from '../../db/shared-rate-limiter.js';
+import { runQuery } from '../../db/queries.js';
+import type { SiteContext, SiteDeps, SiteMiddleware } from '../context.js';
+import type { KeptAnswers } from '../store/kept-answers.js';
+import { installLink } from '../store/install-routes.js';
+import { normalized, updatesInput, type Installed } from './updates-input.js';
+
+// POST /apps/api/updates: which of the plugins a launcher has installed have another
+// live version, in one call (as Modrinth's POST /v2/version_files/update). No login;
+// readable from any origin. One SQL round trip (check-updates.sql); the answer is
+// kept per store generation under the normalized request, as the visitors' answers
+// of the store are (store/kept-answers.ts), so launchers asking the same question
+// between two changes of the store share one build.
+
+const CORS = { 'Access-Control-Allow-Origin': '*' } as const;
+
+interface LiveRow {
+  n: number;
+  id: string | null;
+  version: string | null;
+  sha256: string | null;
+  download: string | null;
+  size: string | null;
+  changelog: string | null;
+}
+
+/** Every answer of the route, errors included, is readable from any origin. */
+export const crossOriginAnswers: SiteMiddleware = async (_ctx, next) => {
+  try {
+    await next();
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    throw new HttpError(error.status, error.code, error.message, { field: error.field, headers: { ...error.headers, ...CORS }, cause: error.cause ?? error });
+  }
+};
+
+/** OPTIONS /apps/api/updates: the CORS preflight of a JSON POST from another origin. */
+export function updatesPreflight(ctx: SiteContext): void {
+  ctx.res.writeHead(204, {
+    ...CORS,
+    'Access-Control-Allow-Methods': 'POST, OPTIONS',
+    'Access-Control-Allow-Headers': 'Content-Type',
+    'Access-Control-Max-Age': '86400',
+  });
+  ctx.res.end();
+}
+
+export function updatesHandler(deps: SiteDeps, kept: KeptAnswers, limiter: SharedRateLimiter) {
+  const scheme = deps.config.installScheme;
+  return async (ctx: SiteContext) => {
+    const decision = await limiter.hit(ctx.ip);
+    if (!decision.allowed) throw rateLimited(decision, 'Too many update checks; try again in a minute');
+    const asked = normalized(updatesInput(ctx.body));
+    const key = JSON.stringify(['updates', asked.map((entry) => [entry.id, entry.version, entry.sha256])]);
+    const answer = await kept.answer({ shared: key, own: key }, null, async () => {
+      const rows = await runQuery<LiveRow>(deps.sql, 'versions/check-updates', [asked.map((entry) => entry.id)]);
+      return updatesAnswer(asked, rows, scheme);
+    });
+    sendPreparedJson(ctx, 200, answer, { ...CORS, 'Cache-Control': 'no-store' });
+  };
+}
+
+function updatesAnswer(asked: Installed[], rows: LiveRow[], scheme: string): Record<string, unknown> {
+  const updates: unknown[] = [];
+  const unknown: string[] = [];
+  asked.forEach((installed, index) => {
+    const live = rows[index]!;
+    if (live.id === null || live.version === null || live.download === null) {
+      unknown.push(installed.id);
+      return;
+    }
+    // By hash when the launcher sent one and the live version has one; else by number.
+    const differs = installed.sha256 !== null && live.sha256 !== null ? installed.sha256 !== live.sha256 : installed.version !== live.version;
+    if (!differs) return;
+    updates.push({
+      id: live.id,
+      installed: { version: installed.version, sha256: installed.sha256 },
+      latest: {
+        version: live.version,
+        sha256: live.sha256,
+        size: live.size === null ? null : Number(live.size),
+        download: live.download,
+        install_url: installLink(scheme, { id: live.id, download: live.download, sha256: live.sha256 }).installUrl,
+        changelog: live.changelog,
+      },
+    });
+  });
+  return { success: true, updates, unknown };
+}

@@ -1,0 +1,162 @@
+import { HttpError } from '../../http/errors.js';
+import type { Sql } from '../../db/pool.js';
+import { inTransaction, runQuery } from '../../db/queries.js';
+import { recordAudit } from '../audit/audit-log.js';
+import type { SessionUser } from '../context.js';
+import { notify } from '../notifications/notify.js';
+import { unlistPlugin } from '../store/unlist.js';
+import { canSee, isOwnerOrAdmin, PLUGIN_ID, pluginNotFound, type PluginAccess, type PluginStatus } from '../store/visibility.js';
+import type { StoredPackage } from './package-client.js';
+import type { VersionRow, VersionStatus } from './records.js';
+
+// The writes of plugin versions, each in one transaction holding the plugin's row
+// lock (store/lock-plugin.sql), which every edit and review of the plugin takes
+// first: a new version, its review (settle*), a withdrawal and a removal take turns
+// with them, so what a review compared (`revision`) is what it decides.
+
+export const versionTaken = () =>
+  new HttpError(409, 'CONFLICT', 'This plugin already has (or had) a version with this number; version numbers are never reused', { field: 'version' });
+
+/** Locks plugin `id` (any case) for `user`: 404 when hidden from them, 403 when visible but not theirs. */
+export async function lockOwnPlugin(t: Sql, id: string, user: SessionUser): Promise<PluginAccess & { submitter_id: string }> {
+  if (!PLUGIN_ID.test(id)) throw pluginNotFound();
+  const [locked] = await runQuery<{ id: string; status: PluginStatus; submitter_id: string }>(t, 'store/lock-plugin', [id]);
+  if (!locked) throw pluginNotFound();
+  const plugin = { id: locked.id, status: locked.status, submitterId: String(locked.submitter_id), submitter_id: String(locked.submitter_id) };
+  if (!isOwnerOrAdmin(plugin, user)) {
+    if (!canSee(plugin, user)) throw pluginNotFound();
+    throw new HttpError(403, 'FORBIDDEN', 'Only the plugin\'s author (or an administrator) can change its versions');
+  }
+  return plugin;
+}
+
+/**
+ * Before the file streams: 404 / 403 for the plugin, 409 when the version number
+ * was ever used. Read without a lock; insertVersion decides again, atomically.
+ */
+export async function checkVersionFree(sql: Sql, id: string, user: SessionUser, version: string | null): Promise<string> {
+  return inTransaction(sql, async (t) => {
+    const plugin = await lockOwnPlugin(t, id, user);
+    if (version !== null) {
+      const [row] = await runQuery<{ taken: boolean }>(t, 'versions/version-taken', [plugin.id, version]);
+      if (row!.taken) throw versionTaken();
+    }
+    return plugin.id;
+  });
+}
+
+/**
+ * Inserts the pending version and makes it what the plugin proposes: for an approved
+ * plugin, its pending update's version, download and sha256 (merged with the other
+ * pending changes, reviewed like any update); for a plugin not yet approved, the
+ * plugin's own (a rejected plugin reopens, as an author's edit does). Either write
+ * changes the plugin's revision.
+ */
+export async function insertVersion(
+  sql: Sql,
+  id: string,
+  user: SessionUser,
+  input: { version: string; changelog: string },
+  stored: StoredPackage,
+): Promise<VersionRow> {
+  return inTransaction(sql, async (t) => {
+    const plugin = await lockOwnPlugin(t, id, user);
+    const [row] = await runQuery<VersionRow>(t, 'versions/insert-version', [
+      plugin.id, input.version, input.changelog, stored.sha256, stored.size, stored.download, stored.entryCount, JSON.stringify(stored.entries),
+    ]);
+    if (!row) throw versionTaken();
+    // The store's edit queries, with only version, download and sha256 changed.
+    const params = [plugin.id, ['download', 'sha256', 'version'], null, input.version, null, null, null, stored.download, stored.sha256, null, null, null, null, null];
+    if (plugin.status === 'approved') await runQuery(t, 'store/merge-pending-update', params);
+    else await runQuery(t, 'store/apply-plugin-edit', [...params, null, plugin.status === 'rejected']);
+    return row;
+  });
+}
+
+interface PluginState {
+  status: PluginStatus;
+  version: string;
+  download: string;
+  sha256: string | null;
+}
+
+/** What a withdrawal or removal did, for the route's answer. */
+export interface TakenOff {
+  pluginId: string;
+  version: string;
+  sha256: string;
+  /** The plugin's live version after it (null when the plugin was taken down). */
+  live: string | null;
+  /** It was already off (removed, or withdrawn again): nothing changed. */
+  already?: boolean;
+}
+
+/**
+ * Withdraws (owner or administrator) or removes (administrator, `removed`) version
+ * `version` of plugin `id`. It leaves the pending update that proposes it, and the
+ * visitors' history. When it is what the plugin carries (live, or the submission of a
+ * plugin not yet approved), the plugin goes back to its newest earlier approved
+ * version; when there is none, a withdrawal is refused (409: the author submits
+ * another version first, or an administrator unlists the plugin) and a removal takes
+ * the plugin down (rejected, its author told), since malware must go at once.
+ */
+export async function takeVersionOff(
+  sql: Sql,
+  id: string,
+  version: string,
+  user: SessionUser,
+  to: Extract<VersionStatus, 'withdrawn' | 'removed'>,
+): Promise<TakenOff> {
+  return inTransaction(sql, async (t) => {
+    const plugin = await lockOwnPlugin(t, id, user);
+    const [found] = await runQuery<{ version: string; sha256: string; download: string; status: VersionStatus }>(t, 'versions/lock-version', [plugin.id, version]);
+    // An author sees all their versions; nothing else to hide.
+    if (!found) throw new HttpError(404, 'NOT_FOUND', 'Version not found');
+    if (found.status === 'removed' || (found.status === 'withdrawn' && to === 'withdrawn')) {
+      return { pluginId: plugin.id, version: found.version, sha256: found.sha256, live: null, already: true };
+    }
+    const [state] = await runQuery<PluginState>(t, 'versions/plugin-state', [plugin.id]);
+    await runQuery(t, 'versions/drop-from-pending-update', [plugin.id, found.version]);
+    let live: string | null = state!.version;
+    const carried = state!.version === found.version && state!.download === found.download && state!.sha256 === found.sha256;
+    if (carried) {
+      const [earlier] = await runQuery<{ version: string; download: string; sha256: string }>(t, 'versions/earlier-approved', [plugin.id, found.version]);
+      if (earlier) {
+        await runQuery(t, 'versions/set-live', [plugin.id, earlier.version, earlier.download, earlier.sha256]);
+        live = earlier.version;
+      } else if (to === 'withdrawn') {
+        throw new HttpError(409, 'CONFLICT', 'This is the plugin\'s only version it could fall back on: submit another version first (an administrator can unlist the plugin)', { field: 'version' });
+      } else {
+        live = null;
+      }
+    }
+    await runQuery(t, 'versions/set-status', [plugin.id, found.version, to]);
+    if (carried && live === null) {
+      const change = await unlistPlugin(t, plugin, `Version ${found.version} was removed by an administrator`, user);
+      await recordAudit(t, { actor: user, action: 'review.unlist', target: { type: 'plugin', plugin: plugin.id }, ...change });
+    }
+    if (user.admin && (to === 'removed' || user.id !== plugin.submitterId)) {
+      await recordAudit(t, {
+        actor: user,
+        action: to === 'removed' ? 'version.remove' : 'version.withdraw',
+        target: { type: 'plugin', plugin: plugin.id },
+        before: { version: found.version, status: found.status, live: state!.version },
+        after: { version: found.version, status: to, live },
+      });
+      await notify(t, {
+        recipients: [plugin.submitterId],
+        kind: 'update.rejected',
+        plugin: plugin.id,
+        actorId: user.id,
+        message: `Version ${found.version} of your plugin ${plugin.id} was ${to} by an administrator`,
+      });
+    }
+    return { pluginId: plugin.id, version: found.version, sha256: found.sha256, live };
+  });
+}
+
+/** Whether another live version (any plugin) keeps these bytes: then the image host keeps them too. */
+export async function bytesStillLive(sql: Sql, pluginId: string, version: string, sha256: string): Promise<boolean> {
+  const [row] = await runQuery<{ live: boolean }>(sql, 'versions/bytes-still-live', [pluginId, version, sha256]);
+  return row!.live;
+}

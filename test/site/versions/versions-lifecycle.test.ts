@@ -1,0 +1,173 @@
+// Plugin versions (issue 19) through both real services: a version's ZIP streams
+// through the site to an image host started here; its life (pending, approved and
+// live in the list, the manifest and the install link, withdrawn, removed and 410)
+// and the numbers never reused.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Sql } from '../../../src/db/pool.js';
+import { testUser, type TestUser } from '../../helpers/store-fixtures.js';
+import { closeTestSql, startTestImghost, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
+import { newPlugin, storeClient, type StoreClient } from '../store/store-client.js';
+import { uploadVersion, zipOf } from './versions-client.js';
+
+let imghost: TestServer;
+let site: TestServer;
+let client: StoreClient;
+let sql: Sql;
+let author: TestUser;
+let other: TestUser;
+let admin: TestUser;
+
+test.before(async () => {
+  sql = testSql();
+  imghost = await startTestImghost();
+  site = await startTestSite({ IMAGE_HOST_URL: imghost.url, IMAGE_HOST_PUBLIC_URL: imghost.url });
+  client = storeClient(site.url);
+  author = await testUser(sql, 'ver-author');
+  other = await testUser(sql, 'ver-other');
+  admin = await testUser(sql, 'ver-admin', { admin: true });
+});
+test.after(async () => {
+  await site.close();
+  await imghost.close();
+  await closeTestSql();
+});
+
+const as = (user: TestUser) => ({ cookie: user.cookie });
+const upload = (id: string, version: string, files: Record<string, string>, user = author, changelog = `## ${version}\n- changes`) =>
+  uploadVersion(site.url, id, { zip: zipOf(files), version, changelog }, { cookie: user.cookie });
+const review = (id: string, body: Record<string, unknown>) => client.post(`/apps/api/plugins/${id}/review`, body, as(admin));
+const versions = async (id: string, user?: TestUser) => (await client.get(`/apps/api/plugins/${id}/versions`, user ? as(user) : {})).body.versions as any[];
+
+async function approvedPlugin(id: string): Promise<void> {
+  assert.is((await client.post('/apps/api/plugins', newPlugin(id), as(author))).status, 201);
+  assert.is((await review(id, { action: 'approve' })).status, 200);
+}
+
+async function approveUpdate(id: string): Promise<void> {
+  const record = (await client.get(`/apps/api/plugins/${id}`, as(admin))).body.plugin;
+  const answer = await review(id, { action: 'approve', revision: record.revision });
+  assert.is(answer.status, 200, JSON.stringify(answer.body));
+}
+
+test('a version goes pending, then live everywhere a launcher looks, then back off', async () => {
+  await approvedPlugin('ver-life');
+  const first = await upload('ver-life', '2.0.0', { 'plugin.json': '{"v":2}', 'main.py': 'print(2)' });
+  assert.is(first.status, 201, JSON.stringify(first.body));
+  const v2 = first.body.version;
+  assert.is(v2.status, 'pending');
+  assert.is(v2.version, '2.0.0');
+  assert.match(v2.sha256, /^[0-9a-f]{64}$/);
+  assert.is(v2.entryCount, 2);
+  assert.ok(v2.download.startsWith(`${imghost.url}/pkg/${v2.sha256}/`), v2.download);
+  assert.ok(typeof v2.createdAt === 'string' && v2.size > 0);
+
+  // Pending: visitors see no version and the old download; the author sees it pending.
+  assert.equal(await versions('ver-life'), []);
+  assert.equal((await versions('ver-life', author)).map((v) => [v.version, v.status]), [['2.0.0', 'pending']]);
+  assert.is((await client.get('/apps/api/plugins/ver-life/install-link')).body.download, 'https://downloads.example.com/ver-life.zip');
+  assert.is((await client.get('/apps/api/plugins/ver-life/versions/2.0.0')).status, 404);
+  const record = (await client.get('/apps/api/plugins/ver-life', as(admin))).body.plugin;
+  assert.is(record.pendingUpdate.version, '2.0.0');
+  assert.is(record.pendingUpdate.sha256, v2.sha256);
+  assert.equal(record.pendingUpdate.package.files.map((f: any) => f.name), ['plugin.json', 'main.py']);
+  assert.is(record.pendingUpdate.package.diff, null, 'the live version is not hosted: nothing to compare with');
+
+  await approveUpdate('ver-life');
+  const link = (await client.get('/apps/api/plugins/ver-life/install-link')).body;
+  assert.is(link.download, v2.download);
+  assert.is(link.sha256, v2.sha256);
+  assert.ok(link.install_url.endsWith(`&sha256=${v2.sha256}`), link.install_url);
+  assert.is(link.propose.sha256, v2.sha256);
+  const manifest = (await client.get('/apps/api/plugins/ver-life/manifest.json')).body;
+  assert.equal([manifest.version, manifest.download], ['2.0.0', v2.download]);
+  const listed = (await client.get('/apps/api/plugins?limit=100')).body.plugins.find((p: any) => p.id === 'ver-life');
+  assert.equal([listed.version, listed.download, listed.sha256], ['2.0.0', v2.download, v2.sha256]);
+  assert.equal((await versions('ver-life')).map((v) => [v.version, v.status]), [['2.0.0', 'approved']]);
+  const one = (await client.get('/apps/api/plugins/ver-life/versions/2.0.0')).body.version;
+  assert.equal(one.files, [{ name: 'plugin.json', size: 7, crc32: one.files[0].crc32 }, { name: 'main.py', size: 8, crc32: one.files[1].crc32 }]);
+  assert.match(one.changelogTree[0][0], /^h[2-6]$/, 'the changelog is read as Markdown');
+  const bytes = await fetch(v2.download);
+  assert.is(bytes.status, 200);
+  assert.is(bytes.headers.get('content-type'), 'application/zip');
+
+  // A second version, with a file list to compare.
+  const third = await upload('ver-life', '3.0.0', { 'plugin.json': '{"v":3}', 'extra.txt': 'new' });
+  assert.is(third.status, 201);
+  const pending = (await client.get('/apps/api/plugins/ver-life', as(admin))).body.plugin.pendingUpdate.package;
+  assert.equal(pending.diff.added.map((f: any) => f.name), ['extra.txt']);
+  assert.equal(pending.diff.removed.map((f: any) => f.name), ['main.py']);
+  assert.equal(pending.diff.changed.map((f: any) => f.name), ['plugin.json']);
+  await approveUpdate('ver-life');
+  assert.equal((await versions('ver-life')).map((v) => v.version), ['3.0.0', '2.0.0'], 'newest first');
+
+  // Withdrawn (the author): the plugin goes back to 2.0.0; visitors no longer see 3.0.0.
+  const withdrawn = await client.post('/apps/api/plugins/ver-life/versions/3.0.0/withdraw', undefined, as(author));
+  assert.is(withdrawn.status, 200, JSON.stringify(withdrawn.body));
+  assert.is(withdrawn.body.version.status, 'withdrawn');
+  assert.is((await client.get('/apps/api/plugins/ver-life/install-link')).body.download, v2.download);
+  assert.equal((await versions('ver-life')).map((v) => v.version), ['2.0.0']);
+  assert.equal((await versions('ver-life', author)).map((v) => [v.version, v.status]), [['3.0.0', 'withdrawn'], ['2.0.0', 'approved']]);
+  assert.is((await fetch(third.body.version.download)).status, 200, 'a withdrawn file stays for those who have it');
+
+  // The only version left: withdrawing it has nothing to fall back on.
+  const only = await client.post('/apps/api/plugins/ver-life/versions/2.0.0/withdraw', undefined, as(author));
+  assert.is(only.status, 409);
+  assert.is(only.body.field, 'version');
+
+  // Removed (an administrator, malware): the file answers 410, the plugin is taken down.
+  assert.is((await client.request('DELETE', '/apps/api/plugins/ver-life/versions/2.0.0', as(author))).status, 403);
+  const removed = await client.request('DELETE', '/apps/api/plugins/ver-life/versions/2.0.0', as(admin));
+  assert.is(removed.status, 200, JSON.stringify(removed.body));
+  assert.equal(removed.body, { success: true });
+  assert.is((await fetch(v2.download)).status, 410);
+  assert.is((await client.get('/apps/api/plugins/ver-life/install-link')).status, 404, 'no version left: unlisted');
+  assert.equal((await versions('ver-life', admin)).map((v) => [v.version, v.status]), [['3.0.0', 'withdrawn'], ['2.0.0', 'removed']]);
+});
+
+test('a version number is never used twice, not even after a withdrawal', async () => {
+  await approvedPlugin('ver-numbers');
+  assert.is((await upload('ver-numbers', '1.1.0', { 'a.txt': 'a' })).status, 201);
+  const again = await upload('ver-numbers', '1.1.0', { 'a.txt': 'b' });
+  assert.is(again.status, 409);
+  assert.equal([again.body.code, again.body.field], ['CONFLICT', 'version']);
+  assert.is((await client.post('/apps/api/plugins/ver-numbers/versions/1.1.0/withdraw', undefined, as(author))).status, 200);
+  const reused = await upload('ver-numbers', '1.1.0', { 'a.txt': 'c' }, author);
+  assert.is(reused.status, 409);
+  // The file after the fields: the number is still checked at insert.
+  const late = await uploadVersion(site.url, 'ver-numbers', { zip: zipOf({ 'a.txt': 'd' }), version: '1.1.0', order: ['file', 'version'] }, as(author));
+  assert.is(late.status, 409);
+  assert.is(late.body.field, 'version');
+  // The withdrawn update left the pending update.
+  assert.is((await client.get('/apps/api/plugins/ver-numbers', as(author))).body.plugin.pendingUpdate, null);
+});
+
+test('a withdrawn or rejected pending version leaves the update; only the author and administrators upload', async () => {
+  await approvedPlugin('ver-refused');
+  assert.is((await upload('ver-refused', '9.0.0', { 'a.txt': 'a' }, other)).status, 403);
+  assert.is((await uploadVersion(site.url, 'ver-refused', { zip: zipOf({ 'a.txt': 'a' }), version: '9.0.0' }, {})).status, 401);
+  const notZip = await uploadVersion(site.url, 'ver-refused', { zip: Buffer.from('not a zip at all'), version: '9.0.0' }, as(author));
+  assert.is(notZip.status, 400);
+  assert.equal([notZip.body.code, notZip.body.field], ['VALIDATION_FAILED', 'file']);
+  assert.is((await upload('ver-refused', '9.0.0', { 'a.txt': 'a' })).status, 201, 'the refused file used no number');
+  const rejected = await review('ver-refused', { action: 'reject', reason: 'no' });
+  assert.is(rejected.status, 200);
+  assert.equal((await versions('ver-refused', author)).map((v) => [v.version, v.status]), [['9.0.0', 'rejected']]);
+});
+
+test('visitors never see a version of a plugin they may not see', async () => {
+  assert.is((await client.post('/apps/api/plugins', newPlugin('ver-hidden'), as(author))).status, 201);
+  const first = await upload('ver-hidden', '0.1.0', { 'a.txt': 'a' });
+  assert.is(first.status, 201);
+  assert.is((await client.get('/apps/api/plugins/ver-hidden/versions')).status, 404);
+  assert.is((await client.get('/apps/api/plugins/ver-hidden/versions', as(other))).status, 404);
+  assert.is((await client.get('/apps/api/plugins/ver-hidden/versions/0.1.0', as(other))).status, 404);
+  // A plugin not yet approved carries its uploaded version; its approval makes it live.
+  const record = (await client.get('/apps/api/plugins/ver-hidden', as(admin))).body.plugin;
+  assert.is(record.version, '0.1.0');
+  assert.is(record.package.sha256, first.body.version.sha256);
+  assert.is((await review('ver-hidden', { action: 'approve', revision: record.revision })).status, 200);
+  assert.equal((await versions('ver-hidden')).map((v) => [v.version, v.status]), [['0.1.0', 'approved']]);
+});
+
+test.run();
