@@ -21,7 +21,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
-import { loadConfig } from '../src/settings/shared.js';
+import { loadSettings } from '../src/boot.js';
 import { silentLogger } from '../src/lib/log.js';
 import { createImghost } from '../src/imghost/app.js';
 import { parseMultipart } from '../src/http/multipart/index.js';
@@ -58,7 +58,7 @@ async function runServer(): Promise<void> {
   // The real image host, its upload route limited to 8 MiB, plus a /stats route
   // for the parent to read this process's RSS.
   const dir = await mkdtemp(join(tmpdir(), 'bench-multipart-server-'));
-  const config = loadConfig({ DATA_DIR: dir, IMGHOST_MAX_BYTES: String(FILE_LIMIT), LOG_LEVEL: 'error' });
+  const config = loadSettings({ DATA_DIR: dir, IMGHOST_MAX_BYTES: String(FILE_LIMIT), LOG_LEVEL: 'error' });
   const imghost = await createImghost({ config, log: silentLogger });
   let baseline = process.memoryUsage().rss;
   let peak = baseline;

@@ -30,7 +30,7 @@
 
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { loadConfig } from '../src/settings/shared.js';
+import { loadSettings } from '../src/boot.js';
 import { createLogger, silentLogger } from '../src/lib/log.js';
 import { projectRoot } from '../src/lib/project-root.js';
 import { listen } from '../src/http/server.js';
@@ -100,7 +100,7 @@ function withDatabase(serverUrl: string, name: string): string {
 /** Every query each row runs, explained, through the site mounted in this process. */
 async function plansOf(sql: Sql, rows: Row[]): Promise<Map<string, Plan[]>> {
   const recording = recordingSql(sql);
-  const config = loadConfig({ HOST: '127.0.0.1', SITE_PORT: '0', DATA_DIR: join(root, 'data'), PUBLIC_URL: 'http://bench.test' });
+  const config = loadSettings({ HOST: '127.0.0.1', SITE_PORT: '0', DATA_DIR: join(root, 'data'), PUBLIC_URL: 'http://bench.test' });
   // No webhook worker: its polls would be recorded with the pages' queries.
   const site = createSite({ config, sql: recording.sql, log: silentLogger, webhooks: { start: false } });
   const server = await listen(site.handler, '127.0.0.1', 0);

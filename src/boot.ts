@@ -1,6 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, loadConfig, type Config } from './settings/shared.js';
+import { ConfigError, type Env } from './settings/env.js';
+import { loadSharedSettings, type SharedSettings } from './settings/shared.js';
+import { loadImghostSettings, type ImghostSettings } from './imghost/settings.js';
+import { loadSiteSettings, type SiteSettings } from './site/settings.js';
 import { loadDotenv } from './lib/dotenv.js';
 import { createLogger, type Logger } from './lib/log.js';
 import { projectRoot } from './lib/project-root.js';
@@ -20,14 +23,22 @@ export interface ReadConfigOptions {
   exampleLauncherConfig?: boolean;
 }
 
-export function readConfigOrExit(options: ReadConfigOptions = {}): Config {
+/** Both services' settings, for an entrypoint or a test that may start either. */
+export type Settings = SiteSettings & ImghostSettings;
+
+export function loadSettings(env: Env): Settings {
+  const shared = loadSharedSettings(env);
+  return { ...loadSiteSettings(env, shared), ...loadImghostSettings(env, shared) };
+}
+
+export function readConfigOrExit(options: ReadConfigOptions = {}): Settings {
   // First: .env may set anything read below, LAUNCHER_CONFIG included.
   loadDotenv(join(process.cwd(), '.env'));
   if (options.exampleLauncherConfig && !process.env.LAUNCHER_CONFIG && !existsSync(join(process.cwd(), 'config', 'launcher.json'))) {
     process.env.LAUNCHER_CONFIG = join(projectRoot(), 'config', 'launcher.example.json');
   }
   try {
-    return loadConfig(process.env);
+    return loadSettings(process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`configuration error: ${error.message}\n`);
@@ -48,7 +59,7 @@ export interface Database {
  * Aborting `signal` stops what has started (the pool, the embedded PostgreSQL)
  * and rejects with StartAborted.
  */
-export async function openDatabase(config: Config, log: Logger, signal?: AbortSignal): Promise<Database> {
+export async function openDatabase(config: SharedSettings, log: Logger, signal?: AbortSignal): Promise<Database> {
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
   if (!url) {
@@ -88,7 +99,7 @@ export interface Service {
   close(): Promise<void>;
 }
 
-export async function startSiteService(config: Config, log: Logger, sql: Sql): Promise<Service> {
+export async function startSiteService(config: SiteSettings, log: Logger, sql: Sql): Promise<Service> {
   const site = createSite({ config, sql, log });
   const server = await listen(site.handler, config.host, config.sitePort);
   return {
@@ -101,7 +112,7 @@ export async function startSiteService(config: Config, log: Logger, sql: Sql): P
   };
 }
 
-export async function startImghostService(config: Config, log: Logger): Promise<Service> {
+export async function startImghostService(config: ImghostSettings, log: Logger): Promise<Service> {
   const imghost = await createImghost({ config, log });
   const server = await listen(imghost.handler, config.host, config.imghostPort);
   return {
@@ -114,6 +125,6 @@ export async function startImghostService(config: Config, log: Logger): Promise<
   };
 }
 
-export function createRootLogger(config: Config): Logger {
+export function createRootLogger(config: SharedSettings): Logger {
   return createLogger({ pid: process.pid }, { level: config.logLevel });
 }

@@ -2,7 +2,7 @@
 // anything starts, so SIGINT or SIGTERM at any moment of start-up stops what has
 // started so far (the embedded PostgreSQL above all) and exits, instead of the
 // default action killing this process and orphaning PostgreSQL.
-import { ConfigError } from './settings/shared.js';
+import { ConfigError } from './settings/env.js';
 import type { Logger } from './lib/log.js';
 import { onShutdownSignal } from './http/server.js';
 import { EmbeddedPostgresError } from './db/embedded.js';

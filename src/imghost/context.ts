@@ -1,4 +1,4 @@
-import type { Config } from '../settings/shared.js';
+import type { ImghostSettings } from './settings.js';
 import type { Context, Handler, Route } from '../http/context.js';
 import type { Logger } from '../lib/log.js';
 
@@ -8,6 +8,6 @@ export type ImghostRoute = Route<ImghostLocals>;
 export type ImghostHandler = Handler<ImghostLocals>;
 
 export interface ImghostDeps {
-  config: Config;
+  config: ImghostSettings;
   log: Logger;
 }

@@ -1,4 +1,4 @@
-import type { Config } from '../settings/shared.js';
+import type { SiteSettings } from './settings.js';
 import type { Context, Handler, Middleware, Route } from '../http/context.js';
 import type { Logger } from '../lib/log.js';
 import type { Sql } from '../db/pool.js';
@@ -28,7 +28,7 @@ export type SiteHandler = Handler<SiteLocals>;
 export type SiteMiddleware = Middleware<SiteLocals>;
 
 export interface SiteDeps {
-  config: Config;
+  config: SiteSettings;
   sql: Sql;
   log: Logger;
   /**

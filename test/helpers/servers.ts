@@ -3,7 +3,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, type Config } from '../../src/settings/shared.js';
+import { loadSettings, type Settings } from '../../src/boot.js';
 import { createLogger, silentLogger, type Logger } from '../../src/lib/log.js';
 import { listen, type RunningServer } from '../../src/http/server.js';
 import { createPool, type Sql } from '../../src/db/pool.js';
@@ -20,8 +20,8 @@ export function tempDir(prefix = 'lw-test-'): string {
 }
 
 /** A config as the services would read it, with test defaults and overrides. */
-export function testConfig(overrides: Record<string, string | undefined> = {}): Config {
-  return loadConfig({
+export function testConfig(overrides: Record<string, string | undefined> = {}): Settings {
+  return loadSettings({
     HOST: '127.0.0.1',
     SITE_PORT: '0',
     IMGHOST_PORT: '0',
@@ -48,13 +48,13 @@ export async function closeTestSql(): Promise<void> {
 
 export interface TestServer {
   url: string;
-  config: Config;
+  config: Settings;
   server: RunningServer;
   close(): Promise<void>;
 }
 
 /** Listens on a random port; closing stops the server, then the service. */
-async function serveForTest(config: Config, service: { handler: Parameters<typeof listen>[0]; close(): Promise<void> }): Promise<TestServer> {
+async function serveForTest(config: Settings, service: { handler: Parameters<typeof listen>[0]; close(): Promise<void> }): Promise<TestServer> {
   const server = await listen(service.handler, '127.0.0.1', 0);
   return {
     url: server.url,

@@ -2,7 +2,8 @@
 // it, Prometheus text that parses, and counters that move with the requests made.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ConfigError, loadConfig } from '../../src/settings/shared.js';
+import { loadSettings } from '../../src/boot.js';
+import { ConfigError } from '../../src/settings/env.js';
 import { createHttpMetrics, DURATION_BUCKETS } from '../../src/http/metrics/http-metrics.js';
 import { labelValue } from '../../src/http/metrics/exposition.js';
 import { makePng } from '../fixtures/images/generate.js';
@@ -153,7 +154,7 @@ const configRows = [
 for (const row of configRows) {
   test(`METRICS_TOKEN config: ${row.what}`, () => {
     try {
-      const config = loadConfig({ METRICS_TOKEN: row.value });
+      const config = loadSettings({ METRICS_TOKEN: row.value });
       assert.ok(row.ok, 'accepted');
       assert.is(config.metricsToken, row.value);
     } catch (error) {

@@ -2,11 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ConfigError, loadConfig } from '../../src/settings/shared.js';
+import { loadSettings } from '../../src/boot.js';
+import { ConfigError } from '../../src/settings/env.js';
 import { parseDotenv } from '../../src/lib/dotenv.js';
 
 test('defaults follow the configuration table', () => {
-  const config = loadConfig({});
+  const config = loadSettings({});
   assert.is(config.host, '127.0.0.1');
   assert.is(config.sitePort, 3000);
   assert.is(config.imghostPort, 3001);
@@ -25,28 +26,28 @@ test('defaults follow the configuration table', () => {
 });
 
 test('PORT is the fallback of both ports', () => {
-  const config = loadConfig({ PORT: '8080' });
+  const config = loadSettings({ PORT: '8080' });
   assert.is(config.sitePort, 8080);
   assert.is(config.imghostPort, 8080);
-  assert.is(loadConfig({ PORT: '8080', SITE_PORT: '9000' }).sitePort, 9000);
+  assert.is(loadSettings({ PORT: '8080', SITE_PORT: '9000' }).sitePort, 9000);
 });
 
 test('https PUBLIC_URL makes cookies Secure; trailing slash dropped', () => {
-  const config = loadConfig({ PUBLIC_URL: 'https://store.example/', ADMIN_USERS: ' alice, bob ,,' });
+  const config = loadSettings({ PUBLIC_URL: 'https://store.example/', ADMIN_USERS: ' alice, bob ,,' });
   assert.is(config.publicUrl, 'https://store.example');
   assert.is(config.secureCookies, true);
   assert.equal([...config.adminUsers], ['alice', 'bob']);
 });
 
 test('OAuth settings come all together', () => {
-  const oauth = loadConfig({
+  const oauth = loadSettings({
     OAUTH_AUTHORIZE_URL: 'https://idp.example/authorize',
     OAUTH_TOKEN_URL: 'https://idp.example/token',
     OAUTH_USERINFO_URL: 'https://idp.example/userinfo',
     OAUTH_CLIENT_ID: 'client',
   }).oauth;
   assert.is(oauth?.scope, 'openid profile');
-  assert.throws(() => loadConfig({ OAUTH_AUTHORIZE_URL: 'https://idp.example/authorize' }), (e: unknown) => e instanceof ConfigError && e.variable === 'OAUTH_TOKEN_URL');
+  assert.throws(() => loadSettings({ OAUTH_AUTHORIZE_URL: 'https://idp.example/authorize' }), (e: unknown) => e instanceof ConfigError && e.variable === 'OAUTH_TOKEN_URL');
 });
 
 const trustProxyCases = [
@@ -61,7 +62,7 @@ const trustProxyCases = [
 ];
 for (const c of trustProxyCases) {
   test(`TRUST_PROXY=${c.value} (${c.what}) trusts ${c.hops} proxies`, () => {
-    assert.is(loadConfig({ TRUST_PROXY: c.value }).trustProxy, c.hops);
+    assert.is(loadSettings({ TRUST_PROXY: c.value }).trustProxy, c.hops);
   });
 }
 
@@ -93,7 +94,7 @@ const bad = [
 ];
 for (const c of bad) {
   test(`invalid: ${c.what} names ${c.variable}`, () => {
-    assert.throws(() => loadConfig(c.env), (e: unknown) => e instanceof ConfigError && e.variable === c.variable);
+    assert.throws(() => loadSettings(c.env), (e: unknown) => e instanceof ConfigError && e.variable === c.variable);
   });
 }
 
@@ -105,7 +106,7 @@ const webhookPorts = [
 ];
 for (const c of webhookPorts) {
   test(`WEBHOOK_ALLOWED_PORTS ${c.what}`, () => {
-    assert.equal(loadConfig({ WEBHOOK_ALLOWED_PORTS: c.value }).webhookPorts, c.ports);
+    assert.equal(loadSettings({ WEBHOOK_ALLOWED_PORTS: c.value }).webhookPorts, c.ports);
   });
 }
 
@@ -117,7 +118,7 @@ const minFree = [
 ];
 for (const c of minFree) {
   test(`IMGHOST_MIN_FREE_BYTES ${c.what}`, () => {
-    assert.is(loadConfig(c.env).imghostMinFreeBytes, c.bytes);
+    assert.is(loadSettings(c.env).imghostMinFreeBytes, c.bytes);
   });
 }
 
@@ -129,7 +130,7 @@ const logLevels = [
 ];
 for (const c of logLevels) {
   test(`LOG_LEVEL ${c.what} gives ${c.level}`, () => {
-    assert.is(loadConfig({ LOG_LEVEL: c.value }).logLevel, c.level);
+    assert.is(loadSettings({ LOG_LEVEL: c.value }).logLevel, c.level);
   });
 }
 

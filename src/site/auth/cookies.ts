@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Config } from '../../settings/shared.js';
+import type { SiteSettings } from '../settings.js';
 import { serializeCookie } from '../../http/cookies.js';
 
 // The two cookies of the login. Both HttpOnly and SameSite=Lax: Lax is what lets
@@ -15,7 +15,7 @@ export const LOGIN_TTL_SECONDS = 10 * 60;
  * Under https the session cookie takes the `__Host-` prefix: browsers then refuse
  * it unless Secure, Path=/ and host-only, so a sibling subdomain cannot plant one.
  */
-export function sessionCookieName(config: Config): string {
+export function sessionCookieName(config: SiteSettings): string {
   return config.secureCookies ? '__Host-sid' : 'sid';
 }
 
@@ -26,11 +26,11 @@ export function sessionCookieName(config: Config): string {
  * that login, as the attacker (login CSRF). The prefix needs Path=/; over plain
  * http (development) the cookie keeps a path that only the login routes see.
  */
-export function loginCookieName(config: Config): string {
+export function loginCookieName(config: SiteSettings): string {
   return config.secureCookies ? '__Host-lw_login' : 'lw_login';
 }
 
-function loginCookiePath(config: Config): string {
+function loginCookiePath(config: SiteSettings): string {
   return config.secureCookies ? '/' : '/apps/auth';
 }
 
@@ -47,7 +47,7 @@ function putCookie(res: ServerResponse, name: string, serialized: string): void 
   res.setHeader('Set-Cookie', [...others, serialized]);
 }
 
-export function setSessionCookie(res: ServerResponse, config: Config, token: string): void {
+export function setSessionCookie(res: ServerResponse, config: SiteSettings, token: string): void {
   putCookie(
     res,
     sessionCookieName(config),
@@ -61,7 +61,7 @@ export function setSessionCookie(res: ServerResponse, config: Config, token: str
   );
 }
 
-export function clearSessionCookie(res: ServerResponse, config: Config): void {
+export function clearSessionCookie(res: ServerResponse, config: SiteSettings): void {
   putCookie(
     res,
     sessionCookieName(config),
@@ -69,7 +69,7 @@ export function clearSessionCookie(res: ServerResponse, config: Config): void {
   );
 }
 
-export function setLoginCookie(res: ServerResponse, config: Config, value: string): void {
+export function setLoginCookie(res: ServerResponse, config: SiteSettings, value: string): void {
   putCookie(
     res,
     loginCookieName(config),
@@ -83,7 +83,7 @@ export function setLoginCookie(res: ServerResponse, config: Config, value: strin
   );
 }
 
-export function clearLoginCookie(res: ServerResponse, config: Config): void {
+export function clearLoginCookie(res: ServerResponse, config: SiteSettings): void {
   putCookie(
     res,
     loginCookieName(config),

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Config } from '../../settings/shared.js';
+import type { SiteSettings } from '../settings.js';
 import { HttpError } from '../../http/errors.js';
 import { getCookie } from '../../http/cookies.js';
 import type { SiteMiddleware } from '../context.js';
@@ -45,7 +45,7 @@ const refused = () => new HttpError(403, 'FORBIDDEN', 'Cross-site request refuse
  * nobody but still must not be driven by other sites (the install click, which
  * counts) adds sameSiteOnly below.
  */
-export function crossSiteProtection(config: Config): SiteMiddleware {
+export function crossSiteProtection(config: SiteSettings): SiteMiddleware {
   const cookieName = sessionCookieName(config);
   const ownOrigin = config.publicOrigin.toLowerCase();
   return (ctx, next) => {
@@ -61,7 +61,7 @@ export function crossSiteProtection(config: Config): SiteMiddleware {
  * evil.example posting to the install click would raise counts from every
  * visitor's address. Clients that send neither header (the launcher) pass.
  */
-export function sameSiteOnly(config: Config): SiteMiddleware {
+export function sameSiteOnly(config: SiteSettings): SiteMiddleware {
   const ownOrigin = config.publicOrigin.toLowerCase();
   return (ctx, next) => {
     if (isCrossSite(ctx.req, ownOrigin)) throw refused();

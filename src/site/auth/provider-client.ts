@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
-import type { OAuthConfig } from '../../settings/shared.js';
+import type { OAuthConfig } from '../settings.js';
 import { HttpError } from '../../http/errors.js';
 import { isObject } from '../../lib/json-object.js';
 import { readLimited } from '../../lib/read-limited.js';

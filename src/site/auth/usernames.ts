@@ -1,4 +1,4 @@
-import type { Config } from '../../settings/shared.js';
+import type { SiteSettings } from '../settings.js';
 
 // Usernames name users in URLs and on pages (ratings, replies), so they are unique
 // case-insensitively across local accounts and provider users alike.
@@ -60,7 +60,7 @@ function truncate(text: string, maxCodePoints: number): string {
  * ADMIN_USERS, compared case-insensitively, as usernames are unique that way: a
  * listed "Alice" and the user "alice" are the same person.
  */
-export function adminMatcher(config: Config): (username: string) => boolean {
+export function adminMatcher(config: SiteSettings): (username: string) => boolean {
   const names = new Set([...config.adminUsers].map((name) => name.toLowerCase()));
   return (username) => names.has(username.toLowerCase());
 }

@@ -1,4 +1,4 @@
-import type { Config } from '../../settings/shared.js';
+import type { SiteSettings } from '../settings.js';
 import { validationFailed } from '../../http/errors.js';
 import { link } from './text-rules.js';
 
@@ -23,7 +23,7 @@ export interface ImageLinkRule {
   ownHostMedia: string[];
 }
 
-export function imageLinkRule(config: Pick<Config, 'publicUrl' | 'imageHostPublicUrl'>): ImageLinkRule {
+export function imageLinkRule(config: Pick<SiteSettings, 'publicUrl' | 'imageHostPublicUrl'>): ImageLinkRule {
   const siteHost = hostOf(new URL(config.publicUrl));
   const media = new URL(config.imageHostPublicUrl);
   const ownHostMedia = hostOf(media) === siteHost ? [`${media.origin}${media.pathname.replace(/\/+$/, '')}/img/`] : [];

@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
-import { WEBHOOK_PORTS } from '../../settings/shared.js';
+import { WEBHOOK_PORTS } from '../settings.js';
 import { hostAddress, isPublicAddress } from './address-policy.js';
 
 // The undici dispatcher every webhook delivery goes through. Its connector is where
@@ -43,7 +43,7 @@ export class PortRefusedError extends Error {
 }
 
 export interface DeliveryDispatcherOptions {
-  /** The ports deliveries may go to: the configuration's (Config.webhookPorts); 443 and 8443 unless given. */
+  /** The ports deliveries may go to: the configuration's (SiteSettings.webhookPorts); 443 and 8443 unless given. */
   ports?: readonly number[];
   resolve?: Resolver;
   /**

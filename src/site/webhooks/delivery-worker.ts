@@ -33,7 +33,7 @@ export interface WebhookWorkerOptions {
   clock?: () => number;
   /** Where deliveries go through; createDeliveryDispatcher({ports}) unless given (then not closed by stop). */
   dispatcher?: Dispatcher;
-  /** The ports the dispatcher made here allows (the site passes Config.webhookPorts); 443 and 8443 unless given. */
+  /** The ports the dispatcher made here allows (the site passes SiteSettings.webhookPorts); 443 and 8443 unless given. */
   ports?: readonly number[];
   pollIntervalMs?: number;
   concurrency?: number;

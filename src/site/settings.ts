@@ -1,0 +1,97 @@
+import { resolve } from 'node:path';
+import { ConfigError, envReader, httpUrl, type Env, type EnvReader } from '../settings/env.js';
+import { loadSharedSettings, type SharedSettings } from '../settings/shared.js';
+
+export interface OAuthConfig {
+  authorizeUrl: string;
+  tokenUrl: string;
+  userinfoUrl: string;
+  clientId: string;
+  clientSecret: string;
+  scope: string;
+}
+
+/** The site's settings (docs/operations.md, the configuration table): its own and the shared ones. */
+export interface SiteSettings extends SharedSettings {
+  publicUrl: string;
+  /** Origin of PUBLIC_URL, for the cross-site check. */
+  publicOrigin: string;
+  secureCookies: boolean;
+  imageHostUrl: string;
+  imageHostPublicUrl: string;
+  launcherConfig: string;
+  oauth: OAuthConfig | undefined;
+  adminUsers: Set<string>;
+  installScheme: string;
+  /** Ports a webhook URL may name: 443, 8443 and WEBHOOK_ALLOWED_PORTS, ascending. */
+  webhookPorts: number[];
+}
+
+/**
+ * The ports webhooks are delivered to whatever WEBHOOK_ALLOWED_PORTS adds: any
+ * port would let a user probe which ports answer on a public host through the
+ * delivery history (a port scanner).
+ */
+export const WEBHOOK_PORTS = [443, 8443] as const;
+/** WEBHOOK_ALLOWED_PORTS lists at most this many. */
+export const MAX_EXTRA_WEBHOOK_PORTS = 32;
+
+export function loadSiteSettings(env: Env, shared: SharedSettings = loadSharedSettings(env)): SiteSettings {
+  const read = envReader(env);
+  const publicUrl = httpUrl('PUBLIC_URL', read('PUBLIC_URL') ?? `http://localhost:${shared.sitePort}`);
+  const imageHostUrl = httpUrl('IMAGE_HOST_URL', read('IMAGE_HOST_URL') ?? `http://127.0.0.1:${shared.imghostPort}`);
+  const imageHostPublicUrl = httpUrl('IMAGE_HOST_PUBLIC_URL', read('IMAGE_HOST_PUBLIC_URL') ?? imageHostUrl);
+
+  const installScheme = read('INSTALL_SCHEME') ?? 'bloret';
+  if (!/^[A-Za-z][A-Za-z0-9+.-]{0,31}$/.test(installScheme)) {
+    throw new ConfigError('INSTALL_SCHEME', `must be a URL scheme such as "bloret" (got "${installScheme}")`);
+  }
+
+  const publicParsed = new URL(publicUrl);
+  return {
+    ...shared,
+    publicUrl,
+    publicOrigin: publicParsed.origin,
+    secureCookies: publicParsed.protocol === 'https:',
+    imageHostUrl,
+    imageHostPublicUrl,
+    launcherConfig: resolve(read('LAUNCHER_CONFIG') ?? './config/launcher.json'),
+    oauth: oauthFrom(read),
+    adminUsers: new Set(
+      (read('ADMIN_USERS') ?? '')
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean),
+    ),
+    installScheme,
+    webhookPorts: webhookPortsFrom(read('WEBHOOK_ALLOWED_PORTS')),
+  };
+}
+
+/** WEBHOOK_ALLOWED_PORTS: comma-separated ports 1-65535 allowed besides 443 and 8443. */
+function webhookPortsFrom(value: string | undefined): number[] {
+  const extra = value === undefined ? [] : value.split(',').map((entry) => entry.trim());
+  if (extra.length > MAX_EXTRA_WEBHOOK_PORTS) throw new ConfigError('WEBHOOK_ALLOWED_PORTS', `lists at most ${MAX_EXTRA_WEBHOOK_PORTS} ports`);
+  for (const entry of extra) {
+    if (!/^\d{1,5}$/.test(entry) || Number(entry) < 1 || Number(entry) > 65535) {
+      throw new ConfigError('WEBHOOK_ALLOWED_PORTS', `must be comma-separated port numbers from 1 to 65535 (got "${value}")`);
+    }
+  }
+  return [...new Set([...WEBHOOK_PORTS, ...extra.map(Number)])].sort((a, b) => a - b);
+}
+
+function oauthFrom(read: EnvReader): OAuthConfig | undefined {
+  const names = ['OAUTH_AUTHORIZE_URL', 'OAUTH_TOKEN_URL', 'OAUTH_USERINFO_URL', 'OAUTH_CLIENT_ID'] as const;
+  const present = names.filter((name) => read(name) !== undefined);
+  if (present.length === 0) return undefined;
+  const missing = names.find((name) => read(name) === undefined);
+  if (missing) throw new ConfigError(missing, `is required when ${present[0]} is set`);
+  return {
+    authorizeUrl: httpUrl('OAUTH_AUTHORIZE_URL', read('OAUTH_AUTHORIZE_URL')!),
+    tokenUrl: httpUrl('OAUTH_TOKEN_URL', read('OAUTH_TOKEN_URL')!),
+    userinfoUrl: httpUrl('OAUTH_USERINFO_URL', read('OAUTH_USERINFO_URL')!),
+    clientId: read('OAUTH_CLIENT_ID')!,
+    clientSecret: read('OAUTH_CLIENT_SECRET') ?? '',
+    scope: read('OAUTH_SCOPE') ?? 'openid profile',
+  };
+}
