@@ -8,8 +8,6 @@ export interface ImghostSettings extends SharedSettings {
   imghostMaxBytes: number;
   /** Plugin packages (ZIP) kept by the image host: $DATA_DIR/packages. */
   packagesDir: string;
-  /** PACKAGE_MAX_BYTES: the largest package upload, default 32 MiB. */
-  packageMaxBytes: number;
   /** /readyz of the image host answers 503 when its disk has less free space. */
   imghostMinFreeBytes: number;
   iconsDir: string | undefined;
@@ -26,7 +24,6 @@ export const MIN_FREE_UPLOADS = 8;
 export function loadImghostSettings(env: Env, shared: SharedSettings = loadSharedSettings(env)): ImghostSettings {
   const read = envReader(env);
   const maxBytes = byteCountFrom('IMGHOST_MAX_BYTES', read('IMGHOST_MAX_BYTES') ?? '8388608');
-  const packageMaxBytes = byteCountFrom('PACKAGE_MAX_BYTES', read('PACKAGE_MAX_BYTES') ?? String(32 * 1024 * 1024));
   const minFreeText = read('IMGHOST_MIN_FREE_BYTES') ?? String(MIN_FREE_UPLOADS * maxBytes);
   if (!/^\d{1,15}$/.test(minFreeText)) {
     throw new ConfigError('IMGHOST_MIN_FREE_BYTES', `must be a whole number of bytes (got "${minFreeText}")`);
@@ -36,7 +33,6 @@ export function loadImghostSettings(env: Env, shared: SharedSettings = loadShare
     imagesDir: resolve(shared.dataDir, 'images'),
     imghostMaxBytes: maxBytes,
     packagesDir: resolve(shared.dataDir, 'packages'),
-    packageMaxBytes,
     imghostMinFreeBytes: Number(minFreeText),
     iconsDir: read('ICONS_DIR') === undefined ? undefined : resolve(read('ICONS_DIR')!),
   };

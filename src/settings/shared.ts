@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
 import type { LogLevel } from '../lib/log.js';
-import { ConfigError, envReader, logLevelFrom, portFrom, secretFrom, trustedHopsFrom, urlFrom, type Env } from './env.js';
+import { byteCountFrom, ConfigError, envReader, logLevelFrom, portFrom, secretFrom, trustedHopsFrom, urlFrom, type Env } from './env.js';
 
 /**
  * What both services read: where each listens (the site's default image host URL
- * is the image host's port), the data folder, the database, the upload token the
- * site sends and the image host checks, proxies, logs and metrics.
+ * is the image host's port), the data folder, the database, the package size and
+ * upload token (the site relays packages, the image host keeps them), proxies, logs and metrics.
  */
 export interface SharedSettings {
   host: string;
@@ -13,6 +13,8 @@ export interface SharedSettings {
   imghostPort: number;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** PACKAGE_MAX_BYTES: the largest plugin package, default 32 MiB (the site relays it, the image host keeps it). */
+  packageMaxBytes: number;
   /** IMGHOST_UPLOAD_TOKEN: sent by the site, required by the image host. */
   imghostUploadToken: string | undefined;
   /** Proxies in front of the service that append to X-Forwarded-For (TRUST_PROXY); 0 trusts none. */
@@ -43,6 +45,7 @@ export function loadSharedSettings(env: Env): SharedSettings {
     imghostPort,
     dataDir: resolve(read('DATA_DIR') ?? './data'),
     databaseUrl,
+    packageMaxBytes: byteCountFrom('PACKAGE_MAX_BYTES', read('PACKAGE_MAX_BYTES') ?? String(32 * 1024 * 1024)),
     imghostUploadToken: secretFrom('IMGHOST_UPLOAD_TOKEN', read('IMGHOST_UPLOAD_TOKEN')),
     trustProxy: trustedHopsFrom(read('TRUST_PROXY') ?? 'false'),
     logLevel: logLevelFrom(read('LOG_LEVEL') ?? 'info'),
