@@ -34,6 +34,12 @@ export interface AppOptions<L extends object> {
   log: Logger;
   /** Proxies trusted to append to X-Forwarded-For (see client-ip.ts); 0 or false: none. */
   trustProxy: number | boolean;
+  /**
+   * Parses a request's query on first use of ctx.query (URLSearchParams by default);
+   * it may throw an HttpError, which answers the request. The site refuses NUL
+   * (storableQuery, query-params.ts).
+   */
+  parseQuery?: (raw: string) => URLSearchParams;
   /** Counts requests by route and status for /metrics (METRICS_TOKEN set); none when absent. */
   metrics?: HttpMetrics;
 }
@@ -167,7 +173,7 @@ class RequestContext<L extends object> implements Context<L> {
   }
 
   get query(): URLSearchParams {
-    return (this.#query ??= new URLSearchParams(this.rawQuery));
+    return (this.#query ??= this.options.parseQuery ? this.options.parseQuery(this.rawQuery) : new URLSearchParams(this.rawQuery));
   }
 
   get ip(): string {

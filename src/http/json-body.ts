@@ -2,6 +2,7 @@ import type { Middleware } from './context.js';
 import { HttpError } from './errors.js';
 import { readLimited } from '../lib/read-limited.js';
 import { refuseRestOfBody } from './refuse-body.js';
+import { refuseUnstorableJson } from './storable-text.js';
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
@@ -9,7 +10,8 @@ export const JSON_BODY_LIMIT = 1024 * 1024;
  * Reads a JSON body into ctx.body. The size limit is enforced while reading: a
  * declared Content-Length over it is refused before a byte is read (trusted only
  * without Transfer-Encoding, RFC 9112 6.3), and a streamed body is cut off as soon
- * as it passes the limit.
+ * as it passes the limit. A string PostgreSQL cannot hold (NUL, an unpaired
+ * surrogate) is refused here for every route (storable-text.ts).
  */
 export function jsonBody(options: { limit?: number; optional?: boolean } = {}): Middleware<any> {
   const limit = options.limit ?? JSON_BODY_LIMIT;
@@ -49,11 +51,14 @@ async function readJson(ctx: Parameters<Middleware<any>>[0], limit: number): Pro
   }
   const text = read.bytes.toString('utf8');
   if (text.trim() === '') throw new HttpError(400, 'BAD_REQUEST', 'Request body is empty; expected JSON');
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw new HttpError(400, 'BAD_REQUEST', 'Request body is not valid JSON');
   }
+  refuseUnstorableJson(text, value);
+  return value;
 }
 
 function tooLarge(limit: number): HttpError {

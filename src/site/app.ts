@@ -9,6 +9,7 @@ import { authFeature } from './auth/feature.js';
 import { createGuards } from './auth/guards.js';
 import type { SiteDeps, SiteLocals, SiteRoute } from './context.js';
 import { openApiHandler } from '../http/openapi-route.js';
+import { storableQuery } from '../http/query-params.js';
 import { serviceMetrics } from '../http/metrics/service-metrics.js';
 import { poolUseMetrics } from '../db/pool-use.js';
 import { SITE_OPENAPI } from './openapi/document.js';
@@ -61,6 +62,8 @@ export function createSite(deps: SiteDeps) {
     log: deps.log,
     trustProxy: deps.config.trustProxy,
     createLocals: () => ({ user: null }),
+    // PostgreSQL cannot hold a NUL: a query carrying one is 400 on every route.
+    parseQuery: storableQuery,
     renderError: renderSiteError,
     middleware: features.flatMap((feature) => feature.middleware ?? []),
     routes,

@@ -14,7 +14,7 @@ const NO_STORE = { 'Cache-Control': 'no-store' };
 export function createTokenHandler(deps: SiteDeps): SiteHandler {
   return async (ctx: SiteContext) => {
     const user = requireUser(ctx);
-    const wanted = validateNewToken(ctx.body as Record<string, unknown>);
+    const wanted = validateNewToken(ctx.body);
     const { token, secret } = await createToken(deps.sql, user, wanted);
     sendJson(ctx, 201, { success: true, token, secret }, NO_STORE);
   };

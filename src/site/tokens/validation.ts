@@ -1,4 +1,5 @@
 import { validationFailed } from '../../http/errors.js';
+import { objectBody } from '../../lib/json-object.js';
 import { DEFAULT_EXPIRES_IN_DAYS, MAX_EXPIRES_IN_DAYS, TOKEN_NAME_MAX } from './limits.js';
 import { isTokenScope, TOKEN_SCOPES, type TokenScope } from './scopes.js';
 
@@ -9,7 +10,8 @@ export interface NewToken {
 }
 
 /** The body of POST /apps/api/tokens; each bad field is 400 VALIDATION_FAILED naming it. */
-export function validateNewToken(body: Record<string, unknown>): NewToken {
+export function validateNewToken(input: unknown): NewToken {
+  const body = objectBody(input, 'with name and scopes');
   const rawName = body.name;
   if (typeof rawName !== 'string') throw validationFailed('name', 'name is required');
   const name = rawName.trim();
