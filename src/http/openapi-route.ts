@@ -1,6 +1,5 @@
 import type { Handler } from './context.js';
-import { strongEtag } from './etag.js';
-import { sendBody, sendNoContent } from './respond.js';
+import { prepareJson, sendPrepared } from './prepared-answer.js';
 
 /**
  * GET /openapi.json: the service's OpenAPI document, serialized once at start-up.
@@ -8,14 +7,6 @@ import { sendBody, sendNoContent } from './respond.js';
  * an ETag so a reload costs a 304.
  */
 export function openApiHandler<L extends object>(document: object): Handler<L> {
-  const body = Buffer.from(JSON.stringify(document));
-  const etag = strongEtag(body);
-  const headers = { 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'public, max-age=300', ETag: etag };
-  return (ctx) => {
-    if (ctx.req.headers['if-none-match'] === etag) {
-      sendNoContent(ctx, 304, headers);
-      return;
-    }
-    sendBody(ctx, 200, body, 'application/json; charset=utf-8', headers);
-  };
+  const answer = prepareJson(document, { cacheControl: 'public, max-age=300', headers: { 'Access-Control-Allow-Origin': '*' } });
+  return (ctx) => sendPrepared(ctx, answer);
 }

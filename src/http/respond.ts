@@ -32,7 +32,7 @@ export function sendJson(ctx: Context<any>, status: number, value: unknown, head
 
 /**
  * JSON already serialized, compressed by `compress` when large and accepted: a
- * prepared answer (prepared-json.ts) passes one that keeps what it made.
+ * prepared answer (prepared-answer.ts) keeps what it made instead.
  */
 export function sendJsonBytes(
   ctx: Context<any>, status: number, body: Buffer, compress: (body: Buffer, coding: Coding) => Buffer, headers?: ExtraHeaders,

@@ -6,7 +6,8 @@ import type { Context, Handler } from './context.js';
 import { HttpError } from './errors.js';
 import { contentTypeFor } from './mime.js';
 import { HTML_CSP } from './security-headers.js';
-import { etagMatches, sendBody, sendNoContent } from './respond.js';
+import { sendBody } from './respond.js';
+import { answeredNotModified } from './prepared-answer.js';
 import { strongEtag } from './etag.js';
 
 // The static folder is small and ships with the release: it is read into memory
@@ -221,10 +222,7 @@ export function sendStaticFile(ctx: Context<any>, file: StaticFile, extra: Recor
   const headers: Record<string, string> = { ETag: etag, 'Cache-Control': file.cacheControl, ...extra };
   if (compressible) headers.Vary = headers.Vary ? `${headers.Vary}, Accept-Encoding` : 'Accept-Encoding';
   if (file.contentType.startsWith('text/html')) headers['Content-Security-Policy'] = HTML_CSP;
-  if (status === 200 && etagMatches(ctx.req.headers['if-none-match'], etag)) {
-    sendNoContent(ctx, 304, headers);
-    return;
-  }
+  if (status === 200 && answeredNotModified(ctx, etag, headers)) return;
   if (variant) headers['Content-Encoding'] = coding!;
   sendBody(ctx, status, variant?.body ?? file.body, file.contentType, headers);
 }

@@ -3,7 +3,7 @@ import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { IconCatalog } from './icon-catalog.js';
 import { iconNotFound, iconProcessingFailed } from './icon-errors.js';
-import type { HeaderList } from '../../http/answer-head.js';
+import { prepareAnswer, type PreparedAnswer } from '../../http/prepared-answer.js';
 import { ICON_CACHE_CONTROL, MAX_ICON_FILE_BYTES, SOURCE_CACHE_MAX_BYTES, SOURCE_CACHE_MAX_ENTRIES, SVG_CSP } from './limits.js';
 import { createLru } from '../../lib/lru.js';
 import { createSingleFlight } from '../../lib/single-flight.js';
@@ -17,11 +17,8 @@ export interface IconFile {
   template: SvgTemplate;
   /** Hash of the file's bytes: part of every ETag made from it. */
   version: string;
-  /** The file as it is on disk, for /SFs/{file}.svg. */
-  raw: Buffer;
-  rawEtag: string;
-  /** ETag, Cache-Control and CSP of the raw answer, built once. */
-  rawHeaders: HeaderList;
+  /** The file as it is on disk, the answer of /SFs/{file}.svg, built once. */
+  raw: PreparedAnswer;
 }
 
 export function createIconFiles(catalog: IconCatalog) {
@@ -46,9 +43,14 @@ export function createIconFiles(catalog: IconCatalog) {
       throw iconProcessingFailed(error);
     }
     const version = createHash('sha256').update(bytes).digest('base64url').slice(0, 16);
-    const rawEtag = `"raw-${version}"`;
-    const rawHeaders = Object.freeze(['ETag', rawEtag, 'Cache-Control', ICON_CACHE_CONTROL, 'Content-Security-Policy', SVG_CSP]);
-    const file: IconFile = { template, version, raw: bytes, rawEtag, rawHeaders };
+    const raw = prepareAnswer(bytes, {
+      contentType: 'image/svg+xml',
+      etag: `"raw-${version}"`,
+      cacheControl: ICON_CACHE_CONTROL,
+      headers: { 'Content-Security-Policy': SVG_CSP },
+      compressMinBytes: Infinity,
+    });
+    const file: IconFile = { template, version, raw };
     // A rescan while we were reading means the bytes may be stale: use, do not keep.
     // Counted three times: the bytes, and the template's text (UTF-16).
     if (catalog.generation === generation) cache.set(fileName, file, bytes.length * 3 + fileName.length);

@@ -1,4 +1,3 @@
-import type { HeaderList } from '../../http/answer-head.js';
 import type { IconCatalog } from './icon-catalog.js';
 import { iconProcessingFailed, rendererBusy } from './icon-errors.js';
 import type { IconFile } from './icon-files.js';
@@ -17,19 +16,18 @@ import { createSingleFlight } from '../../lib/single-flight.js';
 import { renderSvg } from './svg-template.js';
 import { QueueFullError, createTaskQueue } from '../../lib/task-queue.js';
 import { strongEtag } from '../../http/etag.js';
+import { prepareAnswer, type PreparedAnswer } from '../../http/prepared-answer.js';
 
 // Finished answers, ready to write: a repeated request is one Map lookup away from
 // its bytes. PNGs are made by sharp behind a small queue (a burst of distinct sizes
 // waits its turn instead of rasterizing all at once), and identical concurrent misses
 // share one render.
 
-export interface RenderedIcon {
-  body: Buffer;
-  contentType: string;
-  etag: string;
-  /** Built once per entry, not per request, as a list writeHead takes whole. */
-  headers: HeaderList;
-}
+/** Built once per entry, not per request: bytes, ETag and headers. */
+export type RenderedIcon = PreparedAnswer;
+
+/** What every icon answer carries besides its ETag; icons are small or PNG: not compressed. */
+export const ICON_ANSWER = { cacheControl: ICON_CACHE_CONTROL, headers: { 'Content-Security-Policy': SVG_CSP }, compressMinBytes: Infinity } as const;
 
 export interface IconFiles {
   get(fileName: string): IconFile | Promise<IconFile>;
@@ -60,12 +58,7 @@ export function createIconRenderer(catalog: IconCatalog, files: IconFiles) {
     }
     const etag = strongEtag(key, file.version);
     const contentType = query.format === 'svg' ? 'image/svg+xml' : 'image/png';
-    const rendered: RenderedIcon = {
-      body,
-      contentType,
-      etag,
-      headers: Object.freeze(['ETag', etag, 'Cache-Control', ICON_CACHE_CONTROL, 'Content-Security-Policy', SVG_CSP]),
-    };
+    const rendered = prepareAnswer(body, { ...ICON_ANSWER, contentType, etag });
     if (catalog.generation === generation) cache.set(key, rendered, body.length + key.length + 256);
     return rendered;
   };

@@ -1,4 +1,5 @@
-import { etagMatches, redirect, sendBody, sendNoContent } from '../../http/respond.js';
+import { redirect } from '../../http/respond.js';
+import { sendPrepared } from '../../http/prepared-answer.js';
 import type { ImghostContext, ImghostHandler } from '../context.js';
 import { resolveIconFile, type IconAliases } from './icon-aliases.js';
 import type { IconCatalog } from './icon-catalog.js';
@@ -57,6 +58,5 @@ export function iconHandler(catalog: IconCatalog, aliases: IconAliases, renderer
 }
 
 function send(ctx: ImghostContext, icon: RenderedIcon): void {
-  if (etagMatches(ctx.req.headers['if-none-match'], icon.etag)) return sendNoContent(ctx, 304, icon.headers);
-  sendBody(ctx, 200, icon.body, icon.contentType, icon.headers);
+  sendPrepared(ctx, icon);
 }

@@ -1,4 +1,5 @@
-import { etagMatches, sendBody, sendNoContent } from '../../http/respond.js';
+import { sendBody } from '../../http/respond.js';
+import { answeredNotModified } from '../../http/prepared-answer.js';
 import type { ImghostHandler } from '../context.js';
 import type { IconAliases } from './icon-aliases.js';
 import type { IconCatalog } from './icon-catalog.js';
@@ -14,7 +15,7 @@ export function listHandler(catalog: IconCatalog): ImghostHandler {
     const gzip = acceptsGzip(ctx.req.headers['accept-encoding']);
     const etag = gzip ? listing.gzipEtag : listing.etag;
     const headers: Record<string, string> = { ETag: etag, 'Cache-Control': LIST_CACHE_CONTROL, Vary: 'Accept-Encoding' };
-    if (etagMatches(ctx.req.headers['if-none-match'], etag)) return sendNoContent(ctx, 304, headers);
+    if (answeredNotModified(ctx, etag, headers)) return;
     if (gzip) headers['Content-Encoding'] = 'gzip';
     sendBody(ctx, 200, gzip ? listing.gzip : listing.json, 'application/json; charset=utf-8', headers);
   };
@@ -40,7 +41,7 @@ export function aliasListHandler(aliases: IconAliases): ImghostHandler {
     const listing = aliases.listing();
     if (!listing) throw listUnavailable();
     const headers = { ETag: listing.etag, 'Cache-Control': LIST_CACHE_CONTROL };
-    if (etagMatches(ctx.req.headers['if-none-match'], listing.etag)) return sendNoContent(ctx, 304, headers);
+    if (answeredNotModified(ctx, listing.etag, headers)) return;
     sendBody(ctx, 200, listing.json, 'application/json; charset=utf-8', headers);
   };
 }

@@ -1,4 +1,4 @@
-import { etagMatches, sendBody, sendNoContent } from '../../http/respond.js';
+import { sendPrepared } from '../../http/prepared-answer.js';
 import type { ImghostHandler } from '../context.js';
 import { resolveIconFile, type IconAliases } from './icon-aliases.js';
 import type { IconCatalog } from './icon-catalog.js';
@@ -22,7 +22,6 @@ export function rawIconHandler(catalog: IconCatalog, aliases: IconAliases, files
     const fileName = resolveIconFile(catalog, aliases, requested);
     if (fileName === undefined) throw iconNotFound();
     const file = await files.get(fileName);
-    if (etagMatches(ctx.req.headers['if-none-match'], file.rawEtag)) return sendNoContent(ctx, 304, file.rawHeaders);
-    sendBody(ctx, 200, file.raw, 'image/svg+xml', file.rawHeaders);
+    sendPrepared(ctx, file.raw);
   };
 }

@@ -1,7 +1,7 @@
 import { createReadStream, type ReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { HttpError } from '../../http/errors.js';
-import { etagMatches, sendNoContent } from '../../http/respond.js';
+import { answeredNotModified } from '../../http/prepared-answer.js';
 import type { ImghostContext } from '../context.js';
 import type { Previews } from './previews.js';
 import type { ImageStore, StoredFile } from './store.js';
@@ -37,10 +37,7 @@ export function serveImage(store: ImageStore, previews: Previews) {
 
 async function sendStoredFile(ctx: ImghostContext, store: ImageStore, file: StoredFile): Promise<void> {
   const cacheHeaders = ['ETag', file.etag, 'Cache-Control', IMAGE_CACHE_CONTROL];
-  if (etagMatches(ctx.req.headers['if-none-match'], file.etag)) {
-    sendNoContent(ctx, 304, cacheHeaders);
-    return;
-  }
+  if (answeredNotModified(ctx, file.etag, cacheHeaders)) return;
   const headers = [...cacheHeaders, 'Content-Type', file.mime, 'Content-Length', file.size];
   if (ctx.method === 'HEAD') {
     ctx.res.writeHead(200, headers).end();

@@ -1,7 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { HttpError } from '../../http/errors.js';
-import { etagMatches, sendJson, sendNoContent } from '../../http/respond.js';
+import { sendJson } from '../../http/respond.js';
+import { answeredNotModified } from '../../http/prepared-answer.js';
 import type { ImghostContext } from '../context.js';
 import { parseRange } from './byte-range.js';
 import { isPackageFileName } from './package-names.js';
@@ -28,10 +29,7 @@ export function servePackage(store: PackageStore) {
       'Cache-Control', PACKAGE_CACHE_CONTROL,
       'Accept-Ranges', 'bytes',
     ];
-    if (etagMatches(ctx.req.headers['if-none-match'], found.etag)) {
-      sendNoContent(ctx, 304, common);
-      return;
-    }
+    if (answeredNotModified(ctx, found.etag, common)) return;
     const ifRange = ctx.req.headers['if-range'];
     // If-Range with anything but our ETag (a date, an old tag) asks for the whole file.
     const range = ifRange === undefined || ifRange === found.etag ? parseRange(ctx.req.headers.range, found.size) : null;

@@ -4,8 +4,13 @@ import { basename, dirname } from 'node:path';
 import type { Logger } from '../../lib/log.js';
 import { watchFolders } from '../../lib/watch-folders.js';
 import { FASTDOWNLOAD_ABSENT, parseLauncherDocument } from './document.js';
-import { prepareJson, type PreparedAnswer } from './prepared.js';
+import { prepareJson as prepareAnswerJson, type PreparedAnswer } from '../../http/prepared-answer.js';
 import { readFileBounded } from './read-bounded.js';
+
+/** Short, because launchers poll: a change must reach them within a minute. */
+export const LAUNCHER_CACHE_CONTROL = 'public, max-age=60';
+/** Every launcher polls /api/info and /api/fastdownload: built once per version of the file. */
+const prepareJson = (value: unknown): PreparedAnswer => prepareAnswerJson(value, { cacheControl: LAUNCHER_CACHE_CONTROL });
 
 // Holds the answers built from the last good version of LAUNCHER_CONFIG and swaps
 // them when the file changes. A version that cannot be used (too large, unreadable,

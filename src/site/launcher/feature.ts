@@ -1,7 +1,7 @@
 import { HttpError } from '../../http/errors.js';
 import type { Feature } from '../../http/feature.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
-import { sendPrepared } from './prepared.js';
+import { sendPrepared } from '../../http/prepared-answer.js';
 import { createLauncherConfigSource } from './config-source.js';
 
 /** GET /api/info and GET /api/fastdownload, served from LAUNCHER_CONFIG (see document.ts for the rules). */

@@ -1,5 +1,5 @@
 import { createLru, type Lru, type LruOptions } from '../../lib/lru.js';
-import { prepareJson, sendPreparedJson, type PreparedJson } from '../../http/prepared-json.js';
+import { prepareJson, sendPrepared, type PreparedAnswer } from '../../http/prepared-answer.js';
 import { createSingleFlight } from '../../lib/single-flight.js';
 import { runQuery } from '../../db/queries.js';
 import type { Sql } from '../../db/pool.js';
@@ -39,7 +39,7 @@ const NO_STORE = { 'Cache-Control': 'no-store' };
 
 interface Kept {
   generation: bigint;
-  answer: PreparedJson;
+  answer: PreparedAnswer;
 }
 
 /** What decides an answer, as a key (the caller's identity is added for `own`). */
@@ -57,7 +57,7 @@ export interface KeptAnswers {
   /** Sends the answer to `question` as `viewer` sees it, `no-store`, built by `build(viewer)` when missing. */
   send(ctx: SiteContext, question: Question, viewer: Viewer, build: (viewer: Viewer) => Promise<unknown>): Promise<void>;
   /** The answer to `question` as `viewer` sees it under the current generation, built when missing. */
-  answer(question: Question, viewer: Viewer, build: (viewer: Viewer) => Promise<unknown>): Promise<PreparedJson>;
+  answer(question: Question, viewer: Viewer, build: (viewer: Viewer) => Promise<unknown>): Promise<PreparedAnswer>;
 }
 
 export function createKeptAnswers(
@@ -66,13 +66,14 @@ export function createKeptAnswers(
 ): KeptAnswers {
   const visitors = createLru<Kept>(limits.visitors);
   const own = createLru<Kept>(limits.own);
-  const building = createSingleFlight<PreparedJson>();
+  const building = createSingleFlight<PreparedAnswer>();
 
-  const keep = (cache: Lru<Kept>, key: string, generation: bigint, build: () => Promise<unknown>): Promise<PreparedJson> => {
+  const keep = (cache: Lru<Kept>, key: string, generation: bigint, build: () => Promise<unknown>): Promise<PreparedAnswer> => {
     const found = cache.get(key);
     if (found?.generation === generation) return Promise.resolve(found.answer);
     return building(`${generation} ${key}`, async () => {
-      const answer = prepareJson(await build());
+      // Sent with no-store: no ETag to hash.
+      const answer = prepareJson(await build(), { etag: false });
       // A slower build of an older generation never replaces a newer answer.
       const current = cache.get(key);
       if (!current || current.generation < generation) cache.set(key, { generation, answer }, answer.bytes + key.length);
@@ -82,7 +83,7 @@ export function createKeptAnswers(
 
   const answers: KeptAnswers = {
     async send(ctx, question, viewer, build) {
-      sendPreparedJson(ctx, 200, await answers.answer(question, viewer, build), NO_STORE);
+      sendPrepared(ctx, await answers.answer(question, viewer, build), NO_STORE);
     },
     async answer(question, viewer, build) {
       const [row] = await runQuery<{ generation: string; viewer_submits: boolean }>(sql, 'store/generation', [viewer?.id ?? null]);

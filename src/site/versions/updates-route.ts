@@ -1,5 +1,5 @@
 import { HttpError } from '../../http/errors.js';
-import { sendPreparedJson } from '../../http/prepared-json.js';
+import { sendPrepared } from '../../http/prepared-answer.js';
 import { rateLimited } from '../../http/rate-limited.js';
 import type { SharedRateLimiter } from '../../db/shared-rate-limiter.js';
 import { runQuery } from '../../db/queries.js';
@@ -59,7 +59,7 @@ export function updatesHandler(deps: SiteDeps, kept: KeptAnswers, limiter: Share
       const rows = await runQuery<LiveRow>(deps.sql, 'versions/check-updates', [asked.map((entry) => entry.id)]);
       return updatesAnswer(asked, rows, scheme);
     });
-    sendPreparedJson(ctx, 200, answer, { ...CORS, 'Cache-Control': 'no-store' });
+    sendPrepared(ctx, answer, { ...CORS, 'Cache-Control': 'no-store' });
   };
 }
 
