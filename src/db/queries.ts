@@ -9,9 +9,44 @@ import { expandTemplate, TEMPLATE_SUFFIX } from './query-templates.js';
 // Named queries live in sql/queries/<area>/<name>.sql as real SQL with $1, $2...
 // placeholders; a <name>.template.sql makes several named queries that differ only
 // in an identifier (query-templates.ts). They are read once, at start-up, so no
-// request reads a file.
+// request reads a file. A query may name its parameters in its comments,
+//
+//   -- params: $1 plugin_id, $2 changed_fields, $3 name
+//
+// (several such lines add up); it is then run with runNamed and an object, so a
+// call reads like the SQL it runs. Loading checks that every $n of the text has
+// a name, every name a $n, and runNamed that every name is passed, nothing more.
 
 let cache: Map<string, string> | undefined;
+const declared = new Map<string, readonly string[]>();
+
+const PARAMS_LINE = /^--\s*params:(.*)$/gm;
+const PARAM_ENTRY = /^\$(\d+) ([a-z][a-z0-9_]*)$/;
+
+/** The parameter names a query's `-- params:` lines declare, in $n order; undefined when it has none. */
+export function declaredParams(name: string, text: string): string[] | undefined {
+  const fail = (why: string) => new Error(`sql/queries/${name}: ${why}`);
+  const lines = [...text.matchAll(PARAMS_LINE)];
+  if (lines.length === 0) return undefined;
+  const names: string[] = [];
+  for (const line of lines) {
+    for (const entry of line[1]!.split(',').map((part) => part.trim()).filter(Boolean)) {
+      const match = PARAM_ENTRY.exec(entry);
+      if (!match) throw fail(`"${entry}" is not "$n name" (a lower-case name)`);
+      if (Number(match[1]) !== names.length + 1) throw fail(`$${match[1]} is declared where $${names.length + 1} is due`);
+      if (names.includes(match[2]!)) throw fail(`the name ${match[2]} is declared twice`);
+      names.push(match[2]!);
+    }
+  }
+  // The $n of the SQL itself, outside comments.
+  const code = text.replace(/--.*$/gm, '');
+  const used = new Set([...code.matchAll(/\$(\d+)/g)].map((match) => Number(match[1])));
+  for (const n of used) if (n < 1 || n > names.length) throw fail(`$${n} has no name in its "-- params:" lines`);
+  names.forEach((param, index) => {
+    if (!used.has(index + 1)) throw fail(`$${index + 1} ${param} is declared but not used`);
+  });
+  return names;
+}
 
 export function loadQueries(dir = join(projectRoot(), 'sql', 'queries')): Map<string, string> {
   const queries = new Map<string, string>();
@@ -28,6 +63,8 @@ export function loadQueries(dir = join(projectRoot(), 'sql', 'queries')): Map<st
   };
   const add = (name: string, text: string) => {
     if (queries.has(name)) throw new Error(`sql/queries/: two sources for the query ${name}`);
+    const params = declaredParams(name, text);
+    if (params) declared.set(name, params);
     queries.set(name, text);
   };
   walk(dir);
@@ -42,6 +79,28 @@ export function queryText(name: string): string {
   return text;
 }
 
+/** Reads and checks every query now (at start-up), so a bad one stops the process, not a request. */
+export function checkQueries(): void {
+  cache ??= loadQueries();
+}
+
+/**
+ * Runs a query that names its parameters (`-- params:`) with an object of them:
+ * `runNamed(sql, 'store/create-plugin', { id, submitter_id, ... })`. A missing or
+ * unknown name is a bug in the caller and throws before anything is sent.
+ */
+export function runNamed<T extends object = Record<string, unknown>>(sql: Sql, name: string, params: Readonly<Record<string, unknown>>): Promise<T[]> {
+  queryText(name);
+  const names = declared.get(name);
+  if (names === undefined) throw new Error(`sql/queries/${name}.sql declares no "-- params:"; use runQuery`);
+  const values = names.map((param) => {
+    if (!(param in params)) throw new Error(`${name}: parameter ${param} is not given`);
+    return params[param];
+  });
+  for (const given in params) if (!names.includes(given)) throw new Error(`${name}: ${given} is no parameter of it (${names.join(', ')})`);
+  return runQuery<T>(sql, name, values);
+}
+
 /** What postgres.js's query object offers beyond a promise (see `abandon`). */
 interface PendingQuery<T> extends PromiseLike<T> {
   /** Set once the query is handed to a connection; null while it waits for one. */
@@ -54,7 +113,10 @@ interface PendingQuery<T> extends PromiseLike<T> {
  * time: past QUERY_TIMEOUT_MS it rejects with 503 UNAVAILABLE (see deadline.ts).
  */
 export function runQuery<T extends object = Record<string, unknown>>(sql: Sql, name: string, params: unknown[] = []): Promise<T[]> {
-  const query = sql.unsafe(queryText(name), params as never[], { prepare: true }) as unknown as PendingQuery<T[]>;
+  const text = queryText(name);
+  const names = declared.get(name);
+  if (names !== undefined && params.length !== names.length) throw new Error(`${name} takes ${names.length} parameters (${names.join(', ')}), not ${params.length}`);
+  const query = sql.unsafe(text, params as never[], { prepare: true }) as unknown as PendingQuery<T[]>;
   const answer = withDeadline(query, QUERY_TIMEOUT_MS, () => abandon(query));
   // A query inside a transaction uses the transaction's connection, counted there.
   if (transactions.has(sql)) return answer;

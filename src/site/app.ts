@@ -5,6 +5,7 @@ import { healthHandlers } from '../http/health.js';
 import { projectRoot } from '../lib/project-root.js';
 import { loadStaticFolder, staticHandler } from '../http/static-files.js';
 import { databaseIsReady } from '../db/pool.js';
+import { checkQueries } from '../db/queries.js';
 import { authFeature } from './auth/feature.js';
 import { createGuards } from './auth/guards.js';
 import type { SiteDeps, SiteLocals, SiteRoute } from './context.js';
@@ -29,6 +30,8 @@ import { versionsFeature } from './versions/feature.js';
 
 /** Service A: the route table is the sum of its features, read top to bottom. */
 export function createSite(deps: SiteDeps) {
+  // Every named query read and its declared parameters checked now: a bad one stops start-up.
+  checkQueries();
   // The access rules, made once: every feature's table uses the same guards.
   const guards = createGuards(deps);
   const features: Feature<SiteLocals>[] = [

@@ -1,10 +1,12 @@
 -- An edit applied to the live record at once (an author's edit of a pending or
 -- rejected plugin, any administrator's edit).
--- Parameters: $1 plugin id, $2 the API names of the changed fields (text[]), then
--- their new values in this order (null for a field not changed): $3 name, $4 version,
--- $5 author, $6 description, $7 longDescription, $8 download, $9 sha256, $10 url,
--- $11 icon, $12 tags, $13 permissions, $14 screenshots (JSON text).
--- $15 featured (null: unchanged), $16 true to put a rejected plugin back to pending.
+-- changed_fields: the API names of the changed fields (text[]); then their new
+-- values (null for a field not changed), screenshots as JSON text; featured: null
+-- for unchanged; reopen: true to put a rejected plugin back to pending.
+-- params: $1 plugin_id, $2 changed_fields
+-- params: $3 name, $4 version, $5 author, $6 description, $7 long_description, $8 download, $9 sha256, $10 url,
+-- params: $11 icon, $12 tags, $13 permissions, $14 screenshots_json
+-- params: $15 featured, $16 reopen
 update plugins
    set
        name = case when 'name' = any($2::text[]) then $3::text else name end,

@@ -8,10 +8,9 @@
 -- (src/db/query-templates.ts). Every value is still a bound parameter.
 
 -- A page of plugins by {{column}}, highest first (ties by id), and the total, in one
--- round trip. Parameters: $1 viewer (users.id, null for visitors and public=1), $2 true
--- when the viewer sees everything (administrators), $3 status or null, $4 submitter
--- (scope=mine) or null, $5 tag (lower case) or null, $6 featured only, $7 limit,
--- $8 offset.
+-- round trip. viewer_id: users.id, null for visitors and public=1; sees_all: true for
+-- administrators; status, submitter_id (scope=mine), tag (lower case): null for any.
+-- params: $1 viewer_id, $2 sees_all, $3 status, $4 submitter_id, $5 tag, $6 featured_only, $7 limit, $8 offset
 --
 -- Visibility (src/site/store/visibility.ts) is two arms: approved plugins (all
 -- plugins for administrators), and the viewer's own unapproved ones. Each arm

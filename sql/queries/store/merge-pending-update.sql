@@ -2,10 +2,11 @@
 -- or merges into the one waiting (fields of this edit win, others stay). The live
 -- record is not touched. The caller holds the plugin's row lock, so concurrent edits
 -- merge one after another.
--- Parameters: $1 plugin id, $2 the API names of the changed fields (text[]), then
--- their new values in this order (null for a field not changed): $3 name, $4 version,
--- $5 author, $6 description, $7 longDescription, $8 download, $9 sha256, $10 url,
--- $11 icon, $12 tags, $13 permissions, $14 screenshots (JSON text).
+-- changed_fields: the API names of the changed fields (text[]); then their new
+-- values (null for a field not changed), screenshots as JSON text.
+-- params: $1 plugin_id, $2 changed_fields
+-- params: $3 name, $4 version, $5 author, $6 description, $7 long_description, $8 download, $9 sha256, $10 url,
+-- params: $11 icon, $12 tags, $13 permissions, $14 screenshots_json
 insert into plugin_pending_updates as pending (plugin_id, changed, name, version, author, description, long_description, download, sha256, url, icon, tags, permissions, screenshots, submitted_at)
 values ($1, $2::text[], $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text, $12::text[], $13::text[], $14::text::jsonb, now())
 on conflict (plugin_id) do update

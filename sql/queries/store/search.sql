@@ -1,11 +1,11 @@
 -- Ranked, typo-tolerant search over id, name, author, tags and description, with the
 -- list filters, a page and the total in one round trip.
--- Parameters: $1 viewer (users.id, null for visitors and public=1), $2 true when the
--- viewer sees everything (administrators), $3 status or null, $4 submitter (scope=mine)
--- or null, $5 tag (lower case) or null, $6 featured only, $7 limit, $8 offset,
--- $9 the query in lower case, $10 its words joined by one space, $11 the words
--- without spaces, $12 the words but the longest (text[]), $13 the longest word,
--- $14 the order: 'relevance', 'updated', 'rating' or 'installs'.
+-- params: $1 viewer_id, $2 sees_all, $3 status, $4 submitter_id, $5 tag, $6 featured_only, $7 limit, $8 offset
+-- params: $9 query_lower, $10 phrase, $11 compact, $12 other_words, $13 longest_word, $14 sort
+-- The filters are the lists' (list.template.sql). query_lower: the query in lower
+-- case; phrase: its words joined by one space; compact: the words without spaces;
+-- other_words: the words but the longest (text[]); sort: 'relevance', 'updated',
+-- 'rating' or 'installs'.
 --
 -- It reads plugin_search, the narrow copy of what search looks at (sql/060).
 -- A plugin matches when the compact query ("mini map" -> "minimap") begins one of

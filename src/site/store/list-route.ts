@@ -1,6 +1,6 @@
 import { badRequest } from '../../http/errors.js';
 import { integerParam, singleParam } from '../../http/query-params.js';
-import { queryText, runQuery } from '../../db/queries.js';
+import { queryText, runQuery, runNamed } from '../../db/queries.js';
 import { requireAdmin, requireUser } from '../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { pluginRecord, type PluginRow } from './records.js';
@@ -60,12 +60,27 @@ export function listHandler(deps: SiteDeps, keptAnswers: KeptAnswers) {
       if (terms === null) return listAnswer([], 0, limit, offset);
       // public=1 is the store front: approved plugins only, whoever asks.
       const visibility = isPublic ? { viewerId: null, seesAll: false } : listVisibility(viewer);
-      const filters = [visibility.viewerId, visibility.seesAll, status, submitter, tag, featured, limit, offset];
+      const filters = {
+        viewer_id: visibility.viewerId,
+        sees_all: visibility.seesAll,
+        status,
+        submitter_id: submitter,
+        tag,
+        featured_only: featured,
+        limit,
+        offset,
+      };
       const rows: Array<PluginRow & { total: number }> = terms
-        ? await runQuery(deps.sql, 'store/search', [
-          ...filters, terms.lower, terms.phrase, terms.compact, terms.others, terms.longest, sort ?? 'relevance',
-        ])
-        : await runQuery(deps.sql, `store/list-${sort ?? 'updated'}`, filters);
+        ? await runNamed(deps.sql, 'store/search', {
+          ...filters,
+          query_lower: terms.lower,
+          phrase: terms.phrase,
+          compact: terms.compact,
+          other_words: terms.others,
+          longest_word: terms.longest,
+          sort: sort ?? 'relevance',
+        })
+        : await runNamed(deps.sql, `store/list-${sort ?? 'updated'}`, filters);
       const plugins = rows.filter((row) => row.id !== null).map((row) => pluginRecord(row, viewer));
       return listAnswer(plugins, rows[0]?.total ?? 0, limit, offset);
     };

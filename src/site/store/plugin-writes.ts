@@ -1,6 +1,6 @@
 import { HttpError } from '../../http/errors.js';
 import type { Sql } from '../../db/pool.js';
-import { inTransaction, runQuery } from '../../db/queries.js';
+import { inTransaction, runQuery, runNamed } from '../../db/queries.js';
 import type { SessionUser } from '../context.js';
 import { auditedPluginChange, recordAudit } from '../audit/audit-log.js';
 import { notify } from '../notifications/notify.js';
@@ -27,23 +27,23 @@ export interface Review {
 
 /** Inserts a pending plugin; false when the id is taken (in any case). */
 export async function insertPlugin(sql: Sql, submitter: SessionUser, plugin: { id: string; featured: boolean } & PluginFields): Promise<boolean> {
-  const rows = await runQuery(sql, 'store/create-plugin', [
-    plugin.id,
-    submitter.id,
-    plugin.name,
-    plugin.version,
-    plugin.author,
-    plugin.description,
-    plugin.longDescription,
-    plugin.download,
-    plugin.sha256,
-    plugin.url,
-    plugin.icon,
-    plugin.tags,
-    plugin.permissions,
-    JSON.stringify(plugin.screenshots),
-    plugin.featured,
-  ]);
+  const rows = await runNamed(sql, 'store/create-plugin', {
+    id: plugin.id,
+    submitter_id: submitter.id,
+    name: plugin.name,
+    version: plugin.version,
+    author: plugin.author,
+    description: plugin.description,
+    long_description: plugin.longDescription,
+    download: plugin.download,
+    sha256: plugin.sha256,
+    url: plugin.url,
+    icon: plugin.icon,
+    tags: plugin.tags,
+    permissions: plugin.permissions,
+    screenshots_json: JSON.stringify(plugin.screenshots),
+    featured: plugin.featured,
+  });
   return rows.length > 0;
 }
 
@@ -70,17 +70,17 @@ export async function editPlugin(sql: Sql, id: string, editor: SessionUser, edit
 
     const changed = EDITABLE_FIELDS.filter((field) => edit.fields[field] !== undefined);
     if (changed.length === 0 && edit.featured === undefined) return plugin.id;
-    const params = fieldParams(plugin.id, changed, edit.fields);
+    const params = editParams(plugin.id, changed, edit.fields);
     if (editor.admin && (plugin.submitterId !== editor.id || edit.featured !== undefined)) {
       await auditedPluginChange(t, { actor: editor, pluginId: plugin.id, action: editAction }, () =>
-        runQuery(t, 'store/apply-plugin-edit', [...params, edit.featured ?? null, false]),
+        runNamed(t, 'store/apply-plugin-edit', { ...params, featured: edit.featured ?? null, reopen: false }),
       );
     } else if (editor.admin) {
-      await runQuery(t, 'store/apply-plugin-edit', [...params, edit.featured ?? null, false]);
+      await runNamed(t, 'store/apply-plugin-edit', { ...params, featured: edit.featured ?? null, reopen: false });
     } else if (plugin.status === 'approved') {
-      await runQuery(t, 'store/merge-pending-update', params);
+      await runNamed(t, 'store/merge-pending-update', params);
     } else {
-      await runQuery(t, 'store/apply-plugin-edit', [...params, null, plugin.status === 'rejected']);
+      await runNamed(t, 'store/apply-plugin-edit', { ...params, featured: null, reopen: plugin.status === 'rejected' });
     }
     return plugin.id;
   });
@@ -146,12 +146,23 @@ function editAction(_before: Record<string, unknown>, after: Record<string, unkn
   return keys.length === 1 && keys[0] === 'featured' ? 'plugin.featured' : 'plugin.edit';
 }
 
-/** $1 id, $2 changed field names, $3..$14 the values in EDITABLE_FIELDS order (null when unchanged). */
-function fieldParams(id: string, changed: EditableField[], fields: Partial<PluginFields>): unknown[] {
-  const values = EDITABLE_FIELDS.map((field) => {
-    const value = fields[field];
-    if (value === undefined) return null;
-    return field === 'screenshots' ? JSON.stringify(value) : value;
-  });
-  return [id, changed, ...values];
+/** The edit queries' parameters: the changed fields' names, and each field's new value (null when unchanged). */
+function editParams(id: string, changed: EditableField[], fields: Partial<PluginFields>) {
+  const value = <F extends EditableField>(field: F) => fields[field] ?? null;
+  return {
+    plugin_id: id,
+    changed_fields: changed,
+    name: value('name'),
+    version: value('version'),
+    author: value('author'),
+    description: value('description'),
+    long_description: value('longDescription'),
+    download: value('download'),
+    sha256: value('sha256'),
+    url: value('url'),
+    icon: value('icon'),
+    tags: value('tags'),
+    permissions: value('permissions'),
+    screenshots_json: fields.screenshots === undefined ? null : JSON.stringify(fields.screenshots),
+  };
 }

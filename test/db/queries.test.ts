@@ -1,0 +1,45 @@
+// Named parameters of named queries (src/db/queries.ts): a query's "-- params:"
+// lines name its $n, loading checks them against the SQL, and runNamed against
+// what a call passes, so a call reads like the SQL it runs.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { declaredParams, loadQueries, runNamed } from '../../src/db/queries.js';
+import type { Sql } from '../../src/db/pool.js';
+
+const cases: Array<{ what: string; text: string; names?: string[]; error?: RegExp }> = [
+  { what: 'no params lines: positional, as before', text: 'select $1', names: undefined },
+  { what: 'one line', text: '-- params: $1 id, $2 name\nselect $1, $2', names: ['id', 'name'] },
+  { what: 'several lines add up', text: '-- params: $1 id\n-- params: $2 name\nselect $2::text, $1', names: ['id', 'name'] },
+  { what: 'a $n in the SQL without a name', text: '-- params: $1 id\nselect $1, $2', error: /\$2 has no name/ },
+  { what: 'a name without its $n in the SQL', text: '-- params: $1 id, $2 name\nselect $1', error: /\$2 name is declared but not used/ },
+  { what: 'a $n only in a comment does not count', text: '-- params: $1 id, $2 name\n-- $2 is the name\nselect $1', error: /\$2 name is declared but not used/ },
+  { what: 'numbers out of order', text: '-- params: $2 name, $1 id\nselect $1, $2', error: /\$2 is declared where \$1 is due/ },
+  { what: 'a name twice', text: '-- params: $1 id, $2 id\nselect $1, $2', error: /declared twice/ },
+  { what: 'not "$n name"', text: '-- params: $1 Id\nselect $1', error: /is not "\$n name"/ },
+];
+
+for (const c of cases) {
+  test(`declared params: ${c.what}`, () => {
+    if (c.error) assert.throws(() => declaredParams('t', c.text), c.error);
+    else assert.equal(declaredParams('t', c.text), c.names);
+  });
+}
+
+test('every query in sql/queries loads with its declared parameters checked', () => {
+  const queries = loadQueries();
+  for (const name of ['store/search', 'store/list-updated', 'store/create-plugin', 'store/apply-plugin-edit', 'store/merge-pending-update']) {
+    assert.ok(declaredParams(name, queries.get(name)!), `${name} names its parameters`);
+  }
+});
+
+// Nothing reaches the database: the call is refused first.
+const noDatabase = {} as Sql;
+
+test('runNamed refuses a missing parameter, an unknown one, and a query without names', () => {
+  const filters = { viewer_id: null, sees_all: false, status: null, submitter_id: null, tag: null, featured_only: false, limit: 1 };
+  assert.throws(() => runNamed(noDatabase, 'store/list-updated', filters), /parameter offset is not given/);
+  assert.throws(() => runNamed(noDatabase, 'store/list-updated', { ...filters, offset: 0, sort: 'x' }), /sort is no parameter of it/);
+  assert.throws(() => runNamed(noDatabase, 'auth/find-session', { token: 'x' }), /declares no "-- params:"/);
+});
+
+test.run();
