@@ -27,6 +27,7 @@ interface Plugin {
   installCount: number;
   ratingCount: number;
   pendingUpdate?: { version?: string; description?: string } | null;
+  revision?: string;
   review?: { action: string; reason: string | null } | null;
 }
 
@@ -135,23 +136,40 @@ const queues = async (site: TestServer) => ({
 });
 
 test("an author's edit of an approved plugin (a pending update only) shows at once in every kept answer, on both processes", async () => {
-  // Kept first, on both processes.
+  // Kept first, on both processes; every answer shows the same revision.
+  const revisions = new Set<string | undefined>();
   for (const site of [first, second]) {
-    for (const view of await views(site)) assert.is(view.plugin!.pendingUpdate, null, view.what);
+    for (const view of await views(site)) {
+      assert.is(view.plugin!.pendingUpdate, null, view.what);
+      revisions.add(view.plugin!.revision);
+    }
     assert.equal(await queues(site), { mine: [], admin: [], adminPlugin: undefined });
   }
+  const [before] = revisions;
+  assert.is(revisions.size, 1);
+  assert.type(before, 'string');
   // Through the other process.
   assert.is((await write(second, 'PATCH', '/apps/api/plugins/oa-live', alice, { version: '2.0.0' })).status, 200);
+  let edited: string | undefined;
   for (const site of [first, second]) {
-    for (const view of await views(site)) assert.is(view.plugin!.pendingUpdate?.version, '2.0.0', view.what);
+    for (const view of await views(site)) {
+      assert.is(view.plugin!.pendingUpdate?.version, '2.0.0', view.what);
+      assert.is.not(view.plugin!.revision, before, `${view.what}: a new revision`);
+      edited ??= view.plugin!.revision;
+      assert.is(view.plugin!.revision, edited, view.what);
+    }
     const queue = await queues(site);
     assert.equal([queue.mine, queue.admin], [['oa-live'], ['oa-live']]);
     assert.is(queue.adminPlugin!.pendingUpdate?.version, '2.0.0');
+    assert.is(queue.adminPlugin!.revision, edited);
   }
-  // A second edit merges into the same pending update.
+  // A second edit merges into the same pending update, and moves the revision again.
   assert.is((await write(first, 'PATCH', '/apps/api/plugins/oa-live', alice, { description: 'Second edit' })).status, 200);
   for (const site of [second, first]) {
-    for (const view of await views(site)) assert.is(view.plugin!.pendingUpdate?.description, 'Second edit', view.what);
+    for (const view of await views(site)) {
+      assert.is(view.plugin!.pendingUpdate?.description, 'Second edit', view.what);
+      assert.not.ok([before, edited].includes(view.plugin!.revision), `${view.what}: a newer revision`);
+    }
     assert.is((await queues(site)).adminPlugin!.pendingUpdate?.description, 'Second edit');
   }
 });
