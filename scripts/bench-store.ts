@@ -116,16 +116,20 @@ function rowsFor(catalogue: Catalogue): Row[] {
  * the author's and the administrator's users.id.
  */
 async function shapeForOwners(sql: Sql, size: number): Promise<{ author: string; admin: string }> {
-  const [author] = await sql<Array<{ id: string }>>`select submitter_id::text as id from plugins order by id limit 1`;
-  await sql`update plugins set submitter_id = ${author!.id}`;
-  await sql`update plugins set status = 'pending' where id in (select id from plugins order by md5(id) limit ${Math.round((size * PENDING_PERCENT) / 100)})`;
-  await sql`
-    insert into plugin_pending_updates (plugin_id, changed, version, description, submitted_at)
-    select id, array['description', 'version'], '9.9.9', 'An update waiting for review', now() - interval '1 minute' * row_number() over ()
-      from (select id from plugins where status = 'approved' order by md5(id || 'update') limit ${Math.round((size * PENDING_UPDATE_PERCENT) / 100)}) as chosen`;
-  const [admin] = await sql<Array<{ id: string }>>`
-    insert into users (username, is_admin) values (${`bench-admin-${process.pid}`}, true) returning id::text as id`;
-  return { author: author!.id, admin: admin!.id };
+  return sql.begin(async (tx) => {
+    // Every row of the catalogue is rewritten: more than the pool's statement bound on a busy machine.
+    await tx.unsafe('set local statement_timeout = 0');
+    const [author] = await tx<Array<{ id: string }>>`select submitter_id::text as id from plugins order by id limit 1`;
+    await tx`update plugins set submitter_id = ${author!.id}`;
+    await tx`update plugins set status = 'pending' where id in (select id from plugins order by md5(id) limit ${Math.round((size * PENDING_PERCENT) / 100)})`;
+    await tx`
+      insert into plugin_pending_updates (plugin_id, changed, version, description, submitted_at)
+      select id, array['description', 'version'], '9.9.9', 'An update waiting for review', now() - interval '1 minute' * row_number() over ()
+        from (select id from plugins where status = 'approved' order by md5(id || 'update') limit ${Math.round((size * PENDING_UPDATE_PERCENT) / 100)}) as chosen`;
+    const [admin] = await tx<Array<{ id: string }>>`
+      insert into users (username, is_admin) values (${`bench-admin-${process.pid}`}, true) returning id::text as id`;
+    return { author: author!.id, admin: admin!.id };
+  });
 }
 
 function total(stars: readonly number[]): number {
