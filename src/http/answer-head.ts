@@ -11,8 +11,10 @@ import { ServerResponse, type OutgoingHttpHeader, type OutgoingHttpHeaders } fro
 // in one pass.
 //
 // So that they can never be left out, they are added by the response's own
-// writeHead, which every answer goes through: an explicit res.writeHead (as in
-// respond.ts), and the implicit one Node makes for a res.end() or a pipe without it.
+// writeHead (AppResponse), which every answer goes through: an explicit
+// res.writeHead, and the implicit one Node makes for a res.end() or a pipe without
+// it. An answer with a body and headers prepared once (respond.ts's sendBody with
+// a frozen list) writes the same head in one step (writeBodyHead).
 //
 // The answer's own value wins: a header of ours that the answer names too (in its
 // writeHead, or with setHeader before) is left out, so each name is sent once.
@@ -29,11 +31,32 @@ export interface AnswerState {
   clientErrorStatus: number | undefined;
 }
 
-const STATE = Symbol('answer state');
+/**
+ * The responses of our servers (listen() in server.ts gives it to createServer):
+ * a ServerResponse whose writeHead adds X-Request-Id and the service's answer
+ * headers. Its fields are there from construction, so every response has the same
+ * shape and nothing is added to it per request; a response of another server gets
+ * the same writeHead and fields set on it by startAnswer.
+ */
+export class AppResponse extends ServerResponse {
+  /** The request this answers (set by startAnswer); a response without one writes its head as Node does. */
+  answerState: AnswerState | undefined = undefined;
+  answerHeaders: AnswerHeaders | undefined = undefined;
+  /** Whatever the app keeps for when the answer is done (the request log's request). */
+  finishing: unknown = undefined;
+
+  override writeHead(
+    status: number,
+    reasonOrHeaders?: string | OutgoingHttpHeaders | HeaderList,
+    maybeHeaders?: OutgoingHttpHeaders | HeaderList,
+  ): this {
+    return writeOurHead(this, status, reasonOrHeaders, maybeHeaders) as this;
+  }
+}
 
 /** The state of the answer `res` is writing, when it is one of ours. */
 export function answerStateOf(res: ServerResponse): AnswerState | undefined {
-  return (res as ServerResponse & { [STATE]?: AnswerState })[STATE];
+  return (res as AppResponse).answerState;
 }
 
 /** A service's headers for every answer, prepared once. */
@@ -67,37 +90,87 @@ const nodeWriteHead = ServerResponse.prototype.writeHead as (
 
 /** Makes `res` write X-Request-Id and `ours` with every head it writes. */
 export function startAnswer(res: ServerResponse, state: AnswerState, ours: AnswerHeaders): void {
-  (res as ServerResponse & { [STATE]?: AnswerState })[STATE] = state;
-  res.writeHead = function writeHead(
-    status: number,
-    reasonOrHeaders?: string | OutgoingHttpHeaders | HeaderList,
-    maybeHeaders?: OutgoingHttpHeaders | HeaderList,
-  ): ServerResponse {
-    const reason = typeof reasonOrHeaders === 'string' ? reasonOrHeaders : undefined;
-    const own = typeof reasonOrHeaders === 'string' ? maybeHeaders : reasonOrHeaders;
-    // Spread: V8 copies an array, frozen or not, by spread in one go, where slice()
-    // of a frozen one takes a generic path tens of times slower (Node 20).
-    let head: OutgoingHttpHeader[] = ['X-Request-Id', state.id, ...ours.list];
-    const oursEnd = head.length;
-    let named = false;
-    let length: OutgoingHttpHeader | undefined;
-    const add = (name: OutgoingHttpHeader, value: OutgoingHttpHeader | undefined) => {
-      if (value === undefined) return;
+  const own = res as AppResponse;
+  own.answerState = state;
+  own.answerHeaders = ours;
+  // Another server's response: the same method, set on it (no function made per request).
+  if (!(res instanceof AppResponse)) res.writeHead = AppResponse.prototype.writeHead as ServerResponse['writeHead'];
+}
+
+function writeOurHead(
+  res: AppResponse,
+  status: number,
+  reasonOrHeaders?: string | OutgoingHttpHeaders | HeaderList,
+  maybeHeaders?: OutgoingHttpHeaders | HeaderList,
+): ServerResponse {
+  const state = res.answerState;
+  const ours = res.answerHeaders;
+  if (state === undefined || ours === undefined) {
+    return nodeWriteHead.call(res, status, reasonOrHeaders as string, maybeHeaders as OutgoingHttpHeader[]);
+  }
+  const reason = typeof reasonOrHeaders === 'string' ? reasonOrHeaders : undefined;
+  const own = typeof reasonOrHeaders === 'string' ? maybeHeaders : reasonOrHeaders;
+  // Spread: V8 copies an array, frozen or not, by spread in one go, where slice()
+  // of a frozen one takes a generic path tens of times slower (Node 20).
+  let head: OutgoingHttpHeader[] = ['X-Request-Id', state.id, ...ours.list];
+  const oursEnd = head.length;
+  let named = false;
+  let length: OutgoingHttpHeader | undefined;
+  if (isHeaderList(own)) {
+    for (let i = 0; i < own.length; i += 2) {
+      const name = own[i]!;
+      const value = own[i + 1];
+      if (value === undefined) continue;
       if (isContentLength(name)) length = value;
       else if (ours.isOurs(name)) named = true;
       head.push(name, value);
-    };
-    if (isHeaderList(own)) {
-      for (let i = 0; i < own.length; i += 2) add(own[i]!, own[i + 1]);
-    } else {
-      for (const name in own) add(name, own[name]);
     }
-    if (named || setBefore(res, ours.names)) head = ownWins(head, oursEnd, res);
-    // A handler that set its Content-Length with setHeader has it in the table.
-    length ??= res.getHeader(CONTENT_LENGTH);
-    state.contentLength = length === undefined ? undefined : Number(length);
-    return reason === undefined ? nodeWriteHead.call(res, status, head) : nodeWriteHead.call(res, status, reason, head);
-  } as ServerResponse['writeHead'];
+  } else {
+    for (const name in own) {
+      const value = own[name];
+      if (value === undefined) continue;
+      if (isContentLength(name)) length = value;
+      else if (ours.isOurs(name)) named = true;
+      head.push(name, value);
+    }
+  }
+  if (named || setBefore(res, ours.names)) head = ownWins(head, oursEnd, res);
+  // A handler that set its Content-Length with setHeader has it in the table.
+  length ??= res.getHeader(CONTENT_LENGTH);
+  state.contentLength = length === undefined ? undefined : Number(length);
+  return reason === undefined ? nodeWriteHead.call(res, status, head) : nodeWriteHead.call(res, status, reason, head);
+}
+
+/**
+ * The head of an answer with a body of `length` bytes of `contentType`, and `own`
+ * headers prepared once (a frozen list: the same object on every request), written
+ * in one step: when `own` names neither one of ours nor Content-Length, and nothing
+ * was set before with setHeader, the head is the three lists one after the other,
+ * with no header looked at one by one. Anything else takes writeHead's way.
+ */
+export function writeBodyHead(res: ServerResponse, status: number, own: HeaderList, contentType: string, length: number): ServerResponse {
+  const state = (res as AppResponse).answerState;
+  const ours = (res as AppResponse).answerHeaders;
+  if (state === undefined || ours === undefined || !isClean(own, ours) || setBefore(res, ours.names)) {
+    return res.writeHead(status, [...own, 'Content-Type', contentType, 'Content-Length', length]);
+  }
+  state.contentLength = length;
+  return nodeWriteHead.call(res, status, ['X-Request-Id', state.id, ...ours.list, ...own, 'Content-Type', contentType, 'Content-Length', length]);
+}
+
+/** Frozen lists already found to name none of a service's headers nor Content-Length (or Content-Type), by the service's headers. */
+const cleanLists = new WeakMap<HeaderList, AnswerHeaders>();
+
+function isClean(own: HeaderList, ours: AnswerHeaders): boolean {
+  if (cleanLists.get(own) === ours) return true;
+  // Only a list that can no longer change may be remembered.
+  if (!Object.isFrozen(own)) return false;
+  for (let i = 0; i < own.length; i += 2) {
+    const name = own[i]!;
+    if (own[i + 1] === undefined || ours.isOurs(name) || isContentLength(name) || String(name).toLowerCase() === 'content-type') return false;
+  }
+  cleanLists.set(own, ours);
+  return true;
 }
 
 /** Whether a handler set one of our headers with setHeader. */

@@ -3,13 +3,13 @@ import type { Duplex } from 'node:stream';
 import { answerHeaders, startAnswer, type HeaderList } from './answer-head.js';
 import { clientIp } from './client-ip.js';
 import { createClientErrorHandler, type RenderedError } from './client-error.js';
-import { compose } from './compose.js';
+import { compose, DONE } from './compose.js';
 import type { Context, Middleware, Route } from './context.js';
 import { HttpError } from './errors.js';
 import type { Logger } from '../lib/log.js';
 import { CLIENT_REQUEST_ID, nextRequestId } from './request-id.js';
 import type { HttpMetrics, RouteMeter } from './metrics/http-metrics.js';
-import { logWhenDone } from './request-log.js';
+import { requestLog } from './request-log.js';
 import { sendBody } from './respond.js';
 import { compileRoutes, NO_PARAMS } from './router.js';
 import { SECURITY_HEADERS } from './security-headers.js';
@@ -90,6 +90,7 @@ export function createApp<L extends object>(options: AppOptions<L>): AppHandler 
     throw (ctx as RequestContext<L>).refusal;
   });
   const log = options.log.child({ service: options.name });
+  const logRequest = requestLog(log, metrics !== undefined);
   const ours = answerHeaders(options.answerHeaders ?? SECURITY_HEADERS);
   const renderError = options.renderError;
 
@@ -132,9 +133,12 @@ export function createApp<L extends object>(options: AppOptions<L>): AppHandler 
     const id = typeof incomingId === 'string' && CLIENT_REQUEST_ID.test(incomingId) ? incomingId : nextRequestId();
     const ctx = new RequestContext<L>(req, res, id, rawPath, queryAt === -1 ? '' : target.slice(queryAt + 1), log, options);
     startAnswer(res, ctx, ours);
-    logWhenDone(ctx, log, metrics !== undefined);
-    // A chain never throws: compose turns a throw into a rejected promise.
-    return chainFor(ctx, target)(ctx).then(undefined, (error: unknown) => answerError(ctx, error, renderError));
+    logRequest(ctx);
+    // A chain never throws: compose turns a throw into a rejected promise. A chain
+    // that ended without waiting (a handler that answered at once) answers DONE,
+    // which cannot fail: nothing to wait for.
+    const ran = chainFor(ctx, target)(ctx);
+    return ran === DONE ? DONE : ran.then(undefined, (error: unknown) => answerError(ctx, error, renderError));
   } as AppHandler;
   handle.clientError = createClientErrorHandler({ log, answerHeaders: ours, renderError });
   return handle;
@@ -155,6 +159,8 @@ class RequestContext<L extends object> implements Context<L> {
   refusal: HttpError | undefined = undefined;
   /** Where the finished request is counted (metrics on); set once its route is known. */
   meter: RouteMeter | undefined = undefined;
+  logStartedAt = 0;
+  logIp = '';
   #query: URLSearchParams | undefined;
   #ip: string | undefined;
   #log: Logger | undefined;

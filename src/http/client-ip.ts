@@ -34,7 +34,25 @@ export function clientIp(req: IncomingMessage, trustedHops: number | boolean): s
     const forwarded = forwardedClient(Array.isArray(header) ? header.join(',') : header, hops);
     if (forwarded !== undefined) return forwarded;
   }
-  return addressKey(req.socket?.remoteAddress) ?? 'unknown';
+  return peerKey(req.socket);
+}
+
+/**
+ * The peer's address key, worked out once per connection: a keep-alive connection
+ * carries many requests from the one peer, and the request log reads it for each.
+ * A WeakMap rather than a property on the socket, so sockets keep Node's shape.
+ */
+const peerKeys = new WeakMap<object, string>();
+
+function peerKey(socket: IncomingMessage['socket'] | undefined): string {
+  if (!socket) return 'unknown';
+  const known = peerKeys.get(socket);
+  if (known !== undefined) return known;
+  const address = socket.remoteAddress;
+  const key = addressKey(address) ?? 'unknown';
+  // A socket already closed has no address to tell: nothing to remember.
+  if (address !== undefined) peerKeys.set(socket, key);
+  return key;
 }
 
 /**

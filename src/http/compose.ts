@@ -1,6 +1,13 @@
 import type { Context, Handler, Middleware } from './context.js';
 
 /**
+ * What a step that returned nothing (it finished at once) becomes: one promise,
+ * settled once and shared, instead of a new one per step and request. A caller
+ * that gets it back knows the chain ended without waiting and cannot fail.
+ */
+export const DONE: Promise<void> = Promise.resolve();
+
+/**
  * Runs middleware in order, each deciding whether to call `next`, then the handler.
  * Calling `next` twice is a programming error and fails loudly instead of running
  * the handler a second time.
@@ -17,7 +24,7 @@ export function compose<L extends object>(middleware: Middleware<L>[], handler: 
       last = index;
       try {
         const step = index === middleware.length ? handler(ctx) : middleware[index]!(ctx, () => dispatch(index + 1));
-        return Promise.resolve(step) as Promise<void>;
+        return step === undefined ? DONE : (Promise.resolve(step) as unknown as Promise<void>);
       } catch (error) {
         return Promise.reject(error);
       }

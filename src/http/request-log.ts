@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '../lib/log.js';
+import type { AppResponse } from './answer-head.js';
 import type { RouteMeter } from './metrics/http-metrics.js';
 
 const MAX_LOGGED_PATH = 256;
@@ -25,48 +26,78 @@ export interface LoggedRequest {
   readonly clientErrorStatus: number | undefined;
   /** The route's meter (metrics on), read when the answer is done: the route is found after this is called. */
   readonly meter: RouteMeter | undefined;
+  /** Kept here by the request log when the request starts (performance.now()), so that nothing else is made per request. */
+  logStartedAt: number;
+  /** The client address as logged, read when the request starts. */
+  logIp: string;
 }
 
 /**
- * One JSON line per request once its answer is finished, or the connection ended
- * first, and the request counted on its route's meter when `metered` (/metrics).
- * A line of an ended connection carries `"aborted":true`; its status is the one
- * sent when the head went out (the body was cut short), the one client-error.ts
- * answered with (a request timeout), or else CLIENT_CLOSED_REQUEST.
+ * The request log of a service: a function to call when a request starts, that
+ * writes one JSON line once its answer is finished, or the connection ended first,
+ * and counts the request on its route's meter when `metered` (/metrics). A line of
+ * an ended connection carries `"aborted":true`; its status is the one sent when the
+ * head went out (the body was cut short), the one client-error.ts answered with (a
+ * request timeout), or else CLIENT_CLOSED_REQUEST.
  *
  * The query string is left out on purpose: it carries OAuth codes and states.
  * This runs for every request, so the line is built here directly rather than
- * through an object and JSON.stringify. Only the path can hold arbitrary text and
- * is escaped; the request id (validated or generated), the method (Node's parser
- * accepts only known methods) and the address (from the
- * socket, or validated from X-Forwarded-For) cannot hold a quote or a backslash.
+ * through an object and JSON.stringify, and one listener made here serves every
+ * request (the request is found on its response, answer-head.ts's AppResponse).
+ * Only the path can hold arbitrary text and is escaped; the request id (validated
+ * or generated), the method (Node's parser accepts only known methods) and the
+ * address (from the socket, or validated from X-Forwarded-For) cannot hold a quote
+ * or a backslash.
  */
-export function logWhenDone(request: LoggedRequest, log: Logger, metered: boolean): void {
+export function requestLog(log: Logger, metered: boolean): (request: LoggedRequest) => void {
+  const write = log.lineWriter('info', 'request');
   // Under LOG_LEVEL=warn or error the line would be dropped: unless metrics count
-  // the request, do not time or watch for it. One listener serves both.
-  const logging = log.enabled('info');
-  if (!logging && !metered) return;
-  // performance.now() is a plain number; hrtime.bigint() made a BigInt twice a request.
-  const started = performance.now();
-  // Read now: once the answer is done the socket may be gone.
-  const ip = logging ? request.ip : '';
+  // the request, do not time or watch for it.
+  if (write === undefined && !metered) return () => {};
+  const logging = write !== undefined;
+
   // A server response always emits 'close', exactly once: after 'finish', or when
-  // the connection ended first (then writableFinished is false). `on`, not `once`:
-  // once() wraps the listener in a second function on every request for nothing.
-  request.res.on('close', () => {
-    const ms = Math.round((performance.now() - started) * 100) / 100;
-    const res = request.res;
-    const finished = res.writableFinished;
-    const status = request.clientErrorStatus ?? (finished || res.headersSent ? res.statusCode : CLIENT_CLOSED_REQUEST);
-    request.meter?.observe(status, ms);
+  // the connection ended first (then writableFinished is false).
+  function onClose(this: ServerResponse): void {
+    const request = (this as AppResponse).finishing as LoggedRequest;
+    const now = performance.now();
+    // Hundredths of a millisecond, as an integer: its digits come from small
+    // integers (which V8 turns into text from a cache), not from a fraction.
+    const hundredths = Math.round((now - request.logStartedAt) * 100);
+    const finished = this.writableFinished;
+    const status = request.clientErrorStatus ?? (finished || this.headersSent ? this.statusCode : CLIENT_CLOSED_REQUEST);
+    request.meter?.observe(status, hundredths / 100);
     if (!logging) return;
     const path = request.path.length > MAX_LOGGED_PATH ? request.path.slice(0, MAX_LOGGED_PATH) + '…' : request.path;
     const bytes = request.contentLength ?? 0;
-    log.raw(
-      'info',
-      'request',
-      `"requestId":"${request.id}","method":"${request.method}","path":${JSON.stringify(path)},"status":${status},"ms":${ms}` +
-        `${bytes ? `,"bytes":${bytes}` : ''},"ip":"${ip}"${finished ? '' : ',"aborted":true'}`,
+    write!(
+      '"requestId":"' + request.id + (METHOD_FIELDS.get(request.method) ?? '","method":"' + request.method + '","path":') + JSON.stringify(path) +
+        ',"status":' + status + ',"ms":' + decimal(hundredths) + (bytes ? ',"bytes":' + bytes : '') +
+        ',"ip":"' + request.logIp + (finished ? '"' : '","aborted":true'),
+      now,
     );
-  });
+  }
+
+  return (request) => {
+    // performance.now() is a plain number; hrtime.bigint() made a BigInt twice a request.
+    request.logStartedAt = performance.now();
+    // Read now: once the answer is done the socket may be gone.
+    request.logIp = logging ? request.ip : '';
+    (request.res as AppResponse).finishing = request;
+    request.res.on('close', onClose);
+  };
+}
+
+/** The fields between the request id and the path, made once for the common methods. */
+const METHOD_FIELDS: ReadonlyMap<string, string> = new Map(
+  ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].map((method) => [method, `","method":"${method}","path":`]),
+);
+
+/** `hundredths / 100` as JSON writes that number (1.5, 0.07, 12), from integers only. */
+export function decimal(hundredths: number): string {
+  const fraction = hundredths % 100;
+  const whole = (hundredths - fraction) / 100;
+  if (fraction === 0) return '' + whole;
+  if (fraction % 10 === 0) return whole + '.' + fraction / 10;
+  return whole + (fraction < 10 ? '.0' : '.') + fraction;
 }

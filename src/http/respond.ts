@@ -1,5 +1,5 @@
 import type { OutgoingHttpHeader, OutgoingHttpHeaders } from 'node:http';
-import { isHeaderList, type HeaderList } from './answer-head.js';
+import { isHeaderList, writeBodyHead, type HeaderList } from './answer-head.js';
 import { compressFast, preferredCoding, type Coding } from './content-encoding.js';
 import type { Context } from './context.js';
 
@@ -13,9 +13,14 @@ export function sendBody(ctx: Context<any>, status: number, body: string | Buffe
   const res = ctx.res;
   if (res.headersSent) return;
   const buffer = typeof body === 'string' ? Buffer.from(body) : body;
+  // Node drops the body of a HEAD answer by itself; Content-Length stays truthful.
+  // A list prepared once (frozen) is written as it is, in one step (answer-head.ts).
+  if (headers === undefined || (isHeaderList(headers) && Object.isFrozen(headers))) {
+    writeBodyHead(res, status, headers ?? NO_HEADERS, contentType, buffer.length).end(buffer);
+    return;
+  }
   const head = headerList(headers);
   head.push('Content-Type', contentType, 'Content-Length', buffer.length);
-  // Node drops the body of a HEAD answer by itself; Content-Length stays truthful.
   res.writeHead(status, head).end(buffer);
 }
 
@@ -70,10 +75,10 @@ export function redirect(ctx: Context<any>, location: string, status = 302, head
 export function sendNoContent(ctx: Context<any>, status = 204, headers?: ExtraHeaders): void {
   const res = ctx.res;
   if (res.headersSent) return;
-  res.writeHead(status, headers === undefined ? NO_HEADERS : isHeaderList(headers) ? (headers as OutgoingHttpHeader[]) : headers).end();
+  res.writeHead(status, (headers ?? NO_HEADERS) as OutgoingHttpHeader[]).end();
 }
 
-const NO_HEADERS: OutgoingHttpHeader[] = [];
+const NO_HEADERS: HeaderList = Object.freeze([]);
 
 /** A fresh list holding `headers`, for the caller to add its own to. */
 function headerList(headers: ExtraHeaders | undefined): OutgoingHttpHeader[] {

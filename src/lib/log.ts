@@ -13,11 +13,15 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
   child(fields: Record<string, unknown>): Logger;
   /**
-   * For the hottest line (one per request): `fragment` is already JSON members
-   * without braces (`"a":1,"b":"x"`), built by a caller that knows its values are
-   * safe. Everything else uses the methods above.
+   * For the hottest line (one per request): a writer of lines of this level and
+   * message, whose head is serialized once, here. Each call takes the rest of the
+   * line as JSON members without braces (`"a":1,"b":"x"`), built by a caller that
+   * knows its values are safe, and `performance.now()` read by the caller as it
+   * finished (the line's time is the wall clock of that millisecond, read once per
+   * millisecond). Undefined when lines of this level are not written.
+   * Everything else uses the methods above.
    */
-  raw(level: LogLevel, msg: string, fragment: string): void;
+  lineWriter(level: LogLevel, msg: string): ((fragment: string, monotonicMs: number) => void) | undefined;
   /** Whether lines of this level are written at all: a caller may skip building one that is not. */
   enabled(level: LogLevel): boolean;
 }
@@ -51,8 +55,10 @@ function makeLogger(baseFragment: string, min: number, write: (line: string) => 
     info: (msg, fields) => emit('info', msg, fields),
     warn: (msg, fields) => emit('warn', msg, fields),
     error: (msg, fields) => emit('error', msg, fields),
-    raw: (level, msg, fragment) => {
-      if (LEVELS[level] >= min) line(level, msg, fragment);
+    lineWriter: (level, msg) => {
+      if (LEVELS[level] < min) return undefined;
+      const head = `","level":"${level}"${prefix},"msg":${JSON.stringify(msg)},`;
+      return (fragment, monotonicMs) => write('{"time":"' + isoAt(monotonicMs) + head + fragment + '}\n');
     },
     enabled: (level) => LEVELS[level] >= min,
     child: (fields) => {
@@ -62,7 +68,21 @@ function makeLogger(baseFragment: string, min: number, write: (line: string) => 
   };
 }
 
-// Many lines share a millisecond under load: format the timestamp once per ms.
+// Many lines share a millisecond under load: the request log's lines, which come
+// with performance.now() already read, read the wall clock and format it once per
+// millisecond of that clock.
+let lastTick = -1;
+let lastTickIso = '';
+function isoAt(monotonicMs: number): string {
+  const tick = Math.floor(monotonicMs);
+  if (tick !== lastTick) {
+    lastTick = tick;
+    lastTickIso = new Date().toISOString();
+  }
+  return lastTickIso;
+}
+
+// The others format the timestamp once per ms too.
 let lastMs = 0;
 let lastIso = '';
 function isoNow(): string {

@@ -13,7 +13,7 @@ interface Renderer {
 }
 
 /**
- * Remembered resolutions of a request (name and raw query) to its render key, so a
+ * Remembered resolutions of a request (its target: path and raw query) to its render key, so a
  * repeated request for a cached icon skips parsing the query, the colour and the
  * name candidates: the hot path is a launcher or page asking the same few icons
  * over and over. Bounded in count and key length (the keys come from clients);
@@ -45,15 +45,14 @@ export function iconHandler(catalog: IconCatalog, aliases: IconAliases, renderer
   };
 
   return (ctx) => {
-    const requested = ctx.params['*'] ?? '';
-    const url = ctx.req.url ?? '';
-    const queryAt = url.indexOf('?');
-    const requestKey = requested + '\u0000' + (queryAt === -1 ? '' : url.slice(queryAt + 1));
+    // The request target as received (path and query) decides the answer: a key
+    // made of nothing new.
+    const requestKey = ctx.req.url ?? '';
     const known = requestKey.length <= RESOLVED_REQUEST_MAX_KEY_LENGTH ? requestKey : undefined;
     const key = known === undefined ? undefined : resolved.get(known);
     const icon = key === undefined ? undefined : renderer.cached(key);
     if (icon !== undefined) return send(ctx, icon);
-    return resolveAndSend(ctx, requested, known);
+    return resolveAndSend(ctx, ctx.params['*'] ?? '', known);
   };
 }
 
