@@ -1,0 +1,105 @@
+// Reviews pin the bytes (issue 19): the revision an administrator read names the
+// exact file that goes live; removal of shared bytes; two site processes agree.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Sql } from '../../../src/db/pool.js';
+import { testUser, type TestUser } from '../../helpers/store-fixtures.js';
+import { closeTestSql, startTestImghost, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
+import { newPlugin, storeClient, type StoreClient } from '../store/store-client.js';
+import { uploadVersion, zipOf } from './versions-client.js';
+
+let imghost: TestServer;
+let site: TestServer;
+/** A second site process on the same database and image host (started with the first). */
+let second: TestServer;
+let client: StoreClient;
+let secondClient: StoreClient;
+let sql: Sql;
+let author: TestUser;
+let admin: TestUser;
+
+test.before(async () => {
+  sql = testSql();
+  imghost = await startTestImghost();
+  const env = { IMAGE_HOST_URL: imghost.url, IMAGE_HOST_PUBLIC_URL: imghost.url };
+  site = await startTestSite(env);
+  second = await startTestSite(env);
+  client = storeClient(site.url);
+  secondClient = storeClient(second.url);
+  author = await testUser(sql, 'verrev-author');
+  admin = await testUser(sql, 'verrev-admin', { admin: true });
+});
+test.after(async () => {
+  await second.close();
+  await site.close();
+  await imghost.close();
+  await closeTestSql();
+});
+
+const as = (user: TestUser) => ({ cookie: user.cookie });
+const upload = (url: string, id: string, version: string, files: Record<string, string>) =>
+  uploadVersion(url, id, { zip: zipOf(files), version, changelog: version }, as(author));
+
+async function approvedPlugin(id: string): Promise<void> {
+  assert.is((await client.post('/apps/api/plugins', newPlugin(id), as(author))).status, 201);
+  assert.is((await client.post(`/apps/api/plugins/${id}/review`, { action: 'approve' }, as(admin))).status, 200);
+}
+
+test('an author who uploads another version while the administrator reviews gets nothing live (stale revision: 409)', async () => {
+  await approvedPlugin('verrev-toctou');
+  const good = await upload(site.url, 'verrev-toctou', '1.1.0', { 'plugin.json': 'good' });
+  assert.is(good.status, 201);
+  const seen = (await client.get('/apps/api/plugins/verrev-toctou', as(admin))).body.plugin;
+  assert.is(seen.pendingUpdate.package.sha256, good.body.version.sha256, 'the administrator sees the bytes');
+  // Meanwhile, through the other site process, the author swaps in another file.
+  const evil = await upload(second.url, 'verrev-toctou', '1.1.1', { 'plugin.json': 'evil' });
+  assert.is(evil.status, 201);
+
+  const stale = await client.post('/apps/api/plugins/verrev-toctou/review', { action: 'approve', revision: seen.revision }, as(admin));
+  assert.is(stale.status, 409, JSON.stringify(stale.body));
+  assert.equal([stale.body.code, stale.body.field], ['CONFLICT', 'revision']);
+  const link = (await client.get('/apps/api/plugins/verrev-toctou/install-link')).body;
+  assert.is(link.download, 'https://downloads.example.com/verrev-toctou.zip', 'nothing went live');
+  assert.equal((await client.get('/apps/api/plugins/verrev-toctou/versions')).body.versions, []);
+
+  // Read again: the administrator now approves what is there, and only that.
+  const fresh = (await secondClient.get('/apps/api/plugins/verrev-toctou', as(admin))).body.plugin;
+  assert.is(fresh.pendingUpdate.package.sha256, evil.body.version.sha256);
+  assert.is((await client.post('/apps/api/plugins/verrev-toctou/review', { action: 'approve', revision: fresh.revision }, as(admin))).status, 200);
+  assert.is((await secondClient.get('/apps/api/plugins/verrev-toctou/install-link')).body.sha256, evil.body.version.sha256);
+  const states = (await secondClient.get('/apps/api/plugins/verrev-toctou/versions', as(author))).body.versions.map((v: any) => [v.version, v.status]);
+  assert.equal(states, [['1.1.1', 'approved'], ['1.1.0', 'rejected']], 'the superseded version is rejected');
+});
+
+test('two site processes agree on versions at once', async () => {
+  await approvedPlugin('verrev-two');
+  assert.equal((await secondClient.get('/apps/api/plugins/verrev-two/versions', as(author))).body.versions, []);
+  assert.is((await upload(site.url, 'verrev-two', '2.0.0', { 'a.txt': 'a' })).status, 201);
+  assert.equal((await secondClient.get('/apps/api/plugins/verrev-two/versions', as(author))).body.versions.map((v: any) => v.version), ['2.0.0']);
+  const taken = await upload(second.url, 'verrev-two', '2.0.0', { 'a.txt': 'b' });
+  assert.is(taken.status, 409);
+  // Both at once: one number, one winner.
+  const [a, b] = await Promise.all([upload(site.url, 'verrev-two', '3.0.0', { 'a.txt': 'c' }), upload(second.url, 'verrev-two', '3.0.0', { 'a.txt': 'd' })]);
+  assert.equal([a.status, b.status].sort(), [201, 409]);
+});
+
+test('removing a version keeps the file while another live version has the same bytes', async () => {
+  await approvedPlugin('verrev-share-a');
+  await approvedPlugin('verrev-share-b');
+  const files = { 'same.txt': 'identical bytes' };
+  const a = await upload(site.url, 'verrev-share-a', '1.0.1', files);
+  const b = await upload(site.url, 'verrev-share-b', '1.0.1', files);
+  assert.is(a.body.version.sha256, b.body.version.sha256, 'stored once, under one hash');
+  for (const id of ['verrev-share-a', 'verrev-share-b']) {
+    const record = (await client.get(`/apps/api/plugins/${id}`, as(admin))).body.plugin;
+    assert.is((await client.post(`/apps/api/plugins/${id}/review`, { action: 'approve', revision: record.revision }, as(admin))).status, 200);
+  }
+  assert.is((await client.request('DELETE', '/apps/api/plugins/verrev-share-a/versions/1.0.1', as(admin))).status, 200);
+  assert.is((await fetch(a.body.version.download)).status, 200, 'plugin b still serves these bytes');
+  assert.is((await client.request('DELETE', '/apps/api/plugins/verrev-share-b/versions/1.0.1', as(admin))).status, 200);
+  assert.is((await fetch(b.body.version.download)).status, 410);
+  // Both plugins went back to their external 1.0.0 (never hosted): unlisted, nothing to fall back on.
+  assert.is((await client.get('/apps/api/plugins/verrev-share-b/install-link')).status, 404);
+});
+
+test.run();
