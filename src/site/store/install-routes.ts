@@ -5,6 +5,7 @@ import { createSharedRateLimiter } from '../../db/shared-rate-limiter.js';
 import { runQuery } from '../../db/queries.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { PLUGIN_ID } from './visibility.js';
+import { hashOfDownload } from '../versions/hosted-hash.js';
 
 // What launchers use: the install link, the manifest and the install click. All
 // three exist for approved plugins only, whoever asks (docs/api.md,
@@ -40,8 +41,11 @@ async function findApproved(deps: SiteDeps, id: string): Promise<InstallRow> {
  */
 export function installLinkHandler(deps: SiteDeps) {
   const scheme = deps.config.installScheme;
+  const imageHost = deps.config.imageHostPublicUrl.replace(/\/+$/, '');
   return async (ctx: SiteContext) => {
-    const plugin = await findApproved(deps, ctx.params.id!);
+    const found = await findApproved(deps, ctx.params.id!);
+    // A file hosted on the image host always has its hash (versions/hosted-hash.ts).
+    const plugin = { ...found, sha256: hashOfDownload(found.download, found.sha256, imageHost) };
     const { installUrl, propose } = installLink(scheme, plugin);
     sendJson(
       ctx,

@@ -6,6 +6,7 @@ import { runQuery } from '../../db/queries.js';
 import type { SiteContext, SiteDeps, SiteMiddleware } from '../context.js';
 import type { KeptAnswers } from '../store/kept-answers.js';
 import { installLink } from '../store/install-routes.js';
+import { hashOfDownload } from './hosted-hash.js';
 import { normalized, updatesInput, type Installed } from './updates-input.js';
 
 // POST /apps/api/updates: which of the plugins a launcher has installed have another
@@ -50,6 +51,7 @@ export function updatesPreflight(ctx: SiteContext): void {
 
 export function updatesHandler(deps: SiteDeps, kept: KeptAnswers, limiter: SharedRateLimiter) {
   const scheme = deps.config.installScheme;
+  const imageHost = deps.config.imageHostPublicUrl.replace(/\/+$/, '');
   return async (ctx: SiteContext) => {
     const decision = await limiter.hit(ctx.ip);
     if (!decision.allowed) throw rateLimited(decision, 'Too many update checks; try again in a minute');
@@ -57,13 +59,13 @@ export function updatesHandler(deps: SiteDeps, kept: KeptAnswers, limiter: Share
     const key = JSON.stringify(['updates', asked.map((entry) => [entry.id, entry.version, entry.sha256])]);
     const answer = await kept.answer({ shared: key, own: key }, null, async () => {
       const rows = await runQuery<LiveRow>(deps.sql, 'versions/check-updates', [asked.map((entry) => entry.id)]);
-      return updatesAnswer(asked, rows, scheme);
+      return updatesAnswer(asked, rows, scheme, imageHost);
     });
     sendPrepared(ctx, answer, { ...CORS, 'Cache-Control': 'no-store' });
   };
 }
 
-function updatesAnswer(asked: Installed[], rows: LiveRow[], scheme: string): Record<string, unknown> {
+function updatesAnswer(asked: Installed[], rows: LiveRow[], scheme: string, imageHost: string): Record<string, unknown> {
   const updates: unknown[] = [];
   const unknown: string[] = [];
   asked.forEach((installed, index) => {
@@ -72,18 +74,19 @@ function updatesAnswer(asked: Installed[], rows: LiveRow[], scheme: string): Rec
       unknown.push(installed.id);
       return;
     }
+    const sha256 = hashOfDownload(live.download, live.sha256, imageHost);
     // By hash when the launcher sent one and the live version has one; else by number.
-    const differs = installed.sha256 !== null && live.sha256 !== null ? installed.sha256 !== live.sha256 : installed.version !== live.version;
+    const differs = installed.sha256 !== null && sha256 !== null ? installed.sha256 !== sha256 : installed.version !== live.version;
     if (!differs) return;
     updates.push({
       id: live.id,
       installed: { version: installed.version, sha256: installed.sha256 },
       latest: {
         version: live.version,
-        sha256: live.sha256,
+        sha256,
         size: live.size === null ? null : Number(live.size),
         download: live.download,
-        install_url: installLink(scheme, { id: live.id, download: live.download, sha256: live.sha256 }).installUrl,
+        install_url: installLink(scheme, { id: live.id, download: live.download, sha256 }).installUrl,
         changelog: live.changelog,
       },
     });

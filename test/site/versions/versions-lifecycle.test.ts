@@ -170,4 +170,19 @@ test('visitors never see a version of a plugin they may not see', async () => {
   assert.equal((await versions('ver-hidden')).map((v) => [v.version, v.status]), [['0.1.0', 'approved']]);
 });
 
+test('an update that drops the hash of a hosted file still gives launchers the hash to verify', async () => {
+  await approvedPlugin('ver-nohash');
+  const up = await upload('ver-nohash', '1.5.0', { 'a.txt': 'a' });
+  assert.is(up.status, 201);
+  assert.is((await client.patch('/apps/api/plugins/ver-nohash', { sha256: null }, as(author))).status, 200);
+  await approveUpdate('ver-nohash');
+  const link = (await client.get('/apps/api/plugins/ver-nohash/install-link')).body;
+  assert.is(link.download, up.body.version.download);
+  assert.is(link.sha256, up.body.version.sha256);
+  assert.is(link.propose.sha256, up.body.version.sha256);
+  assert.ok(link.install_url.endsWith(`&sha256=${up.body.version.sha256}`), link.install_url);
+  const check = await client.post('/apps/api/updates', { plugins: [{ id: 'ver-nohash', version: '1.0.0' }] });
+  assert.is(check.body.updates[0].latest.sha256, up.body.version.sha256);
+});
+
 test.run();
