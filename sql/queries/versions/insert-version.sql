@@ -1,7 +1,7 @@
 -- A new pending version of plugin $1 (exact id, locked by the caller); no row when
 -- the number was ever used (the primary key decides, atomically).
--- Parameters: $1 plugin id, $2 version, $3 changelog, $4 sha256, $5 size, $6 download,
--- $7 entry count, $8 files (JSON text).
+-- params: $1 plugin_id, $2 version, $3 changelog, $4 sha256, $5 size, $6 download
+-- params: $7 entry_count, $8 files_json
 insert into plugin_versions (plugin_id, version, changelog, sha256, size, download, entry_count, files)
 values ($1, $2, $3, $4, $5, $6, $7, $8::text::jsonb)
 on conflict (plugin_id, version) do nothing

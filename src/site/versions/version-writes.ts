@@ -1,6 +1,6 @@
 import { HttpError } from '../../http/errors.js';
 import type { Sql } from '../../db/pool.js';
-import { inTransaction, runQuery } from '../../db/queries.js';
+import { inTransaction, runNamed, runQuery } from '../../db/queries.js';
 import { recordAudit } from '../audit/audit-log.js';
 import type { SessionUser } from '../context.js';
 import { notify } from '../notifications/notify.js';
@@ -61,14 +61,21 @@ export async function insertVersion(
 ): Promise<VersionRow> {
   return inTransaction(sql, async (t) => {
     const plugin = await lockOwnPlugin(t, id, user);
-    const [row] = await runQuery<VersionRow>(t, 'versions/insert-version', [
-      plugin.id, input.version, input.changelog, stored.sha256, stored.size, stored.download, stored.entryCount, JSON.stringify(stored.entries),
-    ]);
+    const [row] = await runNamed<VersionRow>(t, 'versions/insert-version', {
+      plugin_id: plugin.id, version: input.version, changelog: input.changelog, sha256: stored.sha256,
+      size: stored.size, download: stored.download, entry_count: stored.entryCount, files_json: JSON.stringify(stored.entries),
+    });
     if (!row) throw versionTaken();
     // The store's edit queries, with only version, download and sha256 changed.
-    const params = [plugin.id, ['download', 'sha256', 'version'], null, input.version, null, null, null, stored.download, stored.sha256, null, null, null, null, null];
-    if (plugin.status === 'approved') await runQuery(t, 'store/merge-pending-update', params);
-    else await runQuery(t, 'store/apply-plugin-edit', [...params, null, plugin.status === 'rejected']);
+    const params = {
+      plugin_id: plugin.id,
+      changed_fields: ['download', 'sha256', 'version'],
+      name: null, version: input.version, author: null, description: null, long_description: null,
+      download: stored.download, sha256: stored.sha256,
+      url: null, icon: null, tags: null, permissions: null, screenshots_json: null,
+    };
+    if (plugin.status === 'approved') await runNamed(t, 'store/merge-pending-update', params);
+    else await runNamed(t, 'store/apply-plugin-edit', { ...params, featured: null, reopen: plugin.status === 'rejected' });
     return row;
   });
 }
