@@ -12,6 +12,7 @@ import { canSee } from '../store/visibility.js';
 import { loadCatalogues } from './catalogue.js';
 import { LANGUAGES, pickLanguage, type Language } from './language.js';
 import { escapeHtml, renderPage, type PageDefinition } from './templates.js';
+import { PAGE_RULES } from './rules.js';
 
 // The web pages of the site: the landing page, the plugin store, a plugin's page
 // (at exactly /apps/plugin/<id>: the Bloret launcher links there), submit and
@@ -39,7 +40,7 @@ export function pagesFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals
   for (const page of Object.values(PAGES)) {
     const byLanguage = {} as Record<Language, StaticFile>;
     for (const language of LANGUAGES) {
-      byLanguage[language] = renderPage(join(root, 'pages'), { page, language, catalogue: catalogues[language], assets, login });
+      byLanguage[language] = renderPage(join(root, 'pages'), { page, language, catalogue: catalogues[language], assets, login, rules: PAGE_RULES });
     }
     rendered.set(page.name, byLanguage);
   }

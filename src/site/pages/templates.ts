@@ -3,11 +3,13 @@ import { join } from 'node:path';
 import { assetPath, prepareFile, type StaticFile, type StaticFiles } from '../../http/static-files.js';
 import type { Catalogue } from './catalogue.js';
 import { inlineIcon } from './icons.js';
+import { limitValues, type PageRules } from './rules.js';
 
 // Pages are rendered once per language at start-up, from a layout and a fragment
 // per page (static/site/pages/*.html): `{{key}}` is a catalogue string (escaped),
 // `{{@app/x.js}}` the hashed path of an asset, `{{$name}}` one of the values below,
-// `{{#bell}}` a Tabler icon inlined (icons.ts). A key, asset or icon that does not
+// `{{#bell}}` a Tabler icon inlined (icons.ts), `{{$limit.name}}` a field limit of
+// the server's rules (rules.ts). A key, asset or icon that does not
 // exist stops start-up.
 
 export interface PageDefinition {
@@ -24,6 +26,8 @@ export interface RenderInput {
   assets: StaticFiles;
   /** `provider` when an identity provider is configured, else `local`. */
   login: 'provider' | 'local';
+  /** The server's plugin rules for the pages' scripts (a JSON data block), and as `limit.*` values. */
+  rules: PageRules;
 }
 
 const PLACEHOLDER = /\{\{([@$#]?)([A-Za-z0-9_.\-/]+)\}\}/g;
@@ -40,7 +44,8 @@ export function renderPage(templates: string, input: RenderInput): StaticFile {
     // A data block, never run (so the CSP does not apply); `<` escaped so no
     // string can close the element.
     strings: JSON.stringify(input.catalogue).replace(/</g, '\\u003c'),
-    main: fill(main, input, {}),
+    rules: JSON.stringify(input.rules).replace(/</g, '\\u003c'),
+    main: fill(main, input, limitValues(input.rules)),
   };
   const html = fill(layout, input, values);
   return prepareFile('page.html', Buffer.from(html), 'no-cache');

@@ -1,3 +1,4 @@
+// @ts-check
 // The header of every page: the language switch, notifications, and the account
 // area (login, or avatar, name, My plugins, Review for administrators, logout).
 import { $, api, button, currentSession, failed, h, lang, loginHref, onSubmit, pluginPath, setStatus, t, text, when, who } from './lib.js';

@@ -1,3 +1,4 @@
+// @ts-check
 // The launcher's landing page: version, what's new and downloads from /api/info,
 // the activity, tips, and the featured plugins as a way into the store.
 import './header.js';

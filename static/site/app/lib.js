@@ -1,3 +1,4 @@
+// @ts-check
 // The pages' shared helpers: strings, the JSON API and its envelope, and building
 // DOM from data. Everything a user wrote reaches the page through text nodes
 // (textContent), never through HTML parsing; links from users must be https.
@@ -5,11 +6,26 @@
 const strings = JSON.parse(document.getElementById('strings')?.textContent || '{}');
 export const lang = document.documentElement.lang || 'en';
 export const enc = encodeURIComponent;
+/**
+ * The element with this id: any, since each page knows what it put there (a form,
+ * an input, a dialog).
+ * @param {string} id
+ * @returns {any}
+ */
 export const $ = (id) => document.getElementById(id);
-/** Sets the text of element `id`. */
+/**
+ * Sets the text of element `id`.
+ * @param {string} id
+ * @param {string | number} value
+ */
 export const text = (id, value) => ($(id).textContent = value);
 
-/** A catalogue string, `{name}` replaced by `vars.name`. */
+/**
+ * A catalogue string, `{name}` replaced by `vars.name`.
+ * @param {string} key
+ * @param {Record<string, string | number>} [vars]
+ * @returns {string}
+ */
 export function t(key, vars) {
   // A `.one` variant, where the catalogue has one, for a count of 1 ("1 install").
   const text = (vars && (vars.n == 1 || vars.count == 1) && strings[key + '.one']) || strings[key] || key;
@@ -47,6 +63,10 @@ export function errorText(error) {
  * An element, `tag` with its classes (`span.muted`): `props` sets properties (`text` → textContent, `class`, `on*`
  * handlers, `dataset`; `role` and `aria-*` as attributes); children are nodes or strings
  * (strings become text nodes).
+ * @param {string} tag
+ * @param {Record<string, any>} [props]
+ * @param {...any} children
+ * @returns {any} the element (typed by its caller: an input, an img...)
  */
 export function h(tag, props = {}, ...children) {
   // `tag.class.other`: the element's classes.
@@ -158,8 +178,13 @@ export function pluginIcon(plugin, size = 'icon') {
 
 export const pluginPath = (id) => '/apps/plugin/' + enc(id);
 
-/** A plugin's fields an author writes: its texts and links, then its lists. */
-export const FIELDS = ['name', 'version', 'author', 'description', 'longDescription', 'download', 'sha256', 'url', 'icon', 'tags', 'permissions', 'screenshots'];
+/**
+ * The server's plugin rules, put into the page when it was rendered (src/site/pages/rules.ts).
+ * @type {{ fields: string[], maxLength: Record<string, number>, maxScreenshots: number, maxImageBytes: number, maxTags: number, maxTagLength: number }}
+ */
+export const RULES = JSON.parse(document.getElementById('rules')?.textContent || 'null');
+/** A plugin's fields an author writes: its texts and links, then its lists (the server's order). */
+export const FIELDS = RULES.fields;
 
 /** A list entry's head: the plugin's icon, its linked name, a line about it, then `extra`. */
 export const rowHead = (plugin, about, ...extra) =>

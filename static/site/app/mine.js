@@ -1,3 +1,4 @@
+// @ts-check
 // My plugins: every plugin the user submitted, its status (and the reason of a
 // rejection), an update waiting for review beside the live version, installs over
 // the last 30 days as a sparkline, and edit.

@@ -1,3 +1,4 @@
+// @ts-check
 // A plugin's page, at /apps/plugin/<id> (the Bloret launcher links there): what it
 // is, what it may do (permissions, before the install button), screenshots, the
 // install button, the ZIP and its SHA-256, ratings with replies, related plugins.
@@ -57,7 +58,10 @@ let statsDays;
 async function loadStats(days) {
   const status = $('stats-status');
   statsDays = days;
-  for (const chip of document.querySelectorAll('[data-days]')) chip.setAttribute('aria-pressed', chip.dataset.days == days), (chip.onclick = () => loadStats(chip.dataset.days));
+  for (const chip of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-days]'))) {
+    chip.setAttribute('aria-pressed', String(chip.dataset.days == days));
+    chip.onclick = () => loadStats(chip.dataset.days);
+  }
   try {
     const { days: series, total } = await api(`${base}/stats?days=${days}`);
     if (days !== statsDays) return;
@@ -150,7 +154,10 @@ function renderGallery(list) {
     .filter((shot) => shot.url)
     .map((shot) => ({ url: shot.url, preview: shot.preview || shot.url }));
   $('shots').hidden = !shots.length;
-  $('gallery').replaceChildren(...shots.map((_, i) => h('li', {}, button('shot', undefined, () => showShot(i, $('viewer').showModal()), { 'aria-label': t('plugin.openShot', { n: i + 1 }) }, shotImage(i)))));
+  $('gallery').replaceChildren(...shots.map((_, i) => h('li', {}, button('shot', undefined, () => {
+    $('viewer').showModal();
+    showShot(i);
+  }, { 'aria-label': t('plugin.openShot', { n: i + 1 }) }, shotImage(i)))));
 }
 
 function showShot(i) {
@@ -164,7 +171,10 @@ $('viewer-next').onclick = () => showShot(shown + 1);
 $('viewer-close').onclick = () => $('viewer').close();
 $('viewer').onkeydown = (event) => {
   const step = { ArrowLeft: -1, ArrowRight: 1 }[event.key];
-  if (step) showShot(shown + step, event.preventDefault());
+  if (step) {
+    event.preventDefault();
+    showShot(shown + step);
+  }
 };
 
 // Ratings
@@ -196,14 +206,17 @@ function renderSummary({ avg, count, distribution }) {
     const k = distribution[n] || 0;
     bar.setAttribute('aria-label', t('plugin.barLabel', { n, count: k }));
     // Through the CSSOM: the CSP allows no style attributes.
-    bar.querySelector('.bar-fill').style.width = (count ? (100 * k) / count : 0) + '%';
+    /** @type {HTMLElement} */ (bar.querySelector('.bar-fill')).style.width = (count ? (100 * k) / count : 0) + '%';
     bar.lastChild.textContent = k;
   });
 }
 
 let chosen = 0;
-const radios = document.getElementsByName('stars');
-for (const radio of radios) radio.onchange = () => paintStars((chosen = +radio.value));
+const radios = /** @type {NodeListOf<HTMLInputElement>} */ (document.getElementsByName('stars'));
+for (const radio of radios) radio.onchange = () => {
+  chosen = +radio.value;
+  paintStars();
+};
 function renderRateArea(mine) {
   const form = $('rate-form');
   const own = me?.username === plugin.submitter;
@@ -242,7 +255,10 @@ function ratingItem(rating) {
   const head = h('div.rating-head', {}, who(rating.user, rating.avatar), stars(rating.stars), when(rating.updatedAt));
   const item = h('li.rating', { dataset: { user: rating.user } }, head, rating.comment && h('p', { text: rating.comment }), replies);
   if (me) {
-    const open = button('ghost reply-open', t('plugin.reply'), () => item.append(replyForm(rating, replies, () => (open.hidden = false)), (open.hidden = true)));
+    const open = button('ghost reply-open', t('plugin.reply'), () => {
+      open.hidden = true;
+      item.append(replyForm(rating, replies, () => (open.hidden = false)));
+    });
     const title = t('report.ratingTitle', rating);
     const flag = me.username !== rating.user && button('ghost report-rating', t('report.rating'), () => report({ type: 'rating', plugin: plugin.id, user: rating.user }, title, $('ratings-status')), { 'aria-label': title });
     item.append(h('div.actions', {}, open, flag));

@@ -1,3 +1,4 @@
+// @ts-check
 // The review queue (administrators): new plugins and updates waiting for review,
 // each update as a field-by-field diff; approve, reject with a reason, unlist the
 // plugin of an update (apart); each review names the revision shown; the
@@ -102,7 +103,10 @@ function featureRow(plugin) {
   box.onchange = () =>
     api(pluginApi(plugin.id), { featured: box.checked }, 'PATCH').then(
       () => setStatus(message, 'done', t(box.checked ? 'review.featuredOn' : 'review.featuredOff')),
-      (error) => failed(message, error, (box.checked = !box.checked)),
+      (error) => {
+        box.checked = !box.checked;
+        failed(message, error);
+      },
     );
   return h('li.row-item', { dataset: { id: plugin.id } }, h('div.row-head', {}, pluginIcon(plugin), h('label.grow', { htmlFor: 'feat-' + plugin.id }, box, ' ', t('review.featuredLabel', { name: plugin.name })), message));
 }
@@ -115,7 +119,10 @@ async function findFeatured(q) {
     $('feature-list').replaceChildren(h('li.error', { text: errorText(error) }));
   }
 }
-$('feature-form').onsubmit = (event) => findFeatured($('feature-q').value.trim(), event.preventDefault());
+$('feature-form').onsubmit = (event) => {
+  event.preventDefault();
+  findFeatured($('feature-q').value.trim());
+};
 
 // Reports, grouped by target (the API sends each target's reports together, the
 // first reported first): who reported it and why; dismiss, hide the rating, or

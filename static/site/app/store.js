@@ -1,3 +1,4 @@
+// @ts-check
 // The store: search as you type, tag chips, sort, the featured row, paged cards.
 // The query, tag, sort and page live in the URL, so a search can be shared and
 // the back button walks through the searches.
@@ -46,7 +47,7 @@ async function load(state = readUrl()) {
   sortSelect.value = state.sort;
   inFlight?.abort();
   const controller = (inFlight = new AbortController());
-  const params = withFilters(state, new URLSearchParams({ public: 1, limit: PAGE_SIZE, offset: (state.page - 1) * PAGE_SIZE }));
+  const params = withFilters(state, new URLSearchParams({ public: '1', limit: String(PAGE_SIZE), offset: String((state.page - 1) * PAGE_SIZE) }));
   results.setAttribute('aria-busy', 'true');
   setStatus(status, 'loading', t('store.loading'));
   loadFeatured();

@@ -1,11 +1,12 @@
+// @ts-check
 // Submit a plugin (/apps/submit) or edit one (/apps/edit/<id>). The API checks
 // every field; its `field` errors are shown next to their field. Images go
 // through the media upload; the SHA-256 is computed here from the ZIP itself.
 import { sessionReady } from './header.js';
-import { $, api, button, enc, FIELDS, errorText, h, imageUrl, loginFirst, pluginPath, setStatus, t, text } from './lib.js';
+import { $, api, button, enc, FIELDS, RULES, errorText, h, imageUrl, loginFirst, pluginPath, setStatus, t, text } from './lib.js';
 
-const MAX_SCREENSHOTS = 8;
-const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
+const MAX_SCREENSHOTS = RULES.maxScreenshots;
+const MAX_IMAGE_BYTES = RULES.maxImageBytes;
 const TEXT_FIELDS = FIELDS.slice(0, 9);
 /** Optional links: an emptied field clears them (the API takes null). */
 const CLEARABLE = ['sha256', 'url', 'icon'];
@@ -32,10 +33,18 @@ function addChips(name, text) {
 
 for (const name in chips) {
   const input = $('f-' + name);
-  const add = () => addChips(name, input.value, (input.value = ''));
+  const add = () => {
+    addChips(name, input.value);
+    input.value = '';
+  };
   input.onkeydown = (event) => {
-    if (event.key === 'Enter' || event.key === ',') add(event.preventDefault());
-    else if (event.key === 'Backspace' && !input.value && chips[name].length) renderChips(name, chips[name].pop());
+    if (event.key === 'Enter' || event.key === ',') {
+      event.preventDefault();
+      add();
+    } else if (event.key === 'Backspace' && !input.value && chips[name].length) {
+      chips[name].pop();
+      renderChips(name);
+    }
   };
   input.onblur = add;
 }
@@ -106,7 +115,10 @@ function renderShots() {
         shot.state === 'uploading' && shot.progress, shot.error && h('span.error', { text: shot.error }),
         button('ghost up', '↑', move(-1), { disabled: !i, 'aria-label': t('form.moveUp', n) }),
         button('ghost down', '↓', move(1), { disabled: i === screenshots.length - 1, 'aria-label': t('form.moveDown', n) }),
-        button('ghost danger', t('field.remove'), () => renderShots(screenshots.splice(i, 1)), { 'aria-label': t('form.removeShot', n) }));
+        button('ghost danger', t('field.remove'), () => {
+          screenshots.splice(i, 1);
+          renderShots();
+        }, { 'aria-label': t('form.removeShot', n) }));
     }),
   );
   $('shot-file').disabled = screenshots.length >= MAX_SCREENSHOTS;
@@ -188,7 +200,8 @@ function values() {
   const result = { screenshots: doneShots() };
   for (const field of TEXT_FIELDS) result[field] = $('f-' + field).value.trim();
   for (const name in chips) {
-    addChips(name, $('f-' + name).value, ($('f-' + name).value = ''));
+    addChips(name, $('f-' + name).value);
+    $('f-' + name).value = '';
     result[name] = [...chips[name]];
   }
   return result;
@@ -196,7 +209,10 @@ function values() {
 
 function fill(record) {
   for (const field of TEXT_FIELDS) $('f-' + field).value = record[field] ?? '';
-  for (const name in chips) renderChips(name, (chips[name] = [...(record[name] || [])]));
+  for (const name in chips) {
+    chips[name] = [...(record[name] || [])];
+    renderChips(name);
+  }
   screenshots = (record.screenshots || []).map(shotFromValue);
   renderShots();
   $('f-icon').dispatchEvent(new Event('change'));
@@ -242,7 +258,8 @@ async function start() {
   const { user } = await sessionReady;
   if (!user) return loginFirst(status);
   if (editId) {
-    document.title = text('form-title', t('submit.editHeading'));
+    document.title = t('submit.editHeading');
+    text('form-title', document.title);
     text('save', t('submit.saveEdit'));
     $('cancel').href = pluginPath(editId);
     try {

@@ -1,3 +1,4 @@
+// @ts-check
 // API tokens (src/site/tokens): create one, its secret shown once to copy; list;
 // revoke. And the webhook (src/site/webhooks): its address, its signing secret
 // shown once, rotate, remove, the deliveries.
@@ -75,7 +76,11 @@ const hook = (change) =>
 const put = (body) => hook(api('/apps/api/webhook', { url: $('hook-url').value.trim(), ...body }, 'PUT'));
 $('hook-form').onsubmit = (event) => put(event.preventDefault());
 $('hook-rotate').onclick = () => put({ rotateSecret: true });
-$('hook-remove').onclick = () => confirm(t('hook.confirmRemove')) && hook(api('/apps/api/webhook', null, 'DELETE'), ($('hook-secret').hidden = true));
+$('hook-remove').onclick = () => {
+  if (!confirm(t('hook.confirmRemove'))) return;
+  $('hook-secret').hidden = true;
+  hook(api('/apps/api/webhook', null, 'DELETE'));
+};
 
 // Not logged in: the list answers 401, whose message says to log in, and the forms stay hidden.
 load().then((shown) => (form.hidden = !shown) || hook());

@@ -1,5 +1,5 @@
 // GET /api/info and GET /api/fastdownload over a real site (docs/api.md, "Launcher
-// info"). Reloading is in launcher-reload.test.ts.
+// info"). Reloading is in reload.test.ts.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';

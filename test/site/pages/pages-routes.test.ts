@@ -5,6 +5,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fromAcceptLanguage } from '../../../src/site/pages/language.js';
 import { rawRequest } from '../../helpers/raw-http.js';
+import { EDITABLE_FIELDS } from '../../../src/site/store/records.js';
+import { LIMITS } from '../../../src/site/store/validation.js';
 import { closeTestSql, startTestSite, type TestServer } from '../../helpers/servers.js';
 
 let site: TestServer;
@@ -29,11 +31,13 @@ for (const path of PAGES) {
     assert.match(String(res.headers.vary), /Accept-Language/);
     assert.match(res.body, /<header class="top">/);
     assert.match(res.body, /id="account"/);
-    // The only script elements: the page's module (by hashed name) and the strings data block.
+    // The only script elements: the page's module (by hashed name) and two data blocks,
+    // the strings and the server's plugin rules.
     const scripts = [...res.body.matchAll(/<script([^>]*)>/g)].map((match) => match[1]);
-    assert.is(scripts.length, 2);
+    assert.is(scripts.length, 3);
     assert.match(scripts[0]!, /type="module" src="\/static\/app\/[a-z]+\.[0-9a-f]{10}\.js"/);
     assert.match(scripts[1]!, /type="application\/json" id="strings"/);
+    assert.match(scripts[2]!, /type="application\/json" id="rules"/);
     // The notification bell is Tabler's outline bell inlined, not an emoji a font must have.
     assert.match(res.body, /<button id="notes-button"[^>]*><svg class="glyph"[^>]*aria-hidden="true"[^>]*><path d="M10 5a2 2 0 1 1 4 0/);
     assert.not.match(res.body, /\u{1F514}/u);
@@ -136,6 +140,17 @@ test('templates and catalogues are not served as files', async () => {
   for (const path of ['/static/pages/layout.html', '/static/i18n/en.json', '/static/pages/']) {
     assert.is((await rawRequest(site.url, 'GET', path)).status, 404, path);
   }
+});
+
+test('the pages carry the server\'s plugin rules: the field list and the form\'s limits come from one source', async () => {
+  const res = await rawRequest(site.url, 'GET', '/apps/submit');
+  const block = /<script type="application\/json" id="rules">([^<]*)<\/script>/.exec(res.body);
+  assert.ok(block, 'rules data block');
+  const rules = JSON.parse(block![1]!);
+  assert.equal(rules.fields, EDITABLE_FIELDS);
+  assert.is(rules.maxScreenshots, LIMITS.screenshots);
+  assert.match(res.body, new RegExp(`id="f-name" name="name" required maxlength="${LIMITS.name}"`));
+  assert.match(res.body, new RegExp(`id="f-longDescription" name="longDescription" rows="8" maxlength="${LIMITS.longDescription}"`));
 });
 
 test.run();
