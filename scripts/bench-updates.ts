@@ -1,0 +1,165 @@
+// Benchmark of the launchers' update check (POST /apps/api/updates, issue 19) on the
+// built site (`node dist/site.js`, its request log written to a file) over a real
+// PostgreSQL: a catalogue of 10,000 approved plugins, each with 3 hosted versions
+// (the third live), and a launcher asking about 200 installed plugins (half of them
+// one version behind, half by hash). Server pinned to core 0, the load
+// (scripts/bench/post-load.ts: autocannon, 50 connections, each request from its
+// own address so the per-address limit stays out of the way) to core 1; the
+// median of 3 runs. Target: p99 under 20 ms. Run after `npx tsc -p test/tsconfig.json`:
+//
+//   node .test-build/scripts/bench-updates.js
+//
+// The answer is kept per store generation, so the load measures the kept answer
+// plus the generation read and the limiter's hit; "first after a change" is the
+// answer built afresh (one SQL round trip, check-updates.sql), median of 5.
+// PostgreSQL: BENCH_DATABASE_URL (a server URL on which it may create a database),
+// else an embedded one in a temporary folder.
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { createLogger } from '../src/lib/log.js';
+import { projectRoot } from '../src/lib/project-root.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
+import { migrate } from '../src/db/migrate.js';
+import { createPool } from '../src/db/pool.js';
+import { benchDir, buildDist, CONNECTIONS, freePort, machineLoad, RUN_SECONDS, RUNS, startPinned } from './bench/harness.js';
+
+const PLUGINS = Number(process.env.BENCH_PLUGINS ?? 10_000);
+const INSTALLED = Number(process.env.BENCH_INSTALLED ?? 200);
+const P99_TARGET_MS = 20;
+const LOAD_CORE = process.env.BENCH_LOAD_CORE ?? '1';
+const root = projectRoot();
+const log = createLogger({ component: 'bench-updates' }, { level: 'warn' });
+
+const hashOf = (n: number, v: number) => (n * 10 + v).toString(16).padStart(64, '0');
+
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  ok: number;
+  other: number;
+}
+
+function load(url: string, bodyFile: string, seconds: number): Promise<Figures> {
+  const script = join(root, '.test-build', 'scripts', 'bench', 'post-load.js');
+  return new Promise((resolve, reject) => {
+    const child = spawn('taskset', ['-c', LOAD_CORE, process.execPath, script, url, bodyFile, String(CONNECTIONS), String(seconds)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    child.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`load exited with ${code}`));
+      const result = JSON.parse(out);
+      const ok = result.statusCodeStats?.['200']?.count ?? 0;
+      const all = Object.values(result.statusCodeStats ?? {}).reduce((sum: number, stat: any) => sum + stat.count, 0);
+      resolve({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, ok, other: all - ok + result.errors + result.timeouts });
+    });
+  });
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+async function main(): Promise<void> {
+  if (process.env.BENCH_SKIP_BUILD !== '1') buildDist();
+  process.stdout.write(`${machineLoad()}\n`);
+  let embedded: EmbeddedDatabase | undefined;
+  let serverUrl = process.env.BENCH_DATABASE_URL;
+  const dir = await benchDir('bench-updates-');
+  if (!serverUrl) {
+    embedded = await startEmbeddedPostgres({ dir: join(dir, 'pg'), log, ephemeral: true });
+    serverUrl = embedded.url;
+  }
+  const name = `lw_bench_updates_${process.pid}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  const dbUrl = new URL(serverUrl);
+  dbUrl.pathname = '/' + name;
+  const sql = createPool(dbUrl.href);
+  let site;
+  try {
+    await migrate(sql, log);
+    const started = performance.now();
+    await sql.begin(async (tx) => {
+      await tx.unsafe('set local statement_timeout = 0');
+      const [author] = await tx<Array<{ id: string }>>`insert into users (username) values ('bench-author') returning id::text as id`;
+      await tx`
+        insert into plugins (id, submitter_id, name, version, author, description, download, sha256, status)
+        select 'bench-' || n, ${author!.id}, 'Bench plugin ' || n, '3.0.0', 'Bench', 'A plugin',
+               'https://img.example.com/pkg/' || lpad(to_hex(n * 10 + 3), 64, '0') || '/bench-' || n || '-3.0.0.zip',
+               lpad(to_hex(n * 10 + 3), 64, '0'), 'approved'
+          from generate_series(0, ${PLUGINS - 1}) as n`;
+      await tx`
+        insert into plugin_versions (plugin_id, version, changelog, sha256, size, download, entry_count, files, status, created_at)
+        select 'bench-' || n, v || '.0.0', '- Changes of ' || v || '.0.0', lpad(to_hex(n * 10 + v), 64, '0'), 40000 + n,
+               'https://img.example.com/pkg/' || lpad(to_hex(n * 10 + v), 64, '0') || '/bench-' || n || '-' || v || '.0.0.zip',
+               12, '[]', 'approved', now() - interval '1 day' * (4 - v)
+          from generate_series(0, ${PLUGINS - 1}) as n, generate_series(1, 3) as v`;
+      await tx.unsafe('analyze');
+    });
+    process.stdout.write(`${PLUGINS} plugins with 3 versions each seeded in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+
+    // 200 installed plugins spread over the catalogue: even ones by version (1 behind), odd ones by hash (live or 1 behind).
+    const step = Math.floor(PLUGINS / INSTALLED);
+    const plugins = Array.from({ length: INSTALLED }, (_, k) => {
+      const n = k * step;
+      return k % 2 === 0 ? { id: `bench-${n}`, version: '2.0.0' } : { id: `bench-${n}`, sha256: hashOf(n, k % 4 === 1 ? 3 : 2) };
+    });
+    const bodyFile = join(dir, 'body.json');
+    writeFileSync(bodyFile, JSON.stringify({ plugins }));
+
+    const port = await freePort();
+    const logFile = join(dir, 'site.log');
+    site = await startPinned({
+      name: 'site',
+      args: [join(root, 'dist', 'site.js')],
+      cwd: dir,
+      port,
+      logFile,
+      readyPath: '/readyz',
+      env: {
+        HOST: '127.0.0.1', SITE_PORT: String(port), DATA_DIR: dir, DATABASE_URL: dbUrl.href, TRUST_PROXY: 'true',
+        LAUNCHER_CONFIG: join(root, 'config', 'launcher.example.json'), PUBLIC_URL: `http://127.0.0.1:${port}`,
+        IMAGE_HOST_PUBLIC_URL: 'https://img.example.com', LOG_LEVEL: 'info',
+      },
+    });
+    const url = `${site.origin}/apps/api/updates`;
+    const check = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': '192.0.2.1' }, body: readFileSync(bodyFile) });
+    const answer = (await check.json()) as { updates: unknown[]; unknown: unknown[] };
+    if (check.status !== 200) throw new Error(`the update check answered ${check.status}`);
+    process.stdout.write(`answer: ${answer.updates.length} updates, ${answer.unknown.length} unknown\n`);
+
+    // First answer after a change: the generation moves, the answer is built afresh.
+    const firsts: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      await sql`update plugins set description = ${`A plugin ${i}`} where id = 'bench-1'`;
+      const t0 = performance.now();
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': `192.0.2.${10 + i}` }, body: readFileSync(bodyFile) });
+      await res.arrayBuffer();
+      firsts.push(performance.now() - t0);
+    }
+
+    await load(url, bodyFile, 2);
+    const logBefore = readFileSync(logFile).length;
+    const runs: Figures[] = [];
+    for (let i = 0; i < RUNS; i++) runs.push(await load(url, bodyFile, RUN_SECONDS));
+    const logLines = readFileSync(logFile).subarray(logBefore).toString().split('\n').filter(Boolean).length;
+    const answered = runs.reduce((sum, run) => sum + run.ok + run.other, 0);
+    const p99 = median(runs.map((run) => run.p99));
+    process.stdout.write(
+      `POST /apps/api/updates, ${INSTALLED} installed of ${PLUGINS} plugins, ${CONNECTIONS} connections, median of ${RUNS} x ${RUN_SECONDS} s:\n` +
+        `  ${median(runs.map((run) => run.rps)).toFixed(0)} requests/s, p50 ${median(runs.map((run) => run.p50))} ms, p99 ${p99} ms ` +
+        `(target < ${P99_TARGET_MS} ms: ${p99 < P99_TARGET_MS ? 'met' : 'NOT met'}); first answer after a change ${median(firsts).toFixed(1)} ms\n` +
+        `  answers other than 200: ${runs.reduce((sum, run) => sum + run.other, 0)}; request log lines per answer ${(logLines / Math.max(answered, 1)).toFixed(2)} (${logFile})\n` +
+        `  ${machineLoad()}\n`,
+    );
+  } finally {
+    await site?.stop();
+    await sql.end({ timeout: 2 });
+    await admin.unsafe(`drop database if exists ${name}`).catch(() => {});
+    await admin.end({ timeout: 2 });
+    await embedded?.stop();
+  }
+}
+
+await main();
