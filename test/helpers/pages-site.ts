@@ -62,7 +62,13 @@ export async function startPagesSite(options: { provider?: boolean; env?: Record
       await context.route(`${IMAGE_ORIGIN}/**`, async (route) => {
         const target = imghost.url + new URL(route.request().url()).pathname;
         try {
-          const response = await route.fetch({ url: target });
+          // A GET on a kept-alive connection that the image host closed as idle at
+          // the same moment fails with ECONNRESET (the race every HTTP client has);
+          // it is safe to send again, once.
+          const response = await route.fetch({ url: target }).catch((error: Error) => {
+            if (!/ECONNRESET|socket hang up/i.test(String(error?.message))) throw error;
+            return route.fetch({ url: target });
+          });
           await route.fulfill({ response });
         } catch (error) {
           // An image still in flight when its test closes the page: Playwright
