@@ -139,6 +139,15 @@ export function prepareFile(name: string, body: Buffer, cacheControl: string): S
  * its break, since the comment may run to its end). Stylesheets also lose it
  * after `}`, the space before a rule's `{` and the space after a declaration's
  * colon (a line `name: value;`, never a selector, which ends in `{` or `,`).
+ *
+ * Within a line, a space beside punctuation that can never join the token next to
+ * it goes as well (`a = b(c, d) {` → `a=b(c,d){`; in stylesheets only beside
+ * `{ } ; , >`, since `a :hover` and `and (` mean something else there). The line
+ * is read left to right: a quoted string is copied whole, and from the first `/`
+ * (a regular expression, a division or a comment) or backtick (a template
+ * literal) on, the rest of the line is copied as it is. A break before a line
+ * starting with `}`, `)` or `]` goes too in scripts: no statement starts there, so
+ * no semicolon was ever inserted before one that a join could lose.
  */
 export function compactSource(text: string, kind: 'js' | 'css' = 'js'): string {
   const kept: string[] = [];
@@ -159,14 +168,39 @@ export function compactSource(text: string, kind: 'js' | 'css' = 'js'): string {
       else if (end + 2 < trimmed.length) kept.push(trimmed.slice(end + 2));
       continue;
     }
-    kept.push(kind === 'css' ? tightCssLine(trimmed) : trimmed);
+    kept.push(kind === 'css' ? tightSpaces(tightCssLine(trimmed), CSS_TIGHT) : tightSpaces(trimmed, JS_TIGHT));
   }
   const joinAfter = kind === 'css' ? /[;{},]$/ : /[;{,]$/;
   let out = '';
   for (let i = 0; i < kept.length; i++) {
     const line = kept[i]!;
     out += line;
-    if (i < kept.length - 1 && !(joinAfter.test(line) && !line.includes('//'))) out += '\n';
+    if (i === kept.length - 1 || line.includes('//')) out += i < kept.length - 1 ? '\n' : '';
+    else if (!joinAfter.test(line) && !(kind === 'js' && /^[}\])]/.test(kept[i + 1]!))) out += '\n';
+  }
+  return out;
+}
+
+/** Punctuation no space is needed beside: none of it forms a longer token with `+`, `-`, `.`, `/`, a word or a quote. */
+const JS_TIGHT = new Set('{}()[],;:=<>?!&|');
+const CSS_TIGHT = new Set('{};,>');
+
+/** `line` without the spaces beside `tight` characters, outside strings, and only up to its first `/` or backtick. */
+function tightSpaces(line: string, tight: Set<string>): string {
+  let out = '';
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (c === '/' || c === '`') return out + line.slice(i);
+    if (c === "'" || c === '"') {
+      let end = i + 1;
+      while (end < line.length && line[end] !== c) end += line[end] === '\\' ? 2 : 1;
+      if (end >= line.length) return out + line.slice(i);
+      out += line.slice(i, end + 1);
+      i = end;
+      continue;
+    }
+    if (c === ' ' && (tight.has(out[out.length - 1] ?? '') || tight.has(line[i + 1] ?? '') || line[i + 1] === ' ')) continue;
+    out += c;
   }
   return out;
 }
