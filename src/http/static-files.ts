@@ -145,9 +145,10 @@ export function prepareFile(name: string, body: Buffer, cacheControl: string): S
  * `{ } ; , >`, since `a :hover` and `and (` mean something else there). The line
  * is read left to right: a quoted string is copied whole, and from the first `/`
  * (a regular expression, a division or a comment) or backtick (a template
- * literal) on, the rest of the line is copied as it is. A break before a line
- * starting with `}`, `)` or `]` goes too in scripts: no statement starts there, so
- * no semicolon was ever inserted before one that a join could lose.
+ * literal) on, the rest of the line is copied as it is. In scripts a break also
+ * goes before a line starting with `}`, `)` or `]` (no statement starts there, so
+ * no semicolon was ever inserted before one that a join could lose) and after one
+ * ending in `(`, `[`, `=>`, `&&` or `||` (no statement can end there).
  */
 export function compactSource(text: string, kind: 'js' | 'css' = 'js'): string {
   const kept: string[] = [];
@@ -168,13 +169,14 @@ export function compactSource(text: string, kind: 'js' | 'css' = 'js'): string {
       else if (end + 2 < trimmed.length) kept.push(trimmed.slice(end + 2));
       continue;
     }
-    kept.push(kind === 'css' ? tightSpaces(tightCssLine(trimmed), CSS_TIGHT) : tightSpaces(trimmed, JS_TIGHT));
+    kept.push(tightSpaces(kind === 'css' ? tightCssLine(trimmed) : trimmed, kind));
   }
-  const joinAfter = kind === 'css' ? /[;{},]$/ : /[;{,]$/;
+  const joinAfter = kind === 'css' ? /[;{},]$/ : /([;{,([]|=>|&&|\|\|)$/;
   let out = '';
   for (let i = 0; i < kept.length; i++) {
     const line = kept[i]!;
-    out += line;
+    // A rule's last declaration needs no semicolon.
+    out += kind === 'css' && line.endsWith(';') && kept[i + 1]?.startsWith('}') ? line.slice(0, -1) : line;
     if (i === kept.length - 1 || line.includes('//')) out += i < kept.length - 1 ? '\n' : '';
     else if (!joinAfter.test(line) && !(kind === 'js' && /^[}\])]/.test(kept[i + 1]!))) out += '\n';
   }
@@ -185,8 +187,14 @@ export function compactSource(text: string, kind: 'js' | 'css' = 'js'): string {
 const JS_TIGHT = new Set('{}()[],;:=<>?!&|');
 const CSS_TIGHT = new Set('{};,>');
 
-/** `line` without the spaces beside `tight` characters, outside strings, and only up to its first `/` or backtick. */
-function tightSpaces(line: string, tight: Set<string>): string {
+/**
+ * `line` without the spaces beside its kind's tight characters, outside strings, and
+ * only up to its first `/` or backtick. In stylesheets also the space after a
+ * declaration's colon (after `{` or `;`: a selector never follows a `;`, and one
+ * after a `{` has no space after a colon) and a `;` before a `}`.
+ */
+function tightSpaces(line: string, kind: 'js' | 'css'): string {
+  const tight = kind === 'css' ? CSS_TIGHT : JS_TIGHT;
   let out = '';
   for (let i = 0; i < line.length; i++) {
     const c = line[i]!;
@@ -200,6 +208,8 @@ function tightSpaces(line: string, tight: Set<string>): string {
       continue;
     }
     if (c === ' ' && (tight.has(out[out.length - 1] ?? '') || tight.has(line[i + 1] ?? '') || line[i + 1] === ' ')) continue;
+    if (kind === 'css' && c === ' ' && /[;{](--[\w-]+|[a-z-]+):$/.test(out)) continue;
+    if (kind === 'css' && c === '}' && out.endsWith(';')) out = out.slice(0, -1);
     out += c;
   }
   return out;

@@ -126,6 +126,18 @@ export function richText(text) {
   return fragment;
 }
 
+/** A size in bytes as a person reads it ("12.5 kB"). */
+export function formatSize(n) {
+  const [value, unit] = n < 1024 ? [n, 'byte'] : n < 1048576 ? [n / 1024, 'kilobyte'] : [n / 1048576, 'megabyte'];
+  return new Intl.NumberFormat(lang, { style: 'unit', unit, maximumFractionDigits: 1 }).format(value);
+}
+
+/** A package's changelog: its Markdown tree (as the long description), else its text. */
+export const changelog = (version) => h('div.prose', {}, version.changelogTree?.length ? markdown(version.changelogTree) : richText(version.changelog));
+
+/** A hash in full, in a font that tells its digits apart, breaking anywhere. */
+export const hash = (sha256) => h('code.hash', { text: sha256 });
+
 export const formatNumber = (n) => new Intl.NumberFormat(lang, { notation: n >= 10000 ? 'compact' : 'standard', maximumFractionDigits: 1 }).format(n);
 
 /** A date, with its time of day when `withTime`. */

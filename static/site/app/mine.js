@@ -1,6 +1,7 @@
 // @ts-check
 // My plugins: every plugin the user submitted, its status (and the reason of a
-// rejection), an update waiting for review beside the live version, installs over
+// rejection), a version waiting for review (its number and state), an update
+// waiting for review beside the live version, installs over
 // the last 30 days as a sparkline, and edit.
 import { sessionReady } from './header.js';
 import { $, api, barChart, enc, formatDate, h, loginFirst, rowHead, showList, t } from './lib.js';
@@ -25,12 +26,14 @@ function row(plugin) {
   const edit = h('a.button.secondary', { href: '/apps/edit/' + enc(plugin.id), text: t('mine.edit'), 'aria-label': t('mine.editNamed', { name: plugin.name }) });
   const reason = plugin.status === 'rejected' && plugin.review?.reason;
   // The update waits beside the live version, which stays until it is approved.
+  const pending = update ? update.version : plugin.status === 'pending' && plugin.version;
   const fields = update && Object.keys(update).filter((key) => key !== 'submittedAt').map((key) => t('field.' + key)).join(', ');
   return h(
     'li.row-item',
     { dataset: { id: plugin.id, status: plugin.status } },
     rowHead(plugin, t('mine.live', { version: plugin.version, date: formatDate(plugin.updatedAt) }), sparks.get(plugin.id), h('span.badge.' + plugin.status, { text: t('status.' + plugin.status) }), edit),
     reason && h('p.error.reason-text', { text: t('mine.rejectedBecause', { reason }) }),
+    pending && h('p.pending-version', { dataset: { version: pending } }, h('span.badge.pending', { text: t('status.pending') }), ' ', t('mine.pendingVersion', { version: pending })),
     plugin.status === 'pending' && h('p.muted', { text: t('mine.waiting') }),
     update && h('p.pending-update', {}, h('span.badge.pending', { text: t('mine.updatePending') }), ' ', t('mine.updateDetail', { version: update.version ?? plugin.version, fields, date: formatDate(update.submittedAt) })),
   );

@@ -1,9 +1,10 @@
 // @ts-check
 // A plugin's page, at /apps/plugin/<id> (the Bloret launcher links there): what it
 // is, what it may do (permissions, before the install button), screenshots, the
-// install button, the ZIP and its SHA-256, ratings with replies, related plugins.
+// install button, the ZIP with its SHA-256 and size, its versions (newest first),
+// ratings with replies, related plugins.
 import { sessionReady } from './header.js';
-import { $, api, barChart, button, copy, counted, enc, errorText, failed, onSubmit, formatNumber, h, httpsUrl, imageUrl, loginHref, markdown, pluginCard, pluginIcon, richText, setStatus, stars, t, text, when, who } from './lib.js';
+import { $, api, barChart, button, changelog, copy, counted, enc, errorText, failed, onSubmit, formatNumber, formatSize, h, hash, httpsUrl, imageUrl, loginHref, markdown, pluginCard, pluginIcon, richText, setStatus, stars, t, text, when, who } from './lib.js';
 
 const id = decodeURIComponent(location.pathname.split('/')[3] || '');
 const base = '/apps/api/plugins/' + enc(id);
@@ -35,6 +36,30 @@ async function load() {
   $('plugin').hidden = false;
   loadRatings(true);
   loadStats(30);
+  loadVersions();
+}
+
+// Versions the store hosts, newest first (visitors see the approved ones; the
+// author and administrators all, with their state). The live one's size is also
+// shown beside its SHA-256, under the install button.
+async function loadVersions() {
+  const { versions } = await api(base + '/versions').catch(() => ({ versions: [] }));
+  const live = versions.find((v) => v.version === plugin.version && v.sha256 === plugin.sha256);
+  if (live) Object.assign($('pkg-size'), { textContent: t('versions.size', { size: formatSize(live.size) }), hidden: false });
+  $('versions').replaceChildren(...versions.map(versionItem));
+  $('versions-section').hidden = !versions.length;
+}
+
+function versionItem(v) {
+  const download = /^https?:\/\//.test(v.download) && v.download;
+  return h(
+    'li.row-item.version',
+    { dataset: { version: v.version, status: v.status } },
+    h('div.row-head', {}, h('h3.grow', { text: t('versions.named', v) }), v.status !== 'approved' && h('span.badge.' + v.status, { text: t('status.' + v.status) }), when(v.createdAt)),
+    changelog(v),
+    h('p.muted', {}, t('versions.size', { size: formatSize(v.size) }), ' · SHA-256 ', hash(v.sha256)),
+    download && h('a', { href: download, text: t('versions.download', v), rel: 'nofollow' }),
+  );
 }
 
 function renderHead() {

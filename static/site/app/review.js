@@ -1,10 +1,12 @@
 // @ts-check
 // The review queue (administrators): new plugins and updates waiting for review,
 // each update as a field-by-field diff; approve, reject with a reason, unlist the
-// plugin of an update (apart); each review names the revision shown; the
+// plugin of an update (apart); each review names the revision shown; a ZIP the
+// store hosts shown with its hash, size, changelog, files and, for an update, the
+// files' difference against the live version; the
 // featured switch of approved plugins; and, on its own tab, the open reports.
 import { sessionReady } from './header.js';
-import { $, api, enc, FIELDS, errorText, failed, formatDate, h, loginFirst, pluginIcon, rowHead, setStatus, showList, t } from './lib.js';
+import { $, api, changelog, enc, FIELDS, errorText, failed, formatDate, formatSize, h, hash, loginFirst, pluginIcon, rowHead, setStatus, showList, t } from './lib.js';
 
 const status = $('status');
 
@@ -53,6 +55,7 @@ function item([plugin, kind]) {
     { dataset: { id: plugin.id, kind } },
     rowHead(plugin, t('review.by', { user: plugin.submitter, date: formatDate(update?.submittedAt ?? plugin.createdAt) }), badge(t(kind === 'update' ? 'review.kindUpdate' : 'review.kindNew'))),
     table(plugin, update),
+    packageView(update ? update.package : plugin.package),
     // An update: approve or reject it, or, apart, unlist the plugin. The review names
     // the revision shown, so a plugin changed since is refused (409), not approved unseen.
     actions(update ? 'decide-update' : 'decide', plugin.id, async (action, reason) => {
@@ -69,8 +72,36 @@ function item([plugin, kind]) {
   return node;
 }
 
-/** For an update, the live long description is only in the detail. */
-const withDetail = async (plugin) => ('longDescription' in plugin.pendingUpdate ? (await api(pluginApi(plugin.id))).plugin : plugin);
+/** The hosted files (`package`) and, for an update, the live long description are only in the detail. */
+const withDetail = async (plugin) => (await api(pluginApi(plugin.id))).plugin;
+
+/** Up to this many of a package's files are listed (the API sends the first 1,000). */
+const MAX_FILES = 1000;
+
+/** A list of files in a box of its own that scrolls (and can be scrolled from the keyboard). */
+const fileList = (label, items) => h('ul.files', { tabIndex: 0, 'aria-label': label }, items);
+
+/**
+ * A hosted ZIP as the reviewer must see it before approving: its SHA-256, size,
+ * changelog and files, and for an update the difference against the live files
+ * (added, removed, changed by CRC).
+ */
+function packageView(pkg) {
+  if (!pkg) return null;
+  const { diff, files = [] } = pkg;
+  const changes = diff && ['added', 'removed', 'changed'].flatMap((kind) => diff[kind].map((file) => h('li', { dataset: { change: kind }, text: t('review.' + kind + 'File', file) })));
+  return h(
+    'section.package',
+    { dataset: { version: pkg.version } },
+    h('h3', { text: t('review.package', pkg) }),
+    h('p', {}, t('versions.size', { size: formatSize(pkg.size) }), ' · SHA-256 ', hash(pkg.sha256)),
+    changelog(pkg),
+    diff && h('h4', { text: t('review.fileDiff', { added: diff.added.length, removed: diff.removed.length, changed: diff.changed.length }) }),
+    changes?.length > 0 && fileList(t('review.diffLabel'), changes),
+    h('h4', { text: t('review.files', { n: pkg.entryCount }) }),
+    fileList(t('review.filesLabel'), files.slice(0, MAX_FILES).map((file) => h('li', { text: `${file.name} (${formatSize(file.size)})` }))),
+  );
+}
 const pluginApi = (id) => '/apps/api/plugins/' + enc(id);
 const badge = (text) => h('span.badge.pending', { text });
 
@@ -90,8 +121,8 @@ async function load() {
       api('/apps/api/plugins?scope=admin&status=pending&limit=500'),
       api('/apps/api/plugins?scope=admin&update=pending&limit=500'),
     ]);
-    const detailed = await Promise.all(updates.plugins.map(withDetail));
-    return [[...fresh.plugins.map((plugin) => [plugin, 'new']), ...detailed.map((plugin) => [plugin, 'update'])], t('review.count', { total: fresh.total + updates.total })];
+    const [added, updated] = await Promise.all([fresh, updates].map(({ plugins }) => Promise.all(plugins.map(withDetail))));
+    return [[...added.map((plugin) => [plugin, 'new']), ...updated.map((plugin) => [plugin, 'update'])], t('review.count', { total: fresh.total + updates.total })];
   };
   showList(status, $('queue'), read, item, 'review.empty');
 }

@@ -1,7 +1,8 @@
 // @ts-check
 // Submit a plugin (/apps/submit) or edit one (/apps/edit/<id>). The API checks
 // every field; its `field` errors are shown next to their field. Images go
-// through the media upload; the SHA-256 is computed here from the ZIP itself.
+// through the media upload; the SHA-256 is computed here from the ZIP itself. On
+// the edit page, a ZIP can also be uploaded as a new version the store hosts.
 import { sessionReady } from './header.js';
 import { $, api, button, enc, FIELDS, RULES, errorText, h, imageUrl, loginFirst, pluginPath, setStatus, t, text } from './lib.js';
 
@@ -51,20 +52,26 @@ for (const name in chips) {
 
 // Uploads through /apps/api/media/upload, with progress
 
-function upload(file, progress) {
+/** A form POSTed to `path`, its progress in `progress`: the answer, or a failure with the API's status, code and field. */
+function sendForm(path, body, progress) {
   return new Promise((resolve, reject) => {
-    if (file.size > MAX_IMAGE_BYTES) return reject(new Error(t('form.imageTooBig')));
-    const body = new FormData();
-    body.append('image', file, file.name);
     // XMLHttpRequest: fetch reports no upload progress.
     const xhr = new XMLHttpRequest();
-    xhr.open('POST', '/apps/api/media/upload');
+    xhr.open('POST', path);
     xhr.responseType = 'json';
     xhr.upload.onprogress = (event) => event.lengthComputable && (progress.value = (100 * event.loaded) / event.total);
-    xhr.onload = () => (xhr.status === 200 && xhr.response?.success ? resolve(xhr.response.data) : reject(new Error(xhr.response?.error || t('error.server'))));
-    xhr.onerror = () => reject(new Error(t('error.network')));
+    const fail = (status, answer) => reject(Object.assign(new Error(answer?.error || t('error.server')), { status, code: answer?.code || (status ? '' : 'NETWORK'), field: answer?.field }));
+    xhr.onload = () => (xhr.status < 300 && xhr.response?.success ? resolve(xhr.response) : fail(xhr.status, xhr.response));
+    xhr.onerror = () => fail(0, { error: t('error.network') });
     xhr.send(body);
   });
+}
+
+function upload(file, progress) {
+  if (file.size > MAX_IMAGE_BYTES) return Promise.reject(new Error(t('form.imageTooBig')));
+  const body = new FormData();
+  body.append('image', file, file.name);
+  return sendForm('/apps/api/media/upload', body, progress).then((answer) => answer.data);
 }
 
 /** A local preview before the upload ends (a data: URL: the CSP allows no blob: images). */
@@ -254,6 +261,45 @@ form.onsubmit = async (event) => {
   save.disabled = false;
 };
 
+// A new version: the ZIP, its number and changelog, sent to the store (which
+// hosts the file) with a progress bar; pending until an administrator approves it.
+const versionForm = $('version-form');
+const versionStatus = $('v-status');
+/** Says `key`'s string under field `name` of the version form; true when there was one. */
+const versionError = (name, key, vars) => (($('v-' + name + '-error').textContent = t(key, vars)), $('v-' + name).setAttribute('aria-invalid', 'true'), $('v-' + name).focus(), true);
+versionForm.onsubmit = async (event) => {
+  event.preventDefault();
+  for (const box of versionForm.querySelectorAll('.field-error')) box.textContent = '';
+  for (const input of versionForm.querySelectorAll('[aria-invalid]')) input.removeAttribute('aria-invalid');
+  const file = $('v-file').files[0];
+  const version = $('v-version').value.trim();
+  const notes = $('v-changelog').value;
+  if (!file) return versionError('file', 'upload.pickZip');
+  if (!/\.zip$/i.test(file.name)) return versionError('file', 'form.notZip');
+  if (!version) return versionError('version', 'upload.versionRequired');
+  if ([...notes].length > 10000) return versionError('changelog', 'form.tooLong', { max: 10000 });
+  const body = new FormData();
+  body.append('version', version);
+  body.append('changelog', notes);
+  body.append('file', file, file.name);
+  const progress = Object.assign($('v-progress'), { hidden: false, value: 0 });
+  $('v-send').disabled = true;
+  setStatus(versionStatus, 'loading', t('upload.sending', { name: file.name }));
+  try {
+    const answer = await sendForm(pluginApi + '/versions', body, progress);
+    setStatus(versionStatus, 'done', t('upload.pending', answer.version));
+    versionForm.dataset.version = answer.version.version;
+    versionForm.reset();
+  } catch (error) {
+    const field = error.field === 'version' ? 'version' : error.field === 'changelog' ? 'changelog' : error.status === 413 || error.field === 'file' ? 'file' : '';
+    const key = error.status === 409 ? 'upload.versionTaken' : error.status === 413 ? 'upload.tooBig' : error.field === 'file' ? 'upload.badZip' : 'upload.refused';
+    setStatus(versionStatus, 'error', field ? t('form.fixErrors') : errorText(error));
+    if (field) versionError(field, key, { reason: error.message });
+  }
+  progress.hidden = true;
+  $('v-send').disabled = false;
+};
+
 async function start() {
   const { user } = await sessionReady;
   if (!user) return loginFirst(status);
@@ -270,6 +316,7 @@ async function start() {
       fill(initial);
       Object.assign($('f-id'), { value: plugin.id, disabled: true });
       if (plugin.status === 'approved') setStatus(status, 'done', t('form.editApproved'));
+      versionForm.hidden = false;
     } catch (error) {
       return setStatus(status, 'error', error.status === 404 ? t('plugin.notFound') : errorText(error));
     }

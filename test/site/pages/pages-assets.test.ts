@@ -71,14 +71,16 @@ const compacting = [
   { what: 'a break after ; { or , goes', source: 'f(a,\n  b);\nif (c) {\n  d();\n}\ne()', served: 'f(a,b);if(c){d();}\ne()' },
   { what: 'a break after a line holding // stays (a trailing comment)', source: "g(); // why\nh();", served: "g();// why\nh();" },
   { what: 'a break after anything else stays (automatic semicolons)', source: 'let a = b\n(c)\nreturn\nx', served: 'let a=b\n(c)\nreturn\nx' },
-  { what: 'CSS', kind: 'css', source: '/* theme */\n:root {\n  --a: 1px;\n}', served: ':root{--a:1px;}' },
-  { what: 'CSS selectors keep their colons and spaces', kind: 'css', source: 'a:hover,\n.b .c:focus-visible {\n  color: red;\n  margin: 0 auto;\n}\n@media (max-width: 40rem) {\n  .d { e: f; }\n}', served: 'a:hover,.b .c:focus-visible{color:red;margin:0 auto;}@media (max-width: 40rem){.d{e: f;}}' },
+  { what: 'CSS', kind: 'css', source: '/* theme */\n:root {\n  --a: 1px;\n}', served: ':root{--a:1px}' },
+  { what: 'CSS selectors keep their colons and spaces', kind: 'css', source: 'a:hover,\n.b .c:focus-visible {\n  color: red;\n  margin: 0 auto;\n}\n@media (max-width: 40rem) {\n  .d { e: f; }\n}', served: 'a:hover,.b .c:focus-visible{color:red;margin:0 auto}@media (max-width: 40rem){.d{e:f}}' },
   { what: 'spaces beside punctuation go, not inside strings', source: "const s = 'a = b, c' + \"d ( e\" + 'it\\'s = x';", served: "const s='a = b, c' + \"d ( e\" + 'it\\'s = x';" },
   { what: 'from a / on, the line stays as it is (a regular expression or a division)', source: 'const r = a / b, m = /x = [ a, b ]/g.test(c);', served: 'const r=a / b, m = /x = [ a, b ]/g.test(c);' },
   { what: 'from a backtick on, the line stays as it is (a template literal)', source: 'const m = `a = ${b} , c`; x = y;', served: 'const m=`a = ${b} , c`; x = y;' },
   { what: 'spaces beside + and - stay (a - -b is not a--b)', source: 'a = b - -c + +d;', served: 'a=b - -c + +d;' },
-  { what: 'a break before } ) or ] goes, not before anything else', source: 'f(\n  a\n)\n[b]\nreturn x\n}', served: 'f(\na)\n[b]\nreturn x}' },
-  { what: 'CSS: spaces beside { } ; , > go; beside + and in values they stay', kind: 'css', source: 'a > b ,\nc + d { width: calc(1px + 2px); }', served: 'a>b,c + d{width: calc(1px + 2px);}' },
+  { what: 'a break before } ) or ] goes, not before anything else', source: 'f(a\n)\n[b]\nreturn x\n}', served: 'f(a)\n[b]\nreturn x}' },
+  { what: 'a break after ( [ => && or || goes', source: 'f(\n  a,\n  [\n    b]);\nconst g = (x) =>\n  x &&\n  y ||\n  z;', served: 'f(a,[b]);const g=(x)=>x&&y||z;' },
+  { what: 'CSS: spaces beside { } ; , > go; beside + and in values they stay', kind: 'css', source: 'a > b ,\nc + d { width: calc(1px + 2px); }', served: 'a>b,c + d{width:calc(1px + 2px)}' },
+  { what: 'CSS: a declaration\'s colon loses its space after { or ; (never a selector\'s)', kind: 'css', source: '.a { color: red; margin: 0 }\n.b :is(.c) { d: e }', served: '.a{color:red;margin:0}.b :is(.c){d:e}' },
 ] as const;
 for (const c of compacting) {
   test(`compactSource: ${c.what}`, () => {
