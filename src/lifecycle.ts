@@ -6,6 +6,7 @@ import { ConfigError } from './settings/env.js';
 import type { Logger } from './lib/log.js';
 import { onShutdownSignal } from './http/server.js';
 import { EmbeddedPostgresError } from './db/embedded.js';
+import { MigrationChainError } from './db/pre-release-chain.js';
 
 export interface Closable {
   close(): Promise<void>;
@@ -66,12 +67,13 @@ function untilShutdownExits(): Promise<never> {
 
 /**
  * Ends the process with exit status 1 and one line on stderr. Failures the
- * operator can fix (configuration, the embedded PostgreSQL) are logged without a
+ * operator can fix (configuration, the embedded PostgreSQL, a database migrated by
+ * another chain) are logged without a
  * stack trace: the line says what to do.
  */
 export function fatal(log: Logger, message: string, error?: unknown): never {
   const reason = error instanceof Error ? error.message.replace(/\s*\n\s*/g, ' ') : error === undefined ? '' : String(error);
-  const explained = error instanceof EmbeddedPostgresError || error instanceof ConfigError;
+  const explained = error instanceof EmbeddedPostgresError || error instanceof ConfigError || error instanceof MigrationChainError;
   log.error(message, explained ? { reason } : { err: error });
   process.stderr.write(`${message}${reason ? ': ' + reason : ''}\n`);
   process.exit(1);

@@ -9,7 +9,7 @@ import {
 
 // A deterministic catalogue: the same options give the same plugins, users,
 // ratings and replies (times are relative to `now`). Every value obeys the field
-// rules of sql/010_plugins.sql and sql/011_plugin_ratings.sql; the database
+// rules of sql/002_plugins.sql and sql/003_ratings.sql; the database
 // checks them again on the way in.
 
 export interface CatalogueOptions {

@@ -1,7 +1,7 @@
 import type { SeedPlugin } from './catalogue.js';
 import { createRandom } from './random.js';
 
-// Install histories: rows of plugin_install_days (sql/040) for the approved plugins,
+// Install histories: rows of plugin_install_days (sql/002) for the approved plugins,
 // so a plugin page's chart (30, 90 or 365 days) shows something. A plugin's installs
 // over its last `windowDays` days (at most its age) are its share of install_count
 // for that stretch, spread over the days with a weekly rhythm (weekends busier), a

@@ -4,7 +4,7 @@ import { insertRows, type Column } from './insert-rows.js';
 
 // Writes a catalogue in one transaction: all of it or nothing.
 //
-// The ratings trigger (sql/011_plugin_ratings.sql) would update the plugin row once
+// The ratings trigger (sql/003_ratings.sql) would update the plugin row once
 // per rating: a million row versions, each re-indexed, for a million ratings. So the
 // plugins arrive with their star counts already computed from the catalogue, the
 // trigger is switched off while the ratings go in, and before commit one
@@ -54,7 +54,7 @@ export async function writeCatalogue(sql: Sql, catalogue: Catalogue): Promise<Se
     };
     // The pool bounds statements for requests (src/db/deadline.ts); a seed's are big.
     await tx.unsafe('set local statement_timeout = 0');
-    // The store's generation (sql/050_store_generation.sql) is bumped by a deferred
+    // The store's generation (sql/007_store_generation.sql) is bumped by a deferred
     // row trigger: 100,000 trigger calls for one bump (about a tenth of the plugins'
     // time), and events pending at commit, which CREATE INDEX refuses. The seed turns it
     // off for its own statements and bumps the generation once itself, in the same
@@ -66,7 +66,7 @@ export async function writeCatalogue(sql: Sql, catalogue: Catalogue): Promise<Se
     step('users');
 
     const large = catalogue.plugins.length >= REBUILD_INDEXES_FROM;
-    // plugin_search (sql/060) is filled by a trigger on plugins, row for row with them:
+    // plugin_search (sql/004) is filled by a trigger on plugins, row for row with them:
     // its full-text GIN index grown entry by entry cost more than everything else.
     const pluginIndexes = large ? [...await dropSecondaryIndexes(tx, 'plugins'), ...await dropSecondaryIndexes(tx, 'plugin_search')] : [];
     await insertRows(tx, 'plugins', PLUGIN_COLUMNS, (function* () {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Logger } from '../lib/log.js';
 import { projectRoot } from '../lib/project-root.js';
 import type { Sql } from './pool.js';
+import { checkChain } from './pre-release-chain.js';
 
 const MIGRATION_FILE = /^(\d{3})_([a-z0-9_]+)\.sql$/;
 // Any fixed number works; it only has to be the same in every process of this app.
@@ -34,12 +35,19 @@ export function readMigrations(dir = join(projectRoot(), 'sql')): Migration[] {
   return migrations;
 }
 
+export interface MigrateOptions {
+  /** Record a database of the whole pre-release chain as the folded one (pre-release-chain.ts). */
+  adoptPreRelease?: boolean;
+}
+
 /**
  * Applies pending migrations in order, each in its own transaction, recorded in
  * schema_migrations. A session-level advisory lock makes two processes starting
- * together take turns: the second finds nothing left to do.
+ * together take turns: the second finds nothing left to do. A database whose
+ * schema_migrations do not fit the files (the pre-release chain) is refused before
+ * anything is applied (MigrationChainError, one line saying what to do).
  */
-export async function migrate(sql: Sql, log: Logger, migrations = readMigrations()): Promise<number> {
+export async function migrate(sql: Sql, log: Logger, migrations = readMigrations(), options: MigrateOptions = {}): Promise<number> {
   const connection = await sql.reserve();
   try {
     // A migration (or waiting for another process's) may rightly take longer than
@@ -53,10 +61,26 @@ export async function migrate(sql: Sql, log: Logger, migrations = readMigrations
         checksum text not null,
         applied_at timestamptz not null default now()
       )`;
-    const applied = new Map<number, string>();
-    for (const row of await connection<{ version: number; checksum: string }[]>`select version, checksum from schema_migrations`) {
-      applied.set(row.version, row.checksum);
+    const rows = await connection<{ version: number; name: string; checksum: string }[]>`select version, name, checksum from schema_migrations`;
+    const chain = checkChain(rows, migrations, options.adoptPreRelease ?? false);
+    if (chain.kind === 'adopt') {
+      await connection.unsafe('begin');
+      try {
+        await connection`delete from schema_migrations where version = any(${chain.oldVersions}::integer[])`;
+        for (const migration of chain.folded) {
+          await connection`insert into schema_migrations (version, name, checksum)
+                           values (${migration.version}, ${migration.name}, ${migration.checksum})`;
+        }
+        await connection.unsafe('commit');
+      } catch (error) {
+        await connection.unsafe('rollback').catch(() => {});
+        throw error;
+      }
+      log.info('the pre-release migration chain is recorded as the folded one', { replaced: chain.oldVersions.length, folded: chain.folded.length });
+      rows.splice(0, rows.length, ...(await connection<typeof rows>`select version, name, checksum from schema_migrations`));
     }
+    const applied = new Map<number, string>();
+    for (const row of rows) applied.set(row.version, row.checksum);
     let count = 0;
     for (const migration of migrations) {
       const known = applied.get(migration.version);

@@ -4,7 +4,7 @@ import type { Sql } from './pool.js';
 import { runQuery } from './queries.js';
 
 // Rate limits that every site process shares: a fixed-window counter per key in
-// PostgreSQL (sql/002_rate_limits.sql). Each hit is one statement (insert ... on
+// PostgreSQL (sql/001_users.sql). Each hit is one statement (insert ... on
 // conflict do update ... returning), so concurrent hits through any number of
 // processes never let more than `limit` through in a window.
 

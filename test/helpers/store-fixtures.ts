@@ -1,7 +1,7 @@
 // Plugins, users and ratings written straight into the database, for tests that
 // need a state the API cannot reach or need many rows fast (a rating on a pending
 // plugin, fifty raters). Values follow the same rules as the API, since the
-// database refuses anything else (sql/010_plugins.sql).
+// database refuses anything else (sql/002_plugins.sql).
 import type { Sql } from '../../src/db/pool.js';
 import { testSessionCookie } from './fake-idp.js';
 

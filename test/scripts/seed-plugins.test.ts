@@ -102,7 +102,7 @@ test('a large catalogue (indexes dropped and rebuilt) commits, with its indexes 
   assert.is(await generation(), before.generation + 1n);
   const [{ enabled }] = await sql<Array<{ enabled: string }>>`select tgenabled as enabled from pg_trigger where tgname = 'plugins_bump_generation'`;
   assert.is(enabled, 'O');
-  // plugin_search (filled by its trigger) and plugin_tag_counts (sql/020) agree with plugins.
+  // plugin_search (filled by its trigger) and plugin_tag_counts (sql/002) agree with plugins.
   const [row] = await sql<Array<{ plugins: number; searchable: number; tag_mismatches: number }>>`
     select (select count(*)::integer from plugins) as plugins,
            (select count(*)::integer from plugin_search s join plugins p using (id)) as searchable,

@@ -1,8 +1,8 @@
 -- A ratings page of plugin $1 (its exact id, as findVisiblePlugin returned it) in one
 -- round trip: the star distribution from the plugin row (kept by the trigger of
--- 011_plugin_ratings.sql), `limit` $2 ratings from `offset` $3, newest first, ties
+-- 003_ratings.sql), `limit` $2 ratings from `offset` $3, newest first, ties
 -- by user (walking plugin_ratings_page in order; hidden ratings left out, as a
--- report's resolution may hide one: sql/042_reports.sql), and the rating of viewer $4
+-- report's resolution may hide one: sql/006), and the rating of viewer $4
 -- (users.id, null for visitors) marked `mine`, hidden or not (`hidden` tells its
 -- rater). Each rating carries its newest $5 replies and how many it has. Always at least one row, the plugin's: with a null
 -- user when the page is empty and the viewer has no rating.

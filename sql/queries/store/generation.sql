@@ -1,4 +1,4 @@
--- The store's generation (sql/050_store_generation.sql), under which the visitors'
+-- The store's generation (sql/007_store_generation.sql), under which the visitors'
 -- answers kept by a site process are still exact, and whether the viewer $1
 -- (users.id, null for visitors) has submitted any plugin: a user who has not sees
 -- exactly what a visitor sees. One snapshot, so the two agree.

@@ -1,7 +1,7 @@
 -- Plugins related to $1: approved, sharing a tag with it ($2, lower case) or from the
 -- same submitter ($3); most shared tags first, then the same submitter, then the
 -- most installed, then id. Never $1 itself. At most $4. The choice is
--- store_related_plugins (sql/021, one loop since sql/070), which walks indexes
+-- store_related_plugins (sql/005_related.sql), which walks indexes
 -- level by level instead of scoring every plugin that shares a tag; only the
 -- chosen few are read through the view.
 select r.*

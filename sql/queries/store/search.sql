@@ -7,7 +7,7 @@
 -- other_words: the words but the longest (text[]); sort: 'relevance', 'updated',
 -- 'rating' or 'installs'.
 --
--- It reads plugin_search, the narrow copy of what search looks at (sql/060).
+-- It reads plugin_search, the narrow copy of what search looks at (sql/004_search.sql).
 -- A plugin matches when the compact query ("mini map" -> "minimap") begins one of
 -- the compact tails of its id or name ("minimap", "mapplus"), or when every word is
 -- found: as a word or word prefix of its name, tags, author or description, or as
@@ -19,9 +19,9 @@
 --
 -- Rank: a tier (exact id or name, then compact equality, then prefixes, then an
 -- exact tag, then the author, then a name word starting with the query;
--- store_search_tier, sql/061), then within it how close the name's closest word is
+-- store_search_tier, sql/004), then within it how close the name's closest word is
 -- to the longest query word (word similarity in tenths, store_search_closeness,
--- sql/060) plus the full-text rank (tags and name words, then author, then
+-- sql/004) plus the full-text rank (tags and name words, then author, then
 -- description), then installs, then id.
 --
 -- Only what can change the page is computed: when the plugins whose id or name is
@@ -46,7 +46,7 @@ with longest as materialized (
 ),
 -- The whole match as one full-text query, answered by one index scan: the compact
 -- query beginning a word, or every word found, each as a word prefix anywhere or
--- as one of the name words close to it ('~word' lexemes, names only, sql/061).
+-- as one of the name words close to it ('~word' lexemes, names only, sql/004).
 -- "mini mapp": 'minimapp':* | (('mini':* | '~mini' | '~minimap') & ('mapp':* | '~map' | '~maps')).
 -- Built as tsquery text, not parsed (the parser would drop '~'); the words are
 -- runs of letters and digits, so quoting them is enough.

@@ -2,7 +2,7 @@ import type { Sql } from '../../db/pool.js';
 import { runQuery } from '../../db/queries.js';
 import type { SessionUser } from '../context.js';
 
-// Writing the audit log (sql/041_audit_log.sql). Every call runs inside the
+// Writing the audit log (sql/006_tokens_audit_reports_notifications_webhooks.sql). Every call runs inside the
 // transaction of the action it records, so an action and its entry commit or roll
 // back together.
 

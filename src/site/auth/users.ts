@@ -29,7 +29,7 @@ const RANDOM_SUFFIX_BYTES = 3;
  * who had the name first) holds it, the next free "name-N" is used.
  *
  * Administrator rights come from `adminNames` (ADMIN_USERS) through pins
- * (sql/003_admin_pins.sql): the first subject to log in under a listed name, as
+ * (sql/001_users.sql): the first subject to log in under a listed name, as
  * actually stored (so a provider user called like a listed local administrator
  * gets "name-2" and nothing else), holds that name's rights from then on, under
  * any later name; no other subject ever gets them by taking the name. A name from

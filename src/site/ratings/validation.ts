@@ -5,7 +5,7 @@ import { text } from '../store/text-rules.js';
 
 // The rating and reply rules (docs/api.md, "Ratings and replies" and "Limits"). Body fields failing a rule are 400 VALIDATION_FAILED naming the field;
 // a bad `limit` or `offset` is a malformed query, 400 BAD_REQUEST naming it (as for
-// the plugin list). The database holds the same limits (sql/011_plugin_ratings.sql).
+// the plugin list). The database holds the same limits (sql/003_ratings.sql).
 
 export const MIN_STARS = 1;
 export const MAX_STARS = 5;

@@ -5,7 +5,7 @@ import { MAX_USERNAME_LENGTH } from '../auth/usernames.js';
 import { PLUGIN_ID } from '../store/visibility.js';
 
 // The bodies of POST /apps/api/reports and POST /apps/api/reports/:id/resolve.
-// The database holds the same limits (sql/042_reports.sql).
+// The database holds the same limits (sql/006_tokens_audit_reports_notifications_webhooks.sql).
 
 export const REPORT_REASONS = ['malware', 'broken', 'spam', 'abuse', 'copyright', 'other'] as const;
 export type ReportReason = (typeof REPORT_REASONS)[number];

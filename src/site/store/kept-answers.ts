@@ -10,7 +10,7 @@ import type { Viewer } from './visibility.js';
 // catalogue changes, and building a page of 100 plugins (rows parsed, records
 // shaped, JSON.stringify, zlib) costs far more than reading one number. So each
 // answer is kept, tagged with the store's generation read before it was built
-// (sql/050_store_generation.sql; pending updates move it too since sql/140), and
+// (sql/007_store_generation.sql; pending updates move it too since sql/140), and
 // reused while the generation is the same.
 //
 // The generation lives in PostgreSQL and changes in the committing transaction, so

@@ -3,7 +3,7 @@ import type { PluginStatus, Viewer } from './visibility.js';
 import { isOwnerOrAdmin } from './visibility.js';
 
 /*
- * The store's tables (sql/010_plugins.sql to sql/017_plugin_search_words.sql, sql/060_plugin_search.sql), for whoever
+ * The store's tables (sql/002_plugins.sql, sql/004_search.sql), for whoever
  * builds on them:
  *
  *   plugins                 the live record. id (unique case-insensitively through
@@ -17,14 +17,14 @@ import { isOwnerOrAdmin } from './visibility.js';
  *                           review_reason, reviewed_at, reviewed_by); created_at,
  *                           updated_at (content changes and reviews only);
  *                           tags_lower (generated, GIN-indexed) for the tag filter and
- *                           related plugins (sql/015).
- *   plugin_search           what q reads (sql/060): a narrow copy of each plugin's
+ *                           related plugins (sql/002).
+ *   plugin_search           what q reads (sql/004): a narrow copy of each plugin's
  *                           searched and sorted fields, name words, compact key and
  *                           tsvector, kept by statement triggers on plugins (a
  *                           deleted plugin takes its row along).
  *   plugin_name_words       every word ever in a plugin name, trigram-indexed: typos
  *                           are looked up here, then plugins by their '~word' lexemes
- *                           in plugin_search.search_words (sql/061).
+ *                           in plugin_search.search_words (sql/004).
  *   plugin_pending_updates  one per approved plugin an author edited: `changed` lists
  *                           the API field names it changes, the same typed columns
  *                           hold their new values, submitted_at when.

@@ -8,7 +8,7 @@ import { PLUGIN_ID } from './visibility.js';
 
 // The plugin field rules (docs/api.md, "Plugin store"). Each failure is 400
 // VALIDATION_FAILED naming its `field`; unknown fields are ignored. The database
-// holds the same rules as constraints (sql/010_plugins.sql).
+// holds the same rules as constraints (sql/002_plugins.sql).
 
 export const LIMITS = {
   name: 100,
@@ -50,7 +50,7 @@ export interface ValidEdit {
 
 /** One rule per field; `null` clears an optional field. */
 // The download's form as sent is kept only when it also has the shape the database
-// holds it to (sql/010_plugins.sql, plugin_download): host, then a path ending in .zip.
+// holds it to (sql/002_plugins.sql, plugin_download): host, then a path ending in .zip.
 const DOWNLOAD_AS_SENT = /^https:\/\/[^/?#@\s]+\/[^?#\s]*\.zip([?#]\S*)?$/i;
 
 const RULES: { [K in EditableField]: (value: unknown, images: ImageLinkRule) => PluginFields[K] } = {

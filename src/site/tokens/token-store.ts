@@ -8,7 +8,7 @@ import type { TokenScope } from './scopes.js';
 import { hashSecret, isWellFormedSecret, newSecret, shownPrefix } from './secrets.js';
 import type { NewToken } from './validation.js';
 
-// The api_tokens table (sql/031_api_tokens.sql), through named queries.
+// The api_tokens table (sql/006_tokens_audit_reports_notifications_webhooks.sql), through named queries.
 
 interface TokenRow {
   id: string;

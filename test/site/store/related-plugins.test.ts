@@ -1,4 +1,4 @@
-// Related plugins (store_related_plugins, sql/021): the level-by-level, index-bound
+// Related plugins (store_related_plugins, sql/005): the level-by-level, index-bound
 // function gives exactly what the plain definition gives (approved, sharing a tag or
 // the submitter, most shared tags first, then the same submitter, then installs,
 // then id; never the plugin itself; at most `wanted`), compared on a seeded
@@ -22,7 +22,7 @@ interface Related {
   install_count: string;
 }
 
-/** The definition, as the store's query was before sql/021: every candidate scored and sorted. */
+/** The definition, as the store's query was before store_related_plugins: every candidate scored and sorted. */
 function plain(self: string, tags: string[], submitter: string | null, wanted: number): Promise<Related[]> {
   return sql<Related[]>`
     select p.id::text as id,

@@ -1,7 +1,7 @@
 // Search pages and totals: the search ranks fully only the rows that can reach the
 // page (sql/queries/store/search.sql), so every page must still be the same slice
 // of the whole ordered list and every total the count of all matches, whichever
-// tier fills the page. Also: plugin_search (sql/060) follows every change of plugins.
+// tier fills the page. Also: plugin_search (sql/004) follows every change of plugins.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
@@ -95,7 +95,7 @@ test('plugin_search follows plugins: a rename, a new tag, a new status and a del
   assert.is(copies, rows);
 });
 
-test('plugin_search is what store_search_rows builds, after one statement changing counts of some rows and text of others (sql/071)', async () => {
+test('plugin_search is what store_search_rows builds, after one statement changing counts of some rows and text of others (sql/004, store_sync_plugin_search)', async () => {
   const sql = testSql();
   await sql`
     update plugins

@@ -1,4 +1,4 @@
-// plugin_tag_counts (sql/020): the per-(tag, status) counts behind the totals of
+// plugin_tag_counts (sql/002): the per-(tag, status) counts behind the totals of
 // tag-filtered lists stay equal to a recount of the plugins, whatever mix of bulk
 // inserts, tag edits, status changes and deletes happens, also concurrently.
 // Direct SQL, no HTTP.

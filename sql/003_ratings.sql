@@ -3,6 +3,12 @@
 -- rating_score are generated) is kept by a trigger in the same transaction as the
 -- rating's change: the UPDATE of the plugin row takes its row lock, so concurrent
 -- ratings queue on it and no change is ever lost or counted twice.
+--
+-- A hidden rating (a moderator's resolution of a report, sql/006) leaves the
+-- ratings pages and the plugin's star counts (and so rating_count, rating_sum,
+-- rating_score, the list's ratingAvg) and comes back to both, exactly, when
+-- unhidden: the star trigger counts only visible ratings and also runs when
+-- `hidden` changes.
 
 create table plugin_ratings (
   plugin_id text not null references plugins (id) on delete cascade,
@@ -11,6 +17,7 @@ create table plugin_ratings (
   comment text not null default '' check (char_length(comment) <= 500),
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now(),
+  hidden boolean not null default false,
   primary key (plugin_id, user_id)
 );
 -- Ratings pages: newest first, ties by user.
@@ -34,7 +41,7 @@ create index plugin_rating_replies_user on plugin_rating_replies (user_id);
 create function store_count_stars() returns trigger
 language plpgsql as $$
 begin
-  if tg_op in ('UPDATE', 'DELETE') then
+  if tg_op in ('UPDATE', 'DELETE') and not old.hidden then
     update plugins set
       stars_1 = stars_1 - (old.stars = 1)::integer,
       stars_2 = stars_2 - (old.stars = 2)::integer,
@@ -43,7 +50,7 @@ begin
       stars_5 = stars_5 - (old.stars = 5)::integer
     where id = old.plugin_id;
   end if;
-  if tg_op in ('UPDATE', 'INSERT') then
+  if tg_op in ('UPDATE', 'INSERT') and not new.hidden then
     update plugins set
       stars_1 = stars_1 + (new.stars = 1)::integer,
       stars_2 = stars_2 + (new.stars = 2)::integer,
@@ -55,7 +62,6 @@ begin
   return null;
 end
 $$;
-
 create trigger plugin_ratings_count_stars
-  after insert or delete or update of stars, plugin_id on plugin_ratings
+  after insert or delete or update of stars, plugin_id, hidden on plugin_ratings
   for each row execute function store_count_stars();

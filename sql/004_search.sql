@@ -9,6 +9,19 @@
 --
 -- It also precomputes what the ranking computed per row and per query: the name's
 -- words (the regexp_replace of every candidate) and their list.
+
+-- Search keys (immutable, like lower(), so they could feed generated columns and
+-- expression indexes).
+create function store_join_words(words text[]) returns text
+language sql immutable parallel safe as $$
+  select coalesce(string_agg(word, ' ' order by ordinality), '') from unnest(words) with ordinality as word
+$$;
+-- "Mini-Map 2" -> "minimap2": how people type a name without its spaces and dashes.
+create function store_compact(value text) returns text
+language sql immutable parallel safe as $$
+  select regexp_replace(lower(value), '[^[:alnum:]]+', '', 'g')
+$$;
+
 create table plugin_search (
   id text primary key references plugins (id) on delete cascade,
   status text not null,
@@ -23,7 +36,7 @@ create table plugin_search (
   tags_lower text[] not null,
   -- ' ' then the name's runs of letters and digits, one space between: ' mini map 2'.
   name_words text not null,
-  -- The same as a list, for the typo-tolerant match against plugin_name_words.
+  -- The same as a list (the '~word' lexemes of search_words are made from it).
   name_word_list text[] not null,
   -- '<compact id> <compact name>', for the rank: "mini map" is "minimap" there.
   search_key text not null,
@@ -35,14 +48,13 @@ create table plugin_search (
   search_words tsvector not null
 );
 create index plugin_search_words on plugin_search using gin (search_words);
-create index plugin_search_name_words on plugin_search using gin (name_word_list);
 -- The first tier (the query is the name or the id) is looked up alone first.
 create index plugin_search_name on plugin_search (name_lower);
 create index plugin_search_id on plugin_search (id_lower);
 
 -- Every word that is or was in a plugin's name. A typo is looked up here by
 -- trigrams (a few thousand short words, not 100,000 names), and the plugins are
--- then found by their name_word_list through an exact index. Words are never
+-- then found by those words' '~word' lexemes in search_words. Words are never
 -- removed: one no plugin has any more matches nothing, and removing it would make
 -- every rename wait on a count shared by all plugins with that word.
 create table plugin_name_words (
@@ -83,37 +95,82 @@ language sql immutable parallel safe as $$
          generate_subscripts(split.words, 1) as i
 $$;
 
--- The rows of plugin_search for some plugins (a transition table's rows).
+-- The rows of plugin_search for some plugins (a transition table's rows). The
+-- name's words also go into search_words as '~word' (a lexeme no text can produce:
+-- the parser drops '~'), without weight, so that a typo's close name words join the
+-- rest of the match in one full-text query ('mapp':* | '~map') and one index scan,
+-- still matching names only.
 create function store_search_rows(changed plugins[]) returns setof plugin_search
 language sql stable as $$
   select p.id::text, p.status::text, p.submitter_id, p.featured, p.install_count, p.rating_score, p.updated_at,
-         lower(p.id), lower(p.name), lower(p.author), store_lower_tags(p.tags), words.spaced,
-         coalesce(string_to_array(nullif(btrim(words.spaced), ''), ' '), '{}'),
+         lower(p.id), lower(p.name), lower(p.author), store_lower_tags(p.tags), words.spaced, words.list,
          store_compact(p.id) || ' ' || store_compact(p.name),
          setweight(to_tsvector('simple', p.name || ' ' || store_join_words(p.tags)), 'A')
            || setweight(to_tsvector('simple', p.author), 'B')
            || setweight(to_tsvector('simple', p.description), 'C')
-           || array_to_tsvector(store_compact_tails(p.id) || store_compact_tails(p.name))
+           || array_to_tsvector(store_compact_tails(p.id) || store_compact_tails(p.name)
+                                || array(select '~' || word from unnest(words.list) as word))
     from unnest(changed) as p
-   cross join lateral (select store_name_words(p.name) as spaced) as words
+   cross join lateral (select store_name_words(p.name) as spaced) as spaced
+   cross join lateral (select spaced.spaced,
+                              coalesce(string_to_array(nullif(btrim(spaced.spaced), ''), ' '), '{}') as list) as words
 $$;
 
+-- The relevance tier of a plugin_search row for a query (sql/queries/store/search.sql),
+-- as a function so that the search can compute it where it needs it: over every
+-- match to find the page's cut when ranking by relevance, but only over the rows
+-- that can reach the page under an explicit sort (where it merely breaks ties).
+-- An SQL function of one expression: PostgreSQL inlines it, so calling it costs
+-- nothing more than the expression.
+--   query: the query in lower case; phrase: its words joined by one space;
+--   compact: the words without spaces.
+-- The first six arguments are plugin_search's columns of those names.
+create function store_search_tier(id_lower text, name_lower text, search_key text, tags_lower text[],
+                                  author_lower text, name_words text, query text, phrase text, compact text)
+returns integer language sql immutable parallel safe as $$
+  select case
+           when id_lower = query or name_lower = query or name_lower = phrase then 10000
+           -- search_key is "<compact id> <compact name>", and compact text has no spaces.
+           when starts_with(search_key, compact || ' ') or search_key like '% ' || compact then 9000
+           when starts_with(name_lower, phrase) or starts_with(id_lower, query) then 8000
+           when starts_with(search_key, compact) or position(' ' || compact in search_key) > 0 then 7000
+           when tags_lower @> array[phrase] then 6000
+           when author_lower = phrase then 5000
+           when position(' ' || phrase in name_words) > 0 then 4000
+           else 0
+         end
+$$;
+
+-- Keeps plugin_search in step with plugins, in the statement that changes them (one
+-- statement-level trigger per event, so a bulk COPY fills it in one insert). An
+-- install click, a rating or a review changes only what lists filter and sort on
+-- (status, counts, dates): those columns are copied (about 30 microseconds a row,
+-- against 250-350 for building the row again). Rows whose searched text (name,
+-- author, description, tags) changed are built again; only inserts and renames add
+-- name words, in word order, so two transactions adding the same words cannot
+-- deadlock.
 create function store_sync_plugin_search() returns trigger
 language plpgsql as $$
 declare
   changed plugins[];
+  named plugins[];
 begin
   if tg_op = 'INSERT' then
     select array_agg(n) into changed from inserted n;
+    named := changed;
   else
-    -- Only rows whose searched or sorted fields changed (not, say, a new icon).
-    select array_agg(n) into changed
+    update plugin_search s
+       set status = n.status, submitter_id = n.submitter_id, featured = n.featured,
+           install_count = n.install_count, rating_score = n.rating_score, updated_at = n.updated_at
       from updated n join previous o on o.id = n.id
-     where (n.status, n.submitter_id, n.featured, n.install_count, n.rating_score, n.updated_at,
-            n.name, n.author, n.description, n.tags)
+     where s.id = n.id
+       and (n.name, n.author, n.description, n.tags) is not distinct from (o.name, o.author, o.description, o.tags)
+       and (n.status, n.submitter_id, n.featured, n.install_count, n.rating_score, n.updated_at)
            is distinct from
-           (o.status, o.submitter_id, o.featured, o.install_count, o.rating_score, o.updated_at,
-            o.name, o.author, o.description, o.tags);
+           (o.status, o.submitter_id, o.featured, o.install_count, o.rating_score, o.updated_at);
+    select array_agg(n), array_agg(n) filter (where n.name is distinct from o.name) into changed, named
+      from updated n join previous o on o.id = n.id
+     where (n.name, n.author, n.description, n.tags) is distinct from (o.name, o.author, o.description, o.tags);
   end if;
   if changed is null then
     return null;
@@ -127,11 +184,16 @@ begin
     author_lower = excluded.author_lower, tags_lower = excluded.tags_lower, name_words = excluded.name_words,
     name_word_list = excluded.name_word_list, search_key = excluded.search_key,
     search_words = excluded.search_words;
-  insert into plugin_name_words (word)
-  select distinct word
-    from unnest(changed) as p, unnest(string_to_array(btrim(store_name_words(p.name)), ' ')) as word
-   where word <> ''
-  on conflict do nothing;
+  -- New name words in word order (two transactions adding the same words cannot wait
+  -- on each other), and only for inserts and renames.
+  if named is not null then
+    insert into plugin_name_words (word)
+    select distinct word
+      from unnest(named) as p, unnest(string_to_array(btrim(store_name_words(p.name)), ' ')) as word
+     where word <> ''
+     order by word
+    on conflict do nothing;
+  end if;
   return null;
 end
 $$;
@@ -142,14 +204,3 @@ create trigger plugins_sync_search_insert
 create trigger plugins_sync_search_update
   after update on plugins referencing old table as previous new table as updated
   for each statement execute function store_sync_plugin_search();
-
-insert into plugin_search select * from store_search_rows(array(select p from plugins p));
-insert into plugin_name_words (word)
-select distinct word from plugin_search, unnest(name_word_list) as word
-on conflict do nothing;
-
--- What search read in plugins before; nothing else reads them.
-drop index plugins_search_key;
-drop index plugins_name_trigrams;
-drop index plugins_search_words;
-alter table plugins drop column search_key, drop column search_words;

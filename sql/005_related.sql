@@ -1,4 +1,4 @@
--- Related plugins, exactly as before (sql/queries/store/related-plugins.sql): at most
+-- Related plugins (sql/queries/store/related-plugins.sql): at most
 -- `wanted` approved plugins sharing a tag with the plugin or its submitter, most
 -- shared tags first, then the same submitter, then the most installed, then id;
 -- never the plugin itself. The plain query scored every plugin sharing any tag: at
@@ -7,7 +7,7 @@
 -- "shares all k tags" down to "shares one", and stops as soon as it has enough:
 --
 -- First, when the plugin's rarest tags are carried by few plugins (at most 2,000
--- together, by plugin_tag_counts, sql/020), those plugins are read through the tag
+-- together, by plugin_tag_counts, sql/002), those plugins are read through the tag
 -- index and scored: any plugin sharing k - m + 1 or more of the k tags carries one
 -- of the m rarest (prefix filtering), so those levels are complete at once.
 --
@@ -20,8 +20,11 @@
 -- plugins_tags_lower answered without reading the table, when there are at most 20
 -- such combinations: always for up to 6 tags. With more tags, the levels left are
 -- scored at once as the plain definition does (a plugin with 7 to 20 tags costs
--- what it did before). Each level's query is planned with its values (EXECUTE), so
--- rare and common tags get their own plans.
+-- what it did before). Each step is a query of its own, planned with its values
+-- (EXECUTE), so rare and common tags get their own plans, and one loop body returns
+-- its rows and marks them taken. ROWS 6: the store asks for at most 6 (MAX_RELATED),
+-- and with the default estimate of 1,000 the planner joined the answer to
+-- plugin_summaries by a hash join over a sequential scan of plugins.
 --
 -- Last, if still short: the submitter's plugins sharing no tag.
 
@@ -68,7 +71,7 @@ $$;
 
 create function store_related_plugins(self_id text, self_tags text[], self_submitter bigint, wanted integer)
 returns table (id text, shared_tags integer, same_submitter boolean, install_count bigint)
-language plpgsql stable as $$
+language plpgsql stable rows 6 as $$
 declare
   -- Plugins carrying the rarest tags that the first step may read.
   budget constant integer := 2000;
@@ -77,10 +80,24 @@ declare
   k integer;
   rare integer := 0;
   rare_plugins bigint := 0;
-  top integer;
+  -- The step: k + 1 the rarest tags, k..1 that many shared tags, 0 no tag shared, -1 done.
+  level integer;
+  next_level integer;
+  step text;
   taken text[] := array[self_id];
   found integer := 0;
   chosen record;
+  -- Every approved plugin sharing a tag, scored as the plain definition does; $4 the
+  -- tags, and a condition added by the step.
+  scored constant text :=
+    'select c.id, c.shared, c.same, c.install_count
+       from (select p.id::text as id, p.install_count, coalesce(p.submitter_id = $1, false) as same,
+                    (select count(*) from unnest(p.tags_lower) as t where t = any ($4))::integer as shared
+               from plugins p
+              where p.status = ''approved'' and p.id <> all ($2) and %s) as c
+      where %s
+      order by c.shared desc, c.same desc, c.install_count desc, c.id
+      limit $3';
 begin
   if wanted is null or wanted <= 0 then
     return;
@@ -93,25 +110,51 @@ begin
     left join plugin_tag_counts c on c.tag = t.tag and c.status = 'approved';
   k := cardinality(ordered_tags);
 
-  -- First step: the plugins carrying one of the m rarest tags, while they number at
-  -- most `budget` (tags[1:m], read through the tag index). Any plugin sharing
-  -- k - m + 1 tags or more carries one of them, so those levels are complete here.
+  -- The m rarest tags, while the plugins carrying them number at most `budget`.
   while rare < k and rare_plugins + counts[rare + 1] <= budget loop
     rare := rare + 1;
     rare_plugins := rare_plugins + counts[rare];
   end loop;
-  top := k;
-  if rare > 0 then
-    for chosen in
-      select c.id, c.shared, c.same, c.install_count
-        from (select p.id::text as id, p.install_count, coalesce(p.submitter_id = self_submitter, false) as same,
-                     (select count(*) from unnest(p.tags_lower) as t where t = any (ordered_tags))::integer as shared
-                from plugins p
-               where p.status = 'approved' and p.tags_lower && ordered_tags[1:rare] and p.id <> self_id) as c
-       where c.shared >= k - rare + 1
-       order by c.shared desc, c.same desc, c.install_count desc, c.id
-       limit wanted
-    loop
+  level := case when rare > 0 then k + 1 else k end;
+
+  while level >= 0 and found < wanted loop
+    if level = k + 1 then
+      -- The plugins carrying one of the m rarest tags (read through the tag index).
+      -- Any plugin sharing k - m + 1 tags or more carries one of them, so those
+      -- levels are complete here.
+      step := format(scored, 'p.tags_lower && $4[1:$5]', 'c.shared >= $6 - $5 + 1');
+      next_level := k - rare;
+    elsif level = 0 then
+      -- Last: the submitter's plugins sharing no tag.
+      step := 'select p.id::text as id, 0 as shared, true as same, p.install_count from plugins p
+                where p.status = ''approved'' and p.submitter_id = $1 and p.id <> all ($2)
+                  and not (p.tags_lower && $4)
+                order by p.install_count desc, p.id limit $3';
+      next_level := -1;
+    elsif store_choose(k, level) > 20 then
+      -- Too many combinations of `level` tags (7 tags or more): the levels left are
+      -- scored at once, over every plugin sharing a tag (what is taken excluded).
+      step := format(scored, 'p.tags_lower && $4', 'true');
+      next_level := 0;
+    else
+      -- Level s: every plugin sharing more than s tags is taken already, so those
+      -- sharing at least s (an OR of GIN containments, store_related_condition) share
+      -- exactly s; the submitter's own first, then the others by installs (two
+      -- ordered arms, one query).
+      step := format(
+        'select u.id, $6 as shared, u.same, u.install_count from (
+           (select p.id::text as id, true as same, p.install_count from plugins p
+             where p.status = ''approved'' and p.submitter_id = $1 and p.id <> all ($2) and (%1$s)
+             order by p.install_count desc, p.id limit $3)
+           union all
+           (select p.id::text, false, p.install_count from plugins p
+             where p.status = ''approved'' and p.submitter_id is distinct from $1 and p.id <> all ($2) and (%1$s)
+             order by p.install_count desc, p.id limit $3)) as u
+         order by u.same desc, u.install_count desc, u.id limit $3',
+        store_related_condition(ordered_tags, level));
+      next_level := level - 1;
+    end if;
+    for chosen in execute step using self_submitter, taken, wanted - found, ordered_tags, rare, least(level, k) loop
       id := chosen.id;
       shared_tags := chosen.shared;
       same_submitter := chosen.same;
@@ -120,70 +163,7 @@ begin
       taken := taken || chosen.id;
       found := found + 1;
     end loop;
-    if found >= wanted then
-      return;
-    end if;
-    top := k - rare;
-  end if;
-
-  -- Then level by level: the submitter's own plugins at this level first, then the
-  -- others by installs (two ordered arms, one query).
-  for s in reverse top..1 loop
-    -- Too many combinations of s tags (7 tags or more): the rest is scored as the
-    -- plain definition does, over every plugin sharing a tag (what is taken excluded).
-    if store_choose(k, s) > 20 then
-      for chosen in
-        select c.id, c.shared, c.same, c.install_count
-          from (select p.id::text as id, p.install_count, coalesce(p.submitter_id = self_submitter, false) as same,
-                       (select count(*) from unnest(p.tags_lower) as t where t = any (ordered_tags))::integer as shared
-                  from plugins p
-                 where p.status = 'approved' and p.tags_lower && ordered_tags and p.id <> all (taken)) as c
-         order by c.shared desc, c.same desc, c.install_count desc, c.id
-         limit wanted - found
-      loop
-        id := chosen.id;
-        shared_tags := chosen.shared;
-        same_submitter := chosen.same;
-        install_count := chosen.install_count;
-        return next;
-        taken := taken || chosen.id;
-        found := found + 1;
-      end loop;
-      exit;
-    end if;
-    for chosen in execute format(
-      'select u.id, u.same, u.install_count from (
-         (select p.id::text as id, true as same, p.install_count from plugins p
-           where p.status = ''approved'' and p.submitter_id = $1 and p.id <> all ($2) and (%1$s)
-           order by p.install_count desc, p.id limit $3)
-         union all
-         (select p.id::text, false, p.install_count from plugins p
-           where p.status = ''approved'' and p.submitter_id is distinct from $1 and p.id <> all ($2) and (%1$s)
-           order by p.install_count desc, p.id limit $3)) as u
-       order by u.same desc, u.install_count desc, u.id limit $3',
-      store_related_condition(ordered_tags, s))
-      using self_submitter, taken, wanted - found
-    loop
-      id := chosen.id;
-      shared_tags := s;
-      same_submitter := chosen.same;
-      install_count := chosen.install_count;
-      return next;
-      taken := taken || chosen.id;
-      found := found + 1;
-    end loop;
-    if found >= wanted then
-      return;
-    end if;
+    level := next_level;
   end loop;
-
-  -- Last: the submitter's plugins sharing no tag.
-  return query
-    select p.id::text, 0, true, p.install_count
-      from plugins p
-     where p.status = 'approved' and p.submitter_id = self_submitter and p.id <> all (taken)
-       and not (p.tags_lower && ordered_tags)
-     order by p.install_count desc, p.id
-     limit wanted - found;
 end
 $$;
