@@ -12,15 +12,18 @@
 //
 //   /SF icon (SVG, PNG)       vs the same answer served from memory
 //   original / cached .webp   vs a server piping the file with createReadStream
+//   package download          a 1 MiB plugin ZIP from /pkg/, likewise (target 0.8)
 //   first WebP conversion     time of the first GET .webp of a 1920×1080 photo-like JPEG
 //                             vs sharp converting the file with the same options in a bare
 //                             script (median of distinct images)
 //   peak RSS                  of the image host during 50 concurrent 2 MiB uploads
 //
-// BENCH_ROWS=icons (or any of rss,convert,files,icons, comma-separated) runs only
+// BENCH_ROWS=icons (or any of rss,convert,files,icons,packages, comma-separated) runs only
 // those groups, to iterate on one; the default runs them all.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -54,7 +57,8 @@ const RSS_TARGET = 200 * MiB;
 /** The preview's options in src/imghost/images/imaging.ts, repeated for the bare script (as is its resize bound). */
 const WEBP = { quality: 80, effort: 4 };
 const BOUNDARY = '----benchimghost';
-const ROW_GROUPS = ['rss', 'convert', 'files', 'icons'] as const;
+const ROW_GROUPS = ['rss', 'convert', 'files', 'icons', 'packages'] as const;
+const PACKAGE_BYTES = MiB;
 type RowGroup = (typeof ROW_GROUPS)[number];
 const SELECTED = new Set<string>(process.env.BENCH_ROWS ? process.env.BENCH_ROWS.split(',').map((name) => name.trim()) : ROW_GROUPS);
 for (const name of SELECTED) {
@@ -327,6 +331,20 @@ async function main(): Promise<void> {
         await references.stop();
       }
     }
+
+    // A plugin package (ZIP) vs createReadStream of the same file.
+    if (runs('packages')) {
+      const zip = benchZip(PACKAGE_BYTES);
+      const res = await fetch(imghost.origin + '/api/packages?name=bench', { method: 'POST', headers: { 'content-type': 'application/zip' }, body: new Uint8Array(zip) });
+      const answer = (await res.json()) as { data: { sha256: string; url: string } };
+      if (res.status !== 201) throw new Error(`package upload answered ${res.status}: ${JSON.stringify(answer)}`);
+      const { sha256, url } = answer.data;
+      const file = join(dir, 'data', 'packages', sha256.slice(0, 2), `${sha256}.zip`);
+      const references = await startReferences('package', { ...(await captureAnswer(imghost.origin, url)), file }, dir);
+      servers.push(references);
+      comparisons.push(await compare({ what: `GET /pkg/ package (${PACKAGE_BYTES / 1024} KiB)`, ours: imghost, ...references, path: url, target: THROUGHPUT_TARGET }));
+      await references.stop();
+    }
   } finally {
     for (const child of children) child.stop();
     for (const server of servers.reverse()) await server.stop();
@@ -334,6 +352,24 @@ async function main(): Promise<void> {
   }
   if (rows.length > 0) printTable(rows);
   if (comparisons.length > 0) printComparisons('node dist/imghost.js, request log to a file, vs plain and bare node:http', comparisons);
+}
+
+/** A ZIP of one stored entry of `size` random bytes (random: no compression to speak of). */
+function benchZip(size: number): Buffer {
+  const data = randomBytes(size);
+  const name = Buffer.from('plugin.bin');
+  const crc = crc32(data);
+  const head = (fields: Array<[number, 2 | 4]>) => Buffer.concat(fields.map(([value, bytes]) => {
+    const b = Buffer.alloc(bytes);
+    if (bytes === 2) b.writeUInt16LE(value);
+    else b.writeUInt32LE(value >>> 0);
+    return b;
+  }));
+  const local = head([[0x04034b50, 4], [20, 2], [0, 2], [0, 2], [0, 2], [0x21, 2], [crc, 4], [size, 4], [size, 4], [name.length, 2], [0, 2]]);
+  const central = head([[0x02014b50, 4], [0x031e, 2], [20, 2], [0, 2], [0, 2], [0, 2], [0x21, 2], [crc, 4], [size, 4], [size, 4], [name.length, 2], [0, 2], [0, 2], [0, 2], [0, 2], [0o100644 << 16, 4], [0, 4]]);
+  const centralOffset = local.length + name.length + size;
+  const end = head([[0x06054b50, 4], [0, 2], [0, 2], [1, 2], [1, 2], [central.length + name.length, 4], [centralOffset, 4], [0, 2]]);
+  return Buffer.concat([local, name, data, central, name, end]);
 }
 
 async function pickIcon(base: string): Promise<string | null> {
