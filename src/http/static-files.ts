@@ -256,7 +256,7 @@ export function staticHandler(files: StaticFiles, fixedName?: string): Handler<a
 
 /**
  * The file, compressed when the client takes it, 304 when its ETag matches.
- * `extra` headers (a page's Vary, say) join ours.
+ * `extra` headers (a page's Vary, say) join ours; HTML gets HTML_CSP unless `extra` has a CSP.
  */
 export function sendStaticFile(ctx: Context<any>, file: StaticFile, extra: Record<string, string> = {}, status = 200): void {
   const compressible = file.encoded.br !== undefined || file.encoded.gzip !== undefined;
@@ -265,7 +265,8 @@ export function sendStaticFile(ctx: Context<any>, file: StaticFile, extra: Recor
   const etag = variant?.etag ?? file.etag;
   const headers: Record<string, string> = { ETag: etag, 'Cache-Control': file.cacheControl, ...extra };
   if (compressible) headers.Vary = headers.Vary ? `${headers.Vary}, Accept-Encoding` : 'Accept-Encoding';
-  if (file.contentType.startsWith('text/html')) headers['Content-Security-Policy'] = HTML_CSP;
+  // A page may bring its own (the site's names its image host).
+  if (file.contentType.startsWith('text/html')) headers['Content-Security-Policy'] ??= HTML_CSP;
   if (status === 200 && answeredNotModified(ctx, etag, headers)) return;
   if (variant) headers['Content-Encoding'] = coding!;
   sendBody(ctx, status, variant?.body ?? file.body, file.contentType, headers);

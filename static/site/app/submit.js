@@ -71,7 +71,9 @@ function upload(file, progress) {
   if (file.size > MAX_IMAGE_BYTES) return Promise.reject(new Error(t('form.imageTooBig')));
   const body = new FormData();
   body.append('image', file, file.name);
-  return sendForm('/apps/api/media/upload', body, progress).then((answer) => answer.data);
+  // An image host on http (npm start) is named by the site's /img/ path, which redirects there: plugin images must be https or in-site.
+  const local = (url) => (url?.startsWith('http:') ? new URL(url).pathname : url);
+  return sendForm('/apps/api/media/upload', body, progress).then(({ data }) => ({ ...data, url: local(data.url), webpUrl: local(data.webpUrl) }));
 }
 
 /** A local preview before the upload ends (a data: URL: the CSP allows no blob: images). */

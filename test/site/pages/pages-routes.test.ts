@@ -50,7 +50,24 @@ test("regression: the CSP's img-src allows http: (every page, the plugin page's 
   for (const path of [...PAGES, '/apps/plugin/no-such-plugin']) {
     const res = await rawRequest(site.url, 'GET', path);
     const imgSrc = /(?:^|;\s*)img-src ([^;]*)/.exec(String(res.headers['content-security-policy']))?.[1];
-    assert.is(imgSrc, "'self' data: https:", path);
+    // The test site's image host is http://127.0.0.1:0: that origin alone, never http: as a whole.
+    assert.is(imgSrc, "'self' data: https: http://127.0.0.1:0", path);
+  }
+});
+
+// Regression: under npm start the image host is http, and the site's /img/ links
+// redirect there; a redirected image must pass img-src too, so every picture of
+// the demo data was blocked. The image host's own origin is allowed, exactly.
+test('the CSP names an http image host by its origin, and an https one not at all', async () => {
+  const https = await startTestSite({ IMAGE_HOST_PUBLIC_URL: 'https://img.example' });
+  try {
+    for (const server of [site, https]) {
+      const res = await rawRequest(server.url, 'GET', '/apps/');
+      const imgSrc = /(?:^|;\s*)img-src ([^;]*)/.exec(String(res.headers['content-security-policy']))?.[1];
+      assert.is(imgSrc, server === site ? "'self' data: https: http://127.0.0.1:0" : "'self' data: https:");
+    }
+  } finally {
+    await https.close();
   }
 });
 
