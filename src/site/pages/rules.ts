@@ -1,4 +1,5 @@
 import { MAX_IMAGE_BYTES } from '../media/limits.js';
+import { MAX_CHANGELOG } from '../versions/limits.js';
 import { EDITABLE_FIELDS, type EditableField } from '../store/records.js';
 import { LIMITS } from '../store/validation.js';
 
@@ -19,7 +20,7 @@ export interface PageRules {
 
 export const PAGE_RULES: PageRules = Object.freeze({
   fields: EDITABLE_FIELDS,
-  maxLength: { name: LIMITS.name, version: LIMITS.version, author: LIMITS.author, description: LIMITS.description, longDescription: LIMITS.longDescription },
+  maxLength: { name: LIMITS.name, version: LIMITS.version, author: LIMITS.author, description: LIMITS.description, longDescription: LIMITS.longDescription, changelog: MAX_CHANGELOG },
   maxScreenshots: LIMITS.screenshots,
   maxImageBytes: MAX_IMAGE_BYTES,
   maxTags: LIMITS.tags.maxItems,

@@ -279,7 +279,8 @@ versionForm.onsubmit = async (event) => {
   if (!file) return versionError('file', 'upload.pickZip');
   if (!/\.zip$/i.test(file.name)) return versionError('file', 'form.notZip');
   if (!version) return versionError('version', 'upload.versionRequired');
-  if ([...notes].length > 10000) return versionError('changelog', 'form.tooLong', { max: 10000 });
+  const max = RULES.maxLength.changelog;
+  if ([...notes].length > max) return versionError('changelog', 'form.tooLong', { max });
   const body = new FormData();
   body.append('version', version);
   body.append('changelog', notes);
