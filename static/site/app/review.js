@@ -73,7 +73,8 @@ function item([plugin, kind]) {
 }
 
 /** The hosted files (`package`) and, for an update, the live long description are only in the detail. */
-const withDetail = async (plugin) => (await api(pluginApi(plugin.id))).plugin;
+// A plugin gone between the list and its detail (reviewed meanwhile) stays as listed.
+const withDetail = (plugin) => api(pluginApi(plugin.id)).then((answer) => answer.plugin, () => plugin);
 
 /** Up to this many of a package's files are listed (the API sends the first 1,000). */
 const MAX_FILES = 1000;
