@@ -9,6 +9,12 @@ import { purgeOldClicks } from '../../../src/site/store/click-purge.js';
 import { pluginIn, storeClient, storeUsers, type StoreClient, type Users } from './store-client.js';
 
 let site: TestServer;
+/** A second site with another INSTALL_SCHEME, started with the first: starting it
+ *  mid-test took seconds under load, long enough for the first client's idle
+ *  keep-alive connection to be closed by the server under it ("fetch failed"). */
+let otherScheme: TestServer;
+/** Another process of the same site, for the tests of two processes on one database (started with the first, likewise). */
+let second: TestServer;
 let client: StoreClient;
 let users: Users;
 const sql = testSql();
@@ -18,11 +24,15 @@ const freshAddress = () => `198.51.${Math.floor(++addressCounter / 250)}.${addre
 
 test.before(async () => {
   site = await startTestSite({ TRUST_PROXY: 'true' });
+  otherScheme = await startTestSite({ INSTALL_SCHEME: 'mylauncher' });
+  second = await startTestSite({ TRUST_PROXY: 'true' });
   client = storeClient(site.url);
   users = await storeUsers(sql);
 });
 test.after(async () => {
   await site.close();
+  await otherScheme.close();
+  await second.close();
   await closeTestSql();
 });
 
@@ -56,14 +66,9 @@ test('GET install-link with a sha256: install_url ends with &sha256=<hex>, propo
 });
 
 test('install_url uses INSTALL_SCHEME', async () => {
-  const other = await startTestSite({ INSTALL_SCHEME: 'mylauncher' });
-  try {
-    await pluginIn(client, users, 'approved', 'link-scheme');
-    const answer = await storeClient(other.url).get('/apps/api/plugins/link-scheme/install-link');
-    assert.ok(answer.body.install_url.startsWith('mylauncher://plugin/install?download='));
-  } finally {
-    await other.close();
-  }
+  await pluginIn(client, users, 'approved', 'link-scheme');
+  const answer = await storeClient(otherScheme.url).get('/apps/api/plugins/link-scheme/install-link');
+  assert.ok(answer.body.install_url.startsWith('mylauncher://plugin/install?download='));
 });
 
 test('GET manifest.json: {name, master, download, version} with CORS; master is the author, else the submitter', async () => {
@@ -164,20 +169,15 @@ test('install click: at most 60 a minute per address over all plugins, then 429 
 });
 
 test('two site processes on one database count clicks from one address once', async () => {
-  const second = await startTestSite({ TRUST_PROXY: 'true' });
-  try {
-    await pluginIn(client, users, 'approved', 'click-two-sites');
-    const ip = freshAddress();
-    const path = '/apps/api/plugins/click-two-sites/install-click';
-    const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? client : storeClient(second.url)).post(path, undefined, { ip })),
-    );
-    for (const answer of answers) assert.is(answer.body.installCount, 1);
-    const other = await storeClient(second.url).post(path, undefined, { ip: freshAddress() });
-    assert.is(other.body.installCount, 2);
-  } finally {
-    await second.close();
-  }
+  await pluginIn(client, users, 'approved', 'click-two-sites');
+  const ip = freshAddress();
+  const path = '/apps/api/plugins/click-two-sites/install-click';
+  const answers = await Promise.all(
+    Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? client : storeClient(second.url)).post(path, undefined, { ip })),
+  );
+  for (const answer of answers) assert.is(answer.body.installCount, 1);
+  const other = await storeClient(second.url).post(path, undefined, { ip: freshAddress() });
+  assert.is(other.body.installCount, 2);
 });
 
 // Visibility: visitor, author, another user, administrator x pending, approved,
