@@ -1,5 +1,6 @@
 import type { Middleware } from './context.js';
-import { HttpError } from './errors.js';
+import { badRequest, HttpError } from './errors.js';
+import { isObject } from '../lib/json-object.js';
 import { readLimited } from '../lib/read-limited.js';
 import { refuseRestOfBody } from './refuse-body.js';
 import { refuseUnstorableJson } from './storable-text.js';
@@ -63,4 +64,10 @@ async function readJson(ctx: Parameters<Middleware<any>>[0], limit: number): Pro
 
 function tooLarge(limit: number): HttpError {
   return new HttpError(413, 'PAYLOAD_TOO_LARGE', `Request body is larger than ${limit} bytes`);
+}
+
+/** A request body that must be a JSON object: 400 BAD_REQUEST "Expected a JSON object <what>" otherwise. */
+export function objectBody(body: unknown, what: string): Record<string, unknown> {
+  if (!isObject(body)) throw badRequest(`Expected a JSON object ${what}`);
+  return body;
 }

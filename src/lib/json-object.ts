@@ -1,5 +1,3 @@
-import { badRequest } from '../http/errors.js';
-
 /**
  * A JSON object (not null, not an array): what request bodies, provider answers and
  * the launcher configuration must be at their top level.
@@ -11,10 +9,4 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 /** An own property only: a key like "constructor" must not come from the prototype. */
 export function own(object: Record<string, unknown>, key: string): unknown {
   return Object.hasOwn(object, key) ? object[key] : undefined;
-}
-
-/** A request body that must be a JSON object: 400 BAD_REQUEST "Expected a JSON object <what>" otherwise. */
-export function objectBody(body: unknown, what: string): Record<string, unknown> {
-  if (!isObject(body)) throw badRequest(`Expected a JSON object ${what}`);
-  return body;
 }

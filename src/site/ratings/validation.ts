@@ -1,5 +1,5 @@
 import { validationFailed } from '../../http/errors.js';
-import { objectBody } from '../../lib/json-object.js';
+import { objectBody } from '../../http/json-body.js';
 import { integerParam } from '../../http/query-params.js';
 import { text } from '../store/text-rules.js';
 

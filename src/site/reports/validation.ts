@@ -1,5 +1,5 @@
 import { validationFailed } from '../../http/errors.js';
-import { objectBody } from '../../lib/json-object.js';
+import { objectBody } from '../../http/json-body.js';
 import { text } from '../store/text-rules.js';
 import { MAX_USERNAME_LENGTH } from '../auth/usernames.js';
 import { PLUGIN_ID } from '../store/visibility.js';

@@ -1,5 +1,5 @@
 import { HttpError, validationFailed } from '../../http/errors.js';
-import { objectBody } from '../../lib/json-object.js';
+import { objectBody } from '../../http/json-body.js';
 import type { EditableField } from './records.js';
 import { EDITABLE_FIELDS } from './records.js';
 import { imageLink, type ImageLinkRule } from './image-links.js';

@@ -1,5 +1,5 @@
 import { HttpError, validationFailed } from '../../http/errors.js';
-import { objectBody } from '../../lib/json-object.js';
+import { objectBody } from '../../http/json-body.js';
 import { sendOk } from '../../http/respond.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { requireAdmin, requireUser } from '../auth/guards.js';
