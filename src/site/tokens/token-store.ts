@@ -1,6 +1,6 @@
 import { HttpError } from '../../http/errors.js';
 import type { Sql } from '../../db/pool.js';
-import { inTransaction, runQuery } from '../../db/queries.js';
+import { inTransaction, runQuery, runNamed } from '../../db/queries.js';
 import { MAX_LISTED_TOKENS, MAX_LIVE_TOKENS } from './limits.js';
 import type { SessionUser } from '../context.js';
 import { recordAudit } from '../audit/audit-log.js';
@@ -60,7 +60,14 @@ export async function createToken(sql: Sql, owner: SessionUser, wanted: NewToken
     if (live >= MAX_LIVE_TOKENS) {
       throw new HttpError(409, 'CONFLICT', `At most ${MAX_LIVE_TOKENS} live tokens per user: revoke one first`);
     }
-    const [created] = await runQuery<TokenRow>(tx, 'tokens/create', [userId, hashSecret(secret), wanted.name, wanted.scopes, shownPrefix(secret), wanted.expiresInDays]);
+    const [created] = await runNamed<TokenRow>(tx, 'tokens/create', {
+      user_id: userId,
+      token_hash: hashSecret(secret),
+      name: wanted.name,
+      scopes: wanted.scopes,
+      prefix: shownPrefix(secret),
+      lifetime_days: wanted.expiresInDays,
+    });
     await recordAudit(tx, { actor: owner, action: 'token.created', target: { type: 'token', user: owner.username }, before: {}, after: audited(created!) });
     return created!;
   });

@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import type { Logger } from '../../lib/log.js';
 import type { Sample } from '../../http/metrics/exposition.js';
 import type { Sql } from '../../db/pool.js';
-import { runQuery } from '../../db/queries.js';
+import { runQuery, runNamed } from '../../db/queries.js';
 import { attemptDelivery, ATTEMPT_DEADLINE_MS, type AttemptResult } from './attempt.js';
 import { retryDelayMs } from './backoff.js';
 import { createDeliveryDispatcher } from './delivery-dispatcher.js';
@@ -90,7 +90,13 @@ export function createWebhookWorker(deps: { sql: Sql; log: Logger }, options: We
     const next = new Date(now + retryDelayMs(row.attempts));
     // The history keeps the coarse reason only; the detail (which may name an
     // internal address) is in this log line and nowhere else.
-    const [outcome] = await runQuery<{ status: string }>(deps.sql, 'webhooks/mark-failed', [row.id, claim, next, result.statusCode, result.reason]);
+    const [outcome] = await runNamed<{ status: string }>(deps.sql, 'webhooks/mark-failed', {
+      delivery_id: row.id,
+      claim,
+      next_at: next,
+      status: result.statusCode,
+      reason: result.reason,
+    });
     const fields = { delivery: row.id, attempts: row.attempts, reason: result.reason, status: result.statusCode, detail: result.detail };
     if (outcome?.status === 'failed') log.info('webhook delivery given up after 24 hours', fields);
     else log.info('webhook delivery attempt failed', fields);
