@@ -43,7 +43,7 @@ test('the name and description in the head are escaped', async () => {
   const html = await (await fetch(`${site.url}/apps/plugin/page-escape`)).text();
   assert.ok(html.includes('<title>&#60;/title&#62;&#60;script&#62;alert(1)&#60;/script&#62; · Bloret plugin store</title>'), html.slice(0, 400));
   assert.ok(html.includes('content="&#34;&#62;&#60;img src=x onerror=alert(2)&#62; &#38; $&#38; $1"'));
-  assert.is(html.match(/<script/g)!.length, 2, 'only the page module and the strings block');
+  assert.is(html.match(/<script/g)!.length, 3, 'only the page module and the two data blocks (strings, rules)');
 });
 
 // Regression: the plugin page's <title> interpreted $ patterns of the plugin name
