@@ -30,5 +30,7 @@ export const UPLOAD_WINDOW_MS = 60_000;
 
 /** POST /apps/api/updates: entries per request, body bytes, requests per address per minute. */
 export const MAX_UPDATE_ENTRIES = 500;
-export const UPDATES_BODY_LIMIT = 64 * KiB;
+// The largest valid body: 500 entries of a 128-character id, a 64-character version
+// and a hash, with their JSON around them, is about 160 KiB.
+export const UPDATES_BODY_LIMIT = 192 * KiB;
 export const UPDATE_CHECKS_PER_MINUTE = 60;

@@ -77,7 +77,7 @@ export function uploadVersionHandler(deps: SiteDeps, client: PackageClient, limi
         }
         // Any other file part is left unread: the parser discards it when we ask for the next.
         if (part.name !== FILE_FIELD || relay !== null) continue;
-        if (part.filename === '' ) continue;
+        if (part.filename === '') continue; // an empty file input: no file chosen
         const rest = part.stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
         relay = client.relay(rest, version === null ? pluginId : `${pluginId}-${version}`, ctx.id);
         // Only the next part waits for this: the file streams on meanwhile.
