@@ -101,6 +101,15 @@ test('malformed requests are 400 VALIDATION_FAILED, readable from any origin', a
   assert.is(preflight.headers.get('access-control-allow-origin'), '*');
 });
 
+test('a valid request of 500 entries with long ids and hashes is answered, not refused as too large', async () => {
+  const long = (n: number) => `${'x'.repeat(120)}-${String(n).padStart(3, '0')}`;
+  const plugins = Array.from({ length: 500 }, (_, n) => ({ id: long(n), version: 'v'.repeat(64), sha256: 'f'.repeat(64) }));
+  assert.ok(JSON.stringify({ plugins }).length > 128 * 1024);
+  const answer = await check({ plugins });
+  assert.is(answer.status, 200, JSON.stringify(answer.body).slice(0, 200));
+  assert.is(answer.body.unknown.length, 500);
+});
+
 test('one address is limited (429 RATE_LIMITED with Retry-After)', async () => {
   const body = { plugins: [{ id: 'upd-001', version: '2.0.0' }] };
   let last;
