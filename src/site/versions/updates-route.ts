@@ -53,14 +53,19 @@ export function updatesHandler(deps: SiteDeps, kept: KeptAnswers, limiter: Share
   const scheme = deps.config.installScheme;
   const imageHost = deps.config.imageHostPublicUrl.replace(/\/+$/, '');
   return async (ctx: SiteContext) => {
-    const decision = await limiter.hit(ctx.ip);
-    if (!decision.allowed) throw rateLimited(decision, 'Too many update checks; try again in a minute');
     const asked = normalized(updatesInput(ctx.body));
     const key = JSON.stringify(['updates', asked.map((entry) => [entry.id, entry.version, entry.sha256])]);
-    const answer = await kept.answer({ shared: key, own: key }, null, async () => {
-      const rows = await runQuery<LiveRow>(deps.sql, 'versions/check-updates', [asked.map((entry) => entry.id)]);
-      return updatesAnswer(asked, rows, scheme, imageHost);
-    });
+    // The limiter's hit and the kept answer (its generation read) go to PostgreSQL
+    // side by side: one round trip of waiting, not two. A refused caller's answer
+    // may have been built meanwhile; it is kept for the next caller, never sent.
+    const [decision, answer] = await Promise.all([
+      limiter.hit(ctx.ip),
+      kept.answer({ shared: key, own: key }, null, async () => {
+        const rows = await runQuery<LiveRow>(deps.sql, 'versions/check-updates', [asked.map((entry) => entry.id)]);
+        return updatesAnswer(asked, rows, scheme, imageHost);
+      }),
+    ]);
+    if (!decision.allowed) throw rateLimited(decision, 'Too many update checks; try again in a minute');
     sendPrepared(ctx, answer, { ...CORS, 'Cache-Control': 'no-store' });
   };
 }
