@@ -3,6 +3,7 @@ import { HttpError, payloadTooLarge } from '../../http/errors.js';
 import { refuseRestOfBody } from '../../http/refuse-body.js';
 import { sendJson } from '../../http/respond.js';
 import type { TaskQueue as Limiter } from '../../lib/task-queue.js';
+import { wouldAcceptUpload } from '../continue-check.js';
 import type { ImghostContext } from '../context.js';
 import { insufficientStorage, isDiskFull } from './disk-errors.js';
 import { answerFilename } from './formats.js';
@@ -44,23 +45,9 @@ function uploadPrecheck(options: UploadOptions) {
   };
 }
 
-/**
- * For `Expect: 100-continue` (server.ts): false when the upload route would refuse
- * this request before reading its body, so the client is told at once instead of
- * being invited to send megabytes that are then thrown away.
- */
+/** For `Expect: 100-continue`: see continue-check.ts. */
 export function uploadWouldAccept(options: UploadOptions): (req: IncomingMessage) => boolean {
-  const precheck = uploadPrecheck(options);
-  return (req) => {
-    const path = (req.url ?? '').split('?')[0];
-    if (req.method !== 'POST' || path !== UPLOAD_PATH) return true;
-    try {
-      precheck(req);
-      return true;
-    } catch {
-      return false;
-    }
-  };
+  return wouldAcceptUpload(UPLOAD_PATH, uploadPrecheck(options));
 }
 
 /**

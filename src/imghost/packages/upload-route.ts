@@ -3,6 +3,7 @@ import { HttpError, payloadTooLarge } from '../../http/errors.js';
 import { refuseRestOfBody } from '../../http/refuse-body.js';
 import { sendJson } from '../../http/respond.js';
 import type { TaskQueue } from '../../lib/task-queue.js';
+import { wouldAcceptUpload } from '../continue-check.js';
 import type { ImghostContext } from '../context.js';
 import { insufficientStorage, isDiskFull } from '../images/disk-errors.js';
 import { createTokenCheck } from '../images/upload-token.js';
@@ -88,17 +89,7 @@ export function uploadPackage(options: PackageUploadOptions) {
   };
 }
 
-/** For `Expect: 100-continue`: false when the upload would be refused before reading its body. */
+/** For `Expect: 100-continue`: see continue-check.ts. */
 export function packageUploadWouldAccept(options: PackageUploadOptions): (req: IncomingMessage) => boolean {
-  const precheck = packagePrecheck(options);
-  return (req) => {
-    const path = (req.url ?? '').split('?')[0];
-    if (req.method !== 'POST' || path !== PACKAGES_PATH) return true;
-    try {
-      precheck(req);
-      return true;
-    } catch {
-      return false;
-    }
-  };
+  return wouldAcceptUpload(PACKAGES_PATH, packagePrecheck(options));
 }
