@@ -160,7 +160,8 @@ function statusFailure(status: number, text: string): string {
   return `The image host failed (answered ${status})`;
 }
 
-function transportFailure(error: unknown): string {
+/** What went wrong reaching the image host, by undici's or the socket's error code (also the versions feature's). */
+export function transportFailure(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
   switch (code) {
     case 'UND_ERR_CONNECT_TIMEOUT':
@@ -193,7 +194,7 @@ interface Deferred<T> {
 }
 
 /** A promise settled from outside; the first settlement wins, later ones are ignored. */
-function deferred<T>(): Deferred<T> {
+export function deferred<T>(): Deferred<T> {
   let resolve!: (value: T) => void;
   let reject!: (reason: unknown) => void;
   const promise = new Promise<T>((res, rej) => {

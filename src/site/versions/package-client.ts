@@ -3,7 +3,7 @@ import { Agent, request } from 'undici';
 import { HttpError, validationFailed } from '../../http/errors.js';
 import { isObject } from '../../lib/json-object.js';
 import { failureMessageOf } from '../media/image-host-answer.js';
-import { upstreamFailed, type ImageHostConfig } from '../media/image-host-client.js';
+import { deferred, transportFailure, upstreamFailed, type ImageHostConfig } from '../media/image-host-client.js';
 import type { ImageHostLimits } from '../media/limits.js';
 
 // The site's side of the image host's packages (docs/api.md "Packages"): a version's
@@ -174,26 +174,3 @@ function statusFailure(status: number): string {
   return `The image host failed (answered ${status})`;
 }
 
-function transportFailure(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (code === 'UND_ERR_HEADERS_TIMEOUT') return 'The image host did not answer in time';
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'The image host did not accept a connection in time';
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `The image host could not be reached (${code})`;
-  return `The image host could not be reached${typeof code === 'string' ? ` (${code})` : ''}`;
-}
-
-interface Deferred<T> {
-  promise: Promise<T>;
-  resolve(value: T): void;
-  reject(reason: unknown): void;
-}
-
-function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  let reject!: (reason: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
