@@ -23,7 +23,7 @@ import { projectRoot } from '../src/lib/project-root.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { migrate } from '../src/db/migrate.js';
 import { createPool } from '../src/db/pool.js';
-import { benchDir, buildDist, CONNECTIONS, freePort, machineLoad, RUN_SECONDS, RUNS, startPinned } from './bench/harness.js';
+import { benchDir, buildDist, CONNECTIONS, cpuOf, freePort, machineLoad, RUN_SECONDS, RUNS, startPinned } from './bench/harness.js';
 
 const PLUGINS = Number(process.env.BENCH_PLUGINS ?? 10_000);
 const INSTALLED = Number(process.env.BENCH_INSTALLED ?? 200);
@@ -40,10 +40,13 @@ interface Figures {
   p99: number;
   ok: number;
   other: number;
+  /** The site's CPU time (user + system, /proc/<pid>/stat) per answer, µs. */
+  cpuUs: number;
 }
 
-function load(url: string, bodyFile: string, seconds: number): Promise<Figures> {
+function load(url: string, bodyFile: string, seconds: number, sitePid: number): Promise<Figures> {
   const script = join(root, '.test-build', 'scripts', 'bench', 'post-load.js');
+  const cpuBefore = cpuOf(sitePid);
   return new Promise((resolve, reject) => {
     const child = spawn('taskset', ['-c', LOAD_CORE, process.execPath, script, url, bodyFile, String(CONNECTIONS), String(seconds)], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
@@ -53,7 +56,8 @@ function load(url: string, bodyFile: string, seconds: number): Promise<Figures> 
       const result = JSON.parse(out);
       const ok = result.statusCodeStats?.['200']?.count ?? 0;
       const all = Object.values(result.statusCodeStats ?? {}).reduce((sum: number, stat: any) => sum + stat.count, 0);
-      resolve({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, ok, other: all - ok + result.errors + result.timeouts });
+      const cpuUs = all > 0 ? (cpuOf(sitePid) - cpuBefore) / all : NaN;
+      resolve({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, ok, other: all - ok + result.errors + result.timeouts, cpuUs });
     });
   });
 }
@@ -139,10 +143,10 @@ async function main(): Promise<void> {
       firsts.push(performance.now() - t0);
     }
 
-    await load(url, bodyFile, 2);
+    await load(url, bodyFile, 2, site.pid);
     const logBefore = readFileSync(logFile).length;
     const runs: Figures[] = [];
-    for (let i = 0; i < RUNS; i++) runs.push(await load(url, bodyFile, RUN_SECONDS));
+    for (let i = 0; i < RUNS; i++) runs.push(await load(url, bodyFile, RUN_SECONDS, site.pid));
     const logLines = readFileSync(logFile).subarray(logBefore).toString().split('\n').filter(Boolean).length;
     const answered = runs.reduce((sum, run) => sum + run.ok + run.other, 0);
     const p99 = median(runs.map((run) => run.p99));
@@ -150,6 +154,7 @@ async function main(): Promise<void> {
       `POST /apps/api/updates, ${INSTALLED} installed of ${PLUGINS} plugins, ${CONNECTIONS} connections, median of ${RUNS} x ${RUN_SECONDS} s:\n` +
         `  ${median(runs.map((run) => run.rps)).toFixed(0)} requests/s, p50 ${median(runs.map((run) => run.p50))} ms, p99 ${p99} ms ` +
         `(target < ${P99_TARGET_MS} ms: ${p99 < P99_TARGET_MS ? 'met' : 'NOT met'}); first answer after a change ${median(firsts).toFixed(1)} ms\n` +
+        `  site CPU per answer ${median(runs.map((run) => run.cpuUs)).toFixed(0)} µs (runs: ${runs.map((run) => run.cpuUs.toFixed(0)).join(', ')}; p99s: ${runs.map((run) => run.p99).join(', ')} ms)\n` +
         `  answers other than 200: ${runs.reduce((sum, run) => sum + run.other, 0)}; request log lines per answer ${(logLines / Math.max(answered, 1)).toFixed(2)} (${logFile})\n` +
         `  ${machineLoad()}\n`,
     );

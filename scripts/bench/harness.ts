@@ -253,7 +253,7 @@ function run(command: string, args: string[]): Promise<{ stdout: string }> {
 }
 
 /** User + system CPU time of a process so far, in microseconds (Linux /proc). */
-function cpuOf(pid: number): number {
+export function cpuOf(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * MICROSECONDS_PER_TICK;
 }

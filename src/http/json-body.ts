@@ -26,7 +26,23 @@ export function jsonBody(options: { limit?: number; optional?: boolean } = {}): 
     if (!isJsonType(req.headers['content-type'])) {
       throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
     }
-    ctx.body = await readJson(ctx, limit);
+    ctx.body = parseJsonBytes(await readJsonBytes(ctx, limit));
+    return next();
+  };
+}
+
+/**
+ * As jsonBody, but leaves ctx.body the body's bytes, unparsed, for a route that
+ * keeps answers under the bytes asked (the update check) and parses them only when
+ * it has none: with parseJsonBytes, the same checks and errors as jsonBody.
+ */
+export function jsonBodyBytes(options: { limit?: number } = {}): Middleware<any> {
+  const limit = options.limit ?? JSON_BODY_LIMIT;
+  return async (ctx, next) => {
+    if (!isJsonType(ctx.req.headers['content-type'])) {
+      throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
+    }
+    ctx.body = await readJsonBytes(ctx, limit);
     return next();
   };
 }
@@ -37,7 +53,7 @@ export function isJsonType(contentType: string | undefined): boolean {
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
 
-async function readJson(ctx: Parameters<Middleware<any>>[0], limit: number): Promise<unknown> {
+async function readJsonBytes(ctx: Parameters<Middleware<any>>[0], limit: number): Promise<Buffer> {
   const req = ctx.req;
   const declared = req.headers['content-length'];
   if (declared !== undefined && req.headers['transfer-encoding'] === undefined && Number(declared) > limit) {
@@ -50,7 +66,12 @@ async function readJson(ctx: Parameters<Middleware<any>>[0], limit: number): Pro
     refuseRestOfBody(ctx);
     throw tooLarge(limit);
   }
-  const text = read.bytes.toString('utf8');
+  return read.bytes;
+}
+
+/** The JSON value of a body read by jsonBodyBytes: 400 when empty, not JSON, or not storable. */
+export function parseJsonBytes(bytes: Buffer): unknown {
+  const text = bytes.toString('utf8');
   if (text.trim() === '') throw new HttpError(400, 'BAD_REQUEST', 'Request body is empty; expected JSON');
   let value: unknown;
   try {

@@ -1,5 +1,6 @@
 import { createLru, type Lru, type LruOptions } from '../../lib/lru.js';
 import { prepareJson, sendPrepared, type PreparedAnswer } from '../../http/prepared-answer.js';
+import { coalescedRead } from '../../lib/coalesced-read.js';
 import { createSingleFlight } from '../../lib/single-flight.js';
 import { runQuery } from '../../db/queries.js';
 import type { Sql } from '../../db/pool.js';
@@ -67,6 +68,10 @@ export function createKeptAnswers(
   const visitors = createLru<Kept>(limits.visitors);
   const own = createLru<Kept>(limits.own);
   const building = createSingleFlight<PreparedAnswer>();
+  type GenerationRow = { generation: string; viewer_submits: boolean };
+  const readGeneration = (viewerId: string | null) => runQuery<GenerationRow>(sql, 'store/generation', [viewerId]).then((rows) => rows[0]!);
+  // Visitors ask the same read: callers arriving together share one (as fresh as their own, lib/coalesced-read.ts).
+  const visitorGeneration = coalescedRead(() => readGeneration(null));
 
   const keep = (cache: Lru<Kept>, key: string, generation: bigint, build: () => Promise<unknown>): Promise<PreparedAnswer> => {
     const found = cache.get(key);
@@ -86,9 +91,9 @@ export function createKeptAnswers(
       sendPrepared(ctx, await answers.answer(question, viewer, build), NO_STORE);
     },
     async answer(question, viewer, build) {
-      const [row] = await runQuery<{ generation: string; viewer_submits: boolean }>(sql, 'store/generation', [viewer?.id ?? null]);
-      const generation = BigInt(row!.generation);
-      const asVisitor = viewer === null || (!viewer.admin && !row!.viewer_submits);
+      const row = await (viewer === null ? visitorGeneration() : readGeneration(viewer.id));
+      const generation = BigInt(row.generation);
+      const asVisitor = viewer === null || (!viewer.admin && !row.viewer_submits);
       if (asVisitor && question.shared !== undefined) return keep(visitors, `v ${question.shared}`, generation, () => build(null));
       // Visitors are never asked an own question (those routes need a user): kept under nobody's name all the same.
       const who = viewer === null ? '-' : `${viewer.id}${viewer.admin ? 'a' : 'u'}`;

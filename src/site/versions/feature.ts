@@ -1,12 +1,13 @@
 import type { Feature } from '../../http/feature.js';
-import { jsonBody } from '../../http/json-body.js';
+import { jsonBodyBytes } from '../../http/json-body.js';
+import { createBatchedRateLimiter } from '../../db/batched-rate-limiter.js';
 import { createSharedRateLimiter } from '../../db/shared-rate-limiter.js';
 import type { Guards } from '../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
 import { DEFAULT_IMAGE_HOST_LIMITS, type ImageHostLimits } from '../media/limits.js';
 import { refuseBodyOnError } from '../media/upload-route.js';
 import { createKeptAnswers } from '../store/kept-answers.js';
-import { UPDATE_CHECKS_PER_MINUTE, UPDATES_BODY_LIMIT, UPLOAD_WINDOW_MS, UPLOADS_PER_WINDOW } from './limits.js';
+import { UPDATE_CHECKS_PER_MINUTE, UPDATE_CHECKS_UNFLUSHED, UPDATES_BODY_LIMIT, UPLOAD_WINDOW_MS, UPLOADS_PER_WINDOW } from './limits.js';
 import { createPackageClient } from './package-client.js';
 import { getVersionHandler, listVersionsHandler } from './read-routes.js';
 import { crossOriginAnswers, updatesHandler, updatesPreflight } from './updates-route.js';
@@ -27,7 +28,10 @@ export function versionsFeature(deps: SiteDeps, guards: Guards, options: Version
     { ...DEFAULT_IMAGE_HOST_LIMITS, ...options.imageHostLimits },
   );
   const uploads = createSharedRateLimiter(deps.sql, { name: 'version-upload', limit: UPLOADS_PER_WINDOW, windowMs: UPLOAD_WINDOW_MS });
-  const checks = createSharedRateLimiter(deps.sql, { name: 'update-check', limit: UPDATE_CHECKS_PER_MINUTE, windowMs: 60_000 });
+  // Counted in memory and added to PostgreSQL once a second: no write per check (the tolerance is in the module).
+  const checks = createBatchedRateLimiter(deps.sql, {
+    name: 'update-check', limit: UPDATE_CHECKS_PER_MINUTE, windowMs: 60_000, unflushed: UPDATE_CHECKS_UNFLUSHED, flushMs: 1000,
+  });
   const kept = createKeptAnswers(deps.sql);
   // Update checks in a cache of their own: launchers' questions never crowd out the store's answers.
   const keptChecks = createKeptAnswers(deps.sql);
@@ -40,9 +44,12 @@ export function versionsFeature(deps: SiteDeps, guards: Guards, options: Version
       { method: 'GET', path: `${versions}/:version`, use: [guards.withUser], handler: getVersionHandler(deps, kept) },
       { method: 'DELETE', path: `${versions}/:version`, use: [guards.adminRequired], handler: removeHandler(deps, client) },
       { method: 'POST', path: `${versions}/:version/withdraw`, use: [guards.userOrToken('plugins:write')], handler: withdrawHandler(deps) },
-      { method: 'POST', path: '/apps/api/updates', use: [crossOriginAnswers, jsonBody({ limit: UPDATES_BODY_LIMIT })], handler: updatesHandler(deps, keptChecks, checks) },
+      { method: 'POST', path: '/apps/api/updates', use: [crossOriginAnswers, jsonBodyBytes({ limit: UPDATES_BODY_LIMIT })], handler: updatesHandler(deps, keptChecks, checks) },
       { method: 'OPTIONS', path: '/apps/api/updates', handler: updatesPreflight },
     ],
-    close: () => client.close(),
+    close: async () => {
+      await checks.close();
+      await client.close();
+    },
   };
 }

@@ -34,3 +34,8 @@ export const MAX_UPDATE_ENTRIES = 500;
 // and a hash, with their JSON around them, is about 160 KiB.
 export const UPDATES_BODY_LIMIT = 192 * KiB;
 export const UPDATE_CHECKS_PER_MINUTE = 60;
+/**
+ * Update checks of one address a site process lets through before PostgreSQL has
+ * counted them: over N processes an address gets at most 60 + (N - 1) x 5 a minute.
+ */
+export const UPDATE_CHECKS_UNFLUSHED = 5;

@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { HttpError } from '../../http/errors.js';
+import { parseJsonBytes } from '../../http/json-body.js';
 import { sendPrepared } from '../../http/prepared-answer.js';
 import { rateLimited } from '../../http/rate-limited.js';
-import type { SharedRateLimiter } from '../../db/shared-rate-limiter.js';
+import type { BatchedRateLimiter } from '../../db/batched-rate-limiter.js';
 import { runQuery } from '../../db/queries.js';
 import type { SiteContext, SiteDeps, SiteMiddleware } from '../context.js';
 import type { KeptAnswers } from '../store/kept-answers.js';
@@ -12,11 +14,12 @@ import { normalized, updatesInput, type Installed } from './updates-input.js';
 // POST /apps/api/updates: which of the plugins a launcher has installed have another
 // live version, in one call (as Modrinth's POST /v2/version_files/update). No login;
 // readable from any origin. One SQL round trip (check-updates.sql); the answer is
-// kept per store generation under the normalized request, as the visitors' answers
-// of the store are (store/kept-answers.ts), so launchers asking the same question
-// between two changes of the store share one build.
+// kept per store generation under a hash of the request's bytes, as the visitors'
+// answers of the store are (store/kept-answers.ts), so launchers asking the same
+// question between two changes of the store share one build.
 
 const CORS = { 'Access-Control-Allow-Origin': '*' } as const;
+const ANSWER_HEADERS = { ...CORS, 'Cache-Control': 'no-store' };
 
 interface LiveRow {
   n: number;
@@ -49,24 +52,25 @@ export function updatesPreflight(ctx: SiteContext): void {
   ctx.res.end();
 }
 
-export function updatesHandler(deps: SiteDeps, kept: KeptAnswers, limiter: SharedRateLimiter) {
+export function updatesHandler(deps: SiteDeps, kept: KeptAnswers, limiter: BatchedRateLimiter) {
   const scheme = deps.config.installScheme;
   const imageHost = deps.config.imageHostPublicUrl.replace(/\/+$/, '');
   return async (ctx: SiteContext) => {
-    const asked = normalized(updatesInput(ctx.body));
-    const key = JSON.stringify(['updates', asked.map((entry) => [entry.id, entry.version, entry.sha256])]);
-    // The limiter's hit and the kept answer (its generation read) go to PostgreSQL
-    // side by side: one round trip of waiting, not two. A refused caller's answer
-    // may have been built meanwhile; it is kept for the next caller, never sent.
-    const [decision, answer] = await Promise.all([
-      limiter.hit(ctx.ip),
-      kept.answer({ shared: key, own: key }, null, async () => {
-        const rows = await runQuery<LiveRow>(deps.sql, 'versions/check-updates', [asked.map((entry) => entry.id)]);
-        return updatesAnswer(asked, rows, scheme, imageHost);
-      }),
-    ]);
+    // The limit first, in memory (db/batched-rate-limiter.ts): a refused caller costs nothing more.
+    const hit = limiter.hit(ctx.ip);
+    const decision = hit instanceof Promise ? await hit : hit;
     if (!decision.allowed) throw rateLimited(decision, 'Too many update checks; try again in a minute');
-    sendPrepared(ctx, answer, { ...CORS, 'Cache-Control': 'no-store' });
+    // The answer is kept under a hash of the bytes asked: a launcher polling with the
+    // same body again costs a hash and a lookup, no parse. The bytes are parsed,
+    // checked and put in canonical order only to build a missing answer.
+    const bytes = ctx.body as Buffer;
+    const key = createHash('sha256').update(bytes).digest('base64');
+    const answer = await kept.answer({ shared: key, own: key }, null, async () => {
+      const asked = normalized(updatesInput(parseJsonBytes(bytes)));
+      const rows = await runQuery<LiveRow>(deps.sql, 'versions/check-updates', [asked.map((entry) => entry.id)]);
+      return updatesAnswer(asked, rows, scheme, imageHost);
+    });
+    sendPrepared(ctx, answer, ANSWER_HEADERS);
   };
 }
 

@@ -1,0 +1,76 @@
+// The batched limiter (src/db/batched-rate-limiter.ts): exact within one process,
+// within its documented tolerance across processes, counted in PostgreSQL in batches.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createBatchedRateLimiter } from '../../src/db/batched-rate-limiter.js';
+import { createPool } from '../../src/db/pool.js';
+import { closeTestSql, testSql } from '../helpers/servers.js';
+
+const MINUTE = 60_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const storedHits = async (name: string, key: string) =>
+  ((await testSql()`select hits from rate_limits where limiter = ${name} and key = ${key}`)[0]?.hits as number | undefined) ?? 0;
+
+test.after(() => closeTestSql());
+
+const cases = [
+  { what: 'decided in memory between flushes', unflushed: 5 },
+  { what: 'every hit asked of PostgreSQL (unflushed 1)', unflushed: 1 },
+];
+for (const { what, unflushed } of cases) {
+  test(`one process: exactly \`limit\` hits a window, then 429 with Retry-After (${what})`, async () => {
+    const name = `test:batched-${unflushed}`;
+    const limiter = createBatchedRateLimiter(testSql(), { name, limit: 12, windowMs: MINUTE, unflushed, flushMs: 50 });
+    const decisions = [];
+    for (let i = 0; i < 20; i++) decisions.push(await limiter.hit('a'));
+    assert.is(decisions.filter((d) => d.allowed).length, 12);
+    assert.ok(decisions.slice(12).every((d) => !d.allowed && d.retryAfterSeconds >= 1 && d.retryAfterSeconds <= 60));
+    assert.ok((await limiter.hit('b')).allowed, 'keys are independent');
+    await limiter.close();
+    assert.is(await storedHits(name, 'a'), 12, 'PostgreSQL holds every allowed hit (refused ones are not counted)');
+  });
+}
+
+test('counts are added to PostgreSQL in batches, at most `unflushed` - 1 hits behind', async () => {
+  const name = 'test:batched-flush';
+  const limiter = createBatchedRateLimiter(testSql(), { name, limit: 60, windowMs: MINUTE, unflushed: 5, flushMs: 100 });
+  for (let i = 0; i < 3; i++) assert.ok((await limiter.hit('k')).allowed);
+  assert.is(await storedHits(name, 'k'), 0, 'not written per hit');
+  await sleep(300);
+  assert.is(await storedHits(name, 'k'), 3, 'added by the timer');
+  for (let i = 0; i < 10; i++) await limiter.hit('k');
+  assert.ok((await storedHits(name, 'k')) >= 13 - 4);
+  await limiter.close();
+  assert.is(await storedHits(name, 'k'), 13);
+});
+
+test('two processes share the limit within limit + (N - 1) x unflushed', async () => {
+  const name = 'test:batched-two';
+  const other = createPool(process.env.TEST_DB_URL!);
+  const limit = 20;
+  const unflushed = 4;
+  const a = createBatchedRateLimiter(testSql(), { name, limit, windowMs: MINUTE, unflushed, flushMs: 20 });
+  const b = createBatchedRateLimiter(other, { name, limit, windowMs: MINUTE, unflushed, flushMs: 20 });
+  let allowed = 0;
+  for (let i = 0; i < 40; i++) {
+    const [x, y] = await Promise.all([a.hit('shared'), b.hit('shared')]);
+    allowed += Number(x.allowed) + Number(y.allowed);
+    if (i % 3 === 0) await sleep(25);
+  }
+  assert.ok(allowed >= limit && allowed <= limit + unflushed, `allowed ${allowed}`);
+  await a.close();
+  await b.close();
+  await other.end({ timeout: 1 });
+});
+
+test('a refused key waits for its window to end, then is allowed again', async () => {
+  const limiter = createBatchedRateLimiter(testSql(), { name: 'test:batched-window', limit: 2, windowMs: 400, unflushed: 2, flushMs: 20 });
+  assert.ok((await limiter.hit('k')).allowed);
+  assert.ok((await limiter.hit('k')).allowed);
+  assert.is((await limiter.hit('k')).allowed, false);
+  await sleep(600);
+  assert.ok((await limiter.hit('k')).allowed);
+  await limiter.close();
+});
+
+test.run();
