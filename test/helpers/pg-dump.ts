@@ -64,7 +64,11 @@ export async function dumpDatabase(url: string): Promise<string> {
 export async function restoreDump(url: string, dump: string): Promise<void> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
-    await sql.begin((transaction) => transaction.unsafe(dump).simple());
+    // pg_dump 18 sets transaction_timeout, which PostgreSQL before 17 does not know:
+    // psql reports that line and goes on; one transaction would stop there.
+    const [{ version }] = await sql<[{ version: number }]>`select current_setting('server_version_num')::int as version`;
+    const script = version < 170000 ? dump.replace(/^SET transaction_timeout = 0;$/m, '') : dump;
+    await sql.begin((transaction) => transaction.unsafe(script).simple());
   } finally {
     await sql.end({ timeout: 2 });
   }
