@@ -91,7 +91,9 @@ export function createKeptAnswers(
       sendPrepared(ctx, await answers.answer(question, viewer, build), NO_STORE);
     },
     async answer(question, viewer, build) {
-      const row = await (viewer === null ? visitorGeneration() : readGeneration(viewer.id));
+      // An administrator never gets the visitors' answers: whether they submitted any does not matter, so
+      // they share the visitors' read.
+      const row = await (viewer === null || viewer.admin ? visitorGeneration() : readGeneration(viewer.id));
       const generation = BigInt(row.generation);
       const asVisitor = viewer === null || (!viewer.admin && !row.viewer_submits);
       if (asVisitor && question.shared !== undefined) return keep(visitors, `v ${question.shared}`, generation, () => build(null));
