@@ -19,15 +19,19 @@
 //   GET /apps/api/plugins/<id>/ratings                a ratings page of the most rated plugin
 //   GET /apps/api/plugins?limit=100                   what a logged-in author or administrator lists
 //   GET /apps/api/plugins?scope=mine&limit=100        the author's own
+//   GET /apps/api/plugins?scope=admin&limit=100       the administrators' list, every status
 //   GET /apps/api/plugins?scope=admin&status=pending  the administrators' pending plugins
+//   GET /apps/api/plugins/<pending id>                a detail only its author and administrators see
 //   GET /apps/api/plugins?scope=...&update=pending    the review queue of pending updates
 //
 // (BENCH_WHO, default "visitor,author,admin", picks whose rows run). Answers are kept
 // per store generation (src/site/store/kept-answers.ts: the visitors' shared, an
 // author's or administrator's their own), so the load measures a kept answer; the
 // "first after a change" column is the answer built afresh after the generation
-// moved (median of 5). It prints requests/s, p50 and p99 beside the plain
-// reference's figures, the targets (p99 under 50 ms at 10,000 plugins; at most
+// moved (median of 5), and "a write every N ms" one more run of ours while another
+// connection moves the generation every BENCH_WRITE_MS (default 100; 0: no such
+// run), so that the rebuilds' cost under load shows. It prints requests/s, p50 and
+// p99 beside the plain reference's figures, the targets (p99 under 50 ms at 10,000 plugins; at most
 // twice that at 100,000), and the EXPLAIN (ANALYZE, BUFFERS) plan of every query
 // each request runs, flagging any sequential scan of a store table.
 //
@@ -48,8 +52,8 @@ import { createSite } from '../src/site/app.js';
 import { createSession } from '../src/site/auth/sessions.js';
 import { explain, recordingSql, type Plan } from './bench/explain.js';
 import {
-  benchDir, buildDist, captureAnswer, compare, CONNECTIONS, freePort, machineLoad, RUN_SECONDS, RUNS, startPinned, startPlain,
-  type Comparison, type Server,
+  benchDir, buildDist, captureAnswer, compare, CONNECTIONS, freePort, machineLoad, runLoad, RUN_SECONDS, RUNS, startPinned, startPlain,
+  type Comparison, type RunFigures, type Server,
 } from './bench/harness.js';
 import { buildCatalogue, type Catalogue } from './seed/catalogue.js';
 import { writeCatalogue } from './seed/write.js';
@@ -73,6 +77,12 @@ const WHO = new Set((process.env.BENCH_WHO ?? 'visitor,author,admin').split(',')
 const PENDING_PERCENT = 2;
 const PENDING_UPDATE_PERCENT = 1;
 const FIRST_ANSWER_SAMPLES = 5;
+/**
+ * The run "under writes": one more run of ours while the generation moves every
+ * this many ms (a stand-in for install clicks, ratings and edits), so every kept
+ * answer is rebuilt that often under load. BENCH_WRITE_MS=0 leaves it out.
+ */
+const WRITE_EVERY_MS = Number(process.env.BENCH_WRITE_MS ?? 100);
 
 interface Row {
   what: string;
@@ -82,7 +92,7 @@ interface Row {
 }
 
 /** The requests measured, with values taken from the catalogue itself. */
-function rowsFor(catalogue: Catalogue): Row[] {
+function rowsFor(catalogue: Catalogue, pendingId: string): Row[] {
   const byInstalls = [...catalogue.plugins].sort((a, b) => b.installCount - a.installCount);
   const popular = byInstalls[0]!;
   const longest = popular.name.split(' ').reduce((a, b) => (b.length > a.length ? b : a));
@@ -98,11 +108,14 @@ function rowsFor(catalogue: Catalogue): Row[] {
     { what: 'list ?public=1&limit=100', path: '/apps/api/plugins?public=1&limit=100', who: ['visitor', 'author'] },
     { what: 'list ?limit=100', path: '/apps/api/plugins?limit=100', who: ['author', 'admin'] },
     { what: 'list ?scope=mine&limit=100', path: '/apps/api/plugins?scope=mine&limit=100', who: ['author'] },
+    { what: 'list ?scope=admin&limit=100', path: '/apps/api/plugins?scope=admin&limit=100', who: ['admin'] },
     { what: 'list ?scope=admin&status=pending', path: '/apps/api/plugins?scope=admin&status=pending', who: ['admin'] },
     { what: `search ?q=${typo}`, path: `/apps/api/plugins?q=${encodeURIComponent(typo)}`, who: all },
     { what: `?tag=${commonTag}&sort=rating`, path: `/apps/api/plugins?tag=${encodeURIComponent(commonTag)}&sort=rating`, who: all },
     { what: '?sort=installs&offset=5000&limit=50', path: '/apps/api/plugins?sort=installs&offset=5000&limit=50', who: all },
     { what: `detail + related (${detail.tags.length} tags)`, path: `/apps/api/plugins/${detail.id}?include=related`, who: all },
+    // Pending: only its author and administrators may see it (a visitor gets 404).
+    { what: 'detail of a pending plugin', path: `/apps/api/plugins/${pendingId}`, who: ['author', 'admin'] },
     { what: 'review queue ?scope=mine&update=pending', path: '/apps/api/plugins?scope=mine&update=pending', who: ['author'] },
     { what: 'review queue ?scope=admin&update=pending', path: '/apps/api/plugins?scope=admin&update=pending', who: ['admin'] },
     { what: `ratings page (${total(mostRated.stars)} ratings)`, path: `/apps/api/plugins/${mostRated.id}/ratings`, who: ['visitor', 'author'] },
@@ -115,7 +128,7 @@ function rowsFor(catalogue: Catalogue): Row[] {
  * pending, 1% of the approved with a pending update, and an administrator; answers
  * the author's and the administrator's users.id.
  */
-async function shapeForOwners(sql: Sql, size: number): Promise<{ author: string; admin: string }> {
+async function shapeForOwners(sql: Sql, size: number): Promise<{ author: string; admin: string; pendingId: string }> {
   return sql.begin(async (tx) => {
     // Every row of the catalogue is rewritten: more than the pool's statement bound on a busy machine.
     await tx.unsafe('set local statement_timeout = 0');
@@ -128,7 +141,8 @@ async function shapeForOwners(sql: Sql, size: number): Promise<{ author: string;
         from (select id from plugins where status = 'approved' order by md5(id || 'update') limit ${Math.round((size * PENDING_UPDATE_PERCENT) / 100)}) as chosen`;
     const [admin] = await tx<Array<{ id: string }>>`
       insert into users (username, is_admin) values (${`bench-admin-${process.pid}`}, true) returning id::text as id`;
-    return { author: author!.id, admin: admin!.id };
+    const [pending] = await tx<Array<{ id: string }>>`select id from plugins where status = 'pending' order by id limit 1`;
+    return { author: author!.id, admin: admin!.id, pendingId: pending!.id };
   });
 }
 
@@ -167,7 +181,7 @@ async function plansOf(sql: Sql, rows: Row[], headersOf: Record<Who, Record<stri
   return plans;
 }
 
-type Measured = (Comparison & { firstMs: number }) | { what: string; failure: string };
+type Measured = (Comparison & { firstMs: number; underWrites: RunFigures | undefined }) | { what: string; failure: string };
 
 interface SizeResult {
   size: number;
@@ -197,7 +211,7 @@ async function measureSize(serverUrl: string, size: number): Promise<SizeResult>
     const seedSeconds = (performance.now() - started) / 1000;
     process.stdout.write(`${size} plugins seeded in ${seedSeconds.toFixed(1)} s (${catalogue.ratings.length} ratings)\n`);
 
-    const rows = rowsFor(catalogue);
+    const rows = rowsFor(catalogue, owners.pendingId);
     const headersOf: Record<Who, Record<string, string>> = {
       visitor: IDENTITY,
       author: { ...IDENTITY, cookie: `sid=${await createSession(sql, owners.author)}` },
@@ -233,7 +247,9 @@ async function measureSize(serverUrl: string, size: number): Promise<SizeResult>
         // The plain reference only: here the target is the p99, and a third side would make the run half as long again.
         const plain = await startPlain(`plain-${comparisons.length}`, await captureAnswer(site.origin, row.path, headers), dir);
         try {
-          comparisons.push({ ...(await compare({ what, ours: site, plain, path: row.path, headers, target: 0 })), firstMs });
+          const compared = await compare({ what, ours: site, plain, path: row.path, headers, target: 0 });
+          const writes = WRITE_EVERY_MS > 0 ? await underWrites(sql, site, row.path, headers) : undefined;
+          comparisons.push({ ...compared, firstMs, underWrites: writes });
         } catch (error) {
           // Answers other than 200 (a 503 when the database did not answer in time): a
           // finding to report, not a reason to lose the other rows.
@@ -267,15 +283,39 @@ async function firstAnswerMs(sql: Sql, url: string, headers: Record<string, stri
   return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
 }
 
+/**
+ * One run of ours while the generation moves every WRITE_EVERY_MS (committed by
+ * another connection, as another site process or a click would): each move makes
+ * the next request of each question rebuild its answer, concurrent ones waiting on
+ * that one build. Answers other than 200 fail the row.
+ */
+async function underWrites(sql: Sql, site: Server, path: string, headers: Record<string, string>): Promise<RunFigures> {
+  let running = true;
+  const writer = (async () => {
+    while (running) {
+      await sql`update store_generation set generation = generation + 1`;
+      await new Promise((resolve) => setTimeout(resolve, WRITE_EVERY_MS));
+    }
+  })();
+  try {
+    const figures = await runLoad(site, path, RUN_SECONDS, headers, 200);
+    if (figures.wrong > 0) throw new Error(`${path} under writes: ${figures.wrong} answers were not 200 (or failed)`);
+    return figures;
+  } finally {
+    running = false;
+    await writer;
+  }
+}
+
 /** The figures and plans of one size, printed as soon as it is measured; `first` is the baseline size. */
 function report(result: SizeResult, first: SizeResult): void {
   const line = (cells: Array<string | number>) => '| ' + cells.join(' | ') + ' |';
   const header = [
     'request', 'ours req/s', 'plain req/s', 'p50 ours/plain ms', 'p99 ours/plain ms', 'server CPU µs/req ours/plain',
-    'first after a change, ms', 'log lines/req', 'target',
+    'first after a change, ms', `a write every ${WRITE_EVERY_MS} ms: req/s, p99 ms, CPU µs/req`, 'log lines/req', 'target',
   ];
   const rows = result.comparisons.map((c, index) => {
-    if ('failure' in c) return line([c.what, 'FAILED', '', '', '', '', '', '', c.failure]);
+    if ('failure' in c) return line([c.what, 'FAILED', '', '', '', '', '', '', '', c.failure]);
     const baseline = first.comparisons[index];
     const base = baseline && !('failure' in baseline) ? baseline.ours.p99 : P99_TARGET_MS;
     const target = result === first
@@ -283,7 +323,9 @@ function report(result: SizeResult, first: SizeResult): void {
       : `p99 ≤ ${GROWTH_TARGET}× the ${first.size} figure (${(GROWTH_TARGET * base).toFixed(0)} ms) ${c.ours.p99 <= GROWTH_TARGET * base ? 'met' : 'MISSED'}`;
     return line([
       c.what, c.ours.rps.toFixed(0), c.plain.rps.toFixed(0), `${c.ours.p50} / ${c.plain.p50}`, `${c.ours.p99} / ${c.plain.p99}`,
-      `${c.ours.cpuUs.toFixed(0)} / ${c.plain.cpuUs.toFixed(0)}`, c.firstMs.toFixed(1), c.logLinesPerRequest.toFixed(2), target,
+      `${c.ours.cpuUs.toFixed(0)} / ${c.plain.cpuUs.toFixed(0)}`, c.firstMs.toFixed(1),
+      c.underWrites ? `${c.underWrites.rps.toFixed(0)}, ${c.underWrites.p99}, ${c.underWrites.cpuUs.toFixed(0)}` : '-',
+      c.logLinesPerRequest.toFixed(2), target,
     ]);
   });
   process.stdout.write(
