@@ -361,6 +361,7 @@ export const SITE_OPENAPI = {
           queryParam('scope', 'mine: own plugins (login); admin: all (administrators)', { enum: ['mine', 'admin'] }),
           queryParam('status', 'Filter by status', { enum: ['pending', 'approved', 'rejected'] }),
           queryParam('update', 'pending: plugins with a pending update (review queue)'),
+          queryParam('include', 'review (with scope, at most 100 a page): each plugin as its detail shows it to its author or an administrator (longDescription, package, pendingUpdate.package)', { enum: ['review'] }),
           queryParam('featured', '1: featured only'),
           ...page,
         ],

@@ -7,6 +7,7 @@ import { pluginRecord, type PluginRow } from './records.js';
 import { searchTerms } from './search-terms.js';
 import type { KeptAnswers } from './kept-answers.js';
 import { listVisibility, type PluginStatus, type Viewer } from './visibility.js';
+import { addPackagesToMany } from '../versions/package-review.js';
 
 // GET /apps/api/plugins: {success, plugins, total, limit, offset}. One query, one
 // round trip, whatever the parameters (see sql/queries/store/list.template.sql, which
@@ -16,6 +17,13 @@ export const DEFAULT_LIST_LIMIT = 100;
 export const MAX_LIST_LIMIT = 500;
 /** Deep pages cost a walk of the index up to them; past this, a search narrows better. */
 export const MAX_LIST_OFFSET = 1_000_000;
+/**
+ * include=review (scope=admin or scope=mine): each plugin as its detail shows it to
+ * its author or an administrator (longDescription, package, pendingUpdate.package
+ * with its files), so the review page needs one answer, not one per plugin. Files
+ * make these records large: at most this many a page.
+ */
+export const MAX_REVIEW_LIST_LIMIT = 100;
 
 const SORTS = ['updated', 'rating', 'installs'] as const;
 const STATUSES: PluginStatus[] = ['pending', 'approved', 'rejected'];
@@ -40,16 +48,21 @@ export function listHandler(deps: SiteDeps, keptAnswers: KeptAnswers) {
     if (tag !== null && (tag.length > 64 || tag.includes('\u0000'))) throw badRequest('tag must be one tag of at most 32 characters', 'tag');
     const limit = integerParam(query, 'limit', { fallback: DEFAULT_LIST_LIMIT, min: 1, max: MAX_LIST_LIMIT });
     const offset = integerParam(query, 'offset', { fallback: 0, min: 0, max: MAX_LIST_OFFSET });
+    const review = query.getAll('include').some((value) => value.split(',').some((item) => item.trim() === 'review'));
+    if (review && scope !== 'admin' && scope !== 'mine') throw badRequest('include=review needs scope=admin or scope=mine', 'include');
+    if (review && limit > MAX_REVIEW_LIST_LIMIT) throw badRequest(`include=review lists at most ${MAX_REVIEW_LIST_LIMIT} plugins a page`, 'limit');
+    const records = (rows: PluginRow[], viewer: Viewer) =>
+      review ? reviewRecords(deps, rows, viewer) : Promise.resolve(rows.map((row) => pluginRecord(row, viewer)));
     // The review queue of pending updates: a list of its own, scoped, no other filter.
     if (singleParam(query, 'update') !== undefined) {
       if (singleParam(query, 'update') !== 'pending') throw badRequest('update must be "pending"', 'update');
       if (scope !== 'admin' && scope !== 'mine') throw badRequest('update=pending needs scope=admin or scope=mine', 'update');
       const queue = async (viewer: Viewer) => {
         const queued = await runQuery<PluginRow & { total: number }>(deps.sql, 'store/list-pending-updates', [limit, offset, submitter]);
-        const plugins = queued.filter((row) => row.id !== null).map((row) => pluginRecord(row, viewer));
+        const plugins = await records(queued.filter((row) => row.id !== null), viewer);
         return listAnswer(plugins, queued[0]?.total ?? 0, limit, offset);
       };
-      return keptAnswers.send(ctx, { own: JSON.stringify(['queue', scope, limit, offset]) }, user, queue);
+      return keptAnswers.send(ctx, { own: JSON.stringify(['queue', scope, limit, offset, review]) }, user, queue);
     }
     const featured = flag(query, 'featured');
     const q = singleParam(query, 'q');
@@ -81,7 +94,7 @@ export function listHandler(deps: SiteDeps, keptAnswers: KeptAnswers) {
           sort: sort ?? 'relevance',
         })
         : await runNamed(deps.sql, `store/list-${sort ?? 'updated'}`, filters);
-      const plugins = rows.filter((row) => row.id !== null).map((row) => pluginRecord(row, viewer));
+      const plugins = await records(rows.filter((row) => row.id !== null), viewer);
       return listAnswer(plugins, rows[0]?.total ?? 0, limit, offset);
     };
     // Kept per store generation (kept-answers.ts) under what decides them, so neither
@@ -94,11 +107,29 @@ export function listHandler(deps: SiteDeps, keptAnswers: KeptAnswers) {
     const question = ['list', status, sort, tag, featured, limit, offset, search];
     await keptAnswers.send(
       ctx,
-      { shared: scope ? undefined : JSON.stringify(question), own: JSON.stringify([...question, scope ?? null, isPublic]) },
+      { shared: scope ? undefined : JSON.stringify(question), own: JSON.stringify([...question, scope ?? null, isPublic, review]) },
       user,
       page,
     );
   };
+}
+
+/**
+ * The listed plugins as their details show them to an author or administrator (the
+ * scopes include=review is allowed in list only those): two round trips for the
+ * whole page, the full records, then their hosted files.
+ */
+async function reviewRecords(deps: SiteDeps, rows: PluginRow[], viewer: Viewer): Promise<Array<Record<string, unknown>>> {
+  if (rows.length === 0) return [];
+  const full = await runQuery<PluginRow>(deps.sql, 'store/find-plugin-records', [rows.map((row) => row.id)]);
+  const byId = new Map(full.map((row) => [row.id, row]));
+  const pairs = rows.map((listed) => {
+    // A plugin deleted between the two reads stays as listed.
+    const row = byId.get(listed.id) ?? listed;
+    return { row, record: pluginRecord(row, viewer) };
+  });
+  await addPackagesToMany(deps.sql, pairs);
+  return pairs.map((pair) => pair.record);
 }
 
 function listAnswer(plugins: unknown[], total: number, limit: number, offset: number) {

@@ -38,11 +38,44 @@ export function fileDiff(live: PackageEntry[], proposed: PackageEntry[]): FileDi
 
 const packageOf = (row: VersionRow) => ({ ...versionRecord(row), files: row.files ?? [] });
 
+/** The version numbers whose hosted files the record of `row` shows: the live one, and the one its pending update proposes. */
+function wantedNumbers(row: PluginRow): { live: string; pending: string | null } {
+  return { live: row.version, pending: row.pending_changed?.includes('version') ? (row.pending_version as string) : null };
+}
+
 /** Adds `package` and `pendingUpdate.package` to `record` (built from `row` for its author or an administrator). */
 export async function addPackages(sql: Sql, row: PluginRow, record: Record<string, unknown>): Promise<void> {
-  const pendingVersion = row.pending_changed?.includes('version') ? (row.pending_version as string) : null;
-  const numbers = pendingVersion === null ? [row.version] : [row.version, pendingVersion];
-  const rows = await runQuery<VersionRow>(sql, 'versions/find-packages', [row.id, numbers]);
+  const { live, pending } = wantedNumbers(row);
+  const rows = await runQuery<VersionRow>(sql, 'versions/find-packages', [row.id, pending === null ? [live] : [live, pending]]);
+  applyPackages(row, record, rows);
+}
+
+/** addPackages for many records at once (the review queue's include=review): one round trip. */
+export async function addPackagesToMany(sql: Sql, pairs: Array<{ row: PluginRow; record: Record<string, unknown> }>): Promise<void> {
+  if (pairs.length === 0) return;
+  const ids: string[] = [];
+  const numbers: string[] = [];
+  for (const { row } of pairs) {
+    const { live, pending } = wantedNumbers(row);
+    ids.push(row.id);
+    numbers.push(live);
+    if (pending !== null) {
+      ids.push(row.id);
+      numbers.push(pending);
+    }
+  }
+  const found = await runQuery<VersionRow & { plugin_id: string }>(sql, 'versions/find-packages-of', [ids, numbers]);
+  const byPlugin = new Map<string, VersionRow[]>();
+  for (const version of found) {
+    const list = byPlugin.get(version.plugin_id);
+    if (list) list.push(version);
+    else byPlugin.set(version.plugin_id, [version]);
+  }
+  for (const { row, record } of pairs) applyPackages(row, record, byPlugin.get(row.id) ?? []);
+}
+
+function applyPackages(row: PluginRow, record: Record<string, unknown>, rows: VersionRow[]): void {
+  const pendingVersion = wantedNumbers(row).pending;
   const live = rows.find((item) => item.version === row.version && item.sha256 === row.sha256 && item.download === row.download);
   record.package = live ? packageOf(live) : null;
   const update = record.pendingUpdate as Record<string, unknown> | null;

@@ -72,10 +72,6 @@ function item([plugin, kind]) {
   return node;
 }
 
-/** The hosted files (`package`) and, for an update, the live long description are only in the detail. */
-// A plugin gone between the list and its detail (reviewed meanwhile) stays as listed.
-const withDetail = (plugin) => api(pluginApi(plugin.id)).then((answer) => answer.plugin, () => plugin);
-
 /** Up to this many of a package's files are listed (the API sends the first 1,000). */
 const MAX_FILES = 1000;
 
@@ -118,12 +114,12 @@ async function load() {
   if (onReports) return loadReports();
   findFeatured('');
   const read = async () => {
+    // include=review: each plugin with what its detail adds (long description, hosted files), in the one answer.
     const [fresh, updates] = await Promise.all([
-      api('/apps/api/plugins?scope=admin&status=pending&limit=500'),
-      api('/apps/api/plugins?scope=admin&update=pending&limit=500'),
+      api('/apps/api/plugins?scope=admin&status=pending&include=review&limit=100'),
+      api('/apps/api/plugins?scope=admin&update=pending&include=review&limit=100'),
     ]);
-    const [added, updated] = await Promise.all([fresh, updates].map(({ plugins }) => Promise.all(plugins.map(withDetail))));
-    return [[...added.map((plugin) => [plugin, 'new']), ...updated.map((plugin) => [plugin, 'update'])], t('review.count', { total: fresh.total + updates.total })];
+    return [[...fresh.plugins.map((plugin) => [plugin, 'new']), ...updates.plugins.map((plugin) => [plugin, 'update'])], t('review.count', { total: fresh.total + updates.total })];
   };
   showList(status, $('queue'), read, item, 'review.empty');
 }

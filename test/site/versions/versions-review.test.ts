@@ -102,4 +102,36 @@ test('removing a version keeps the file while another live version has the same 
   assert.is((await client.get('/apps/api/plugins/verrev-share-b/install-link')).status, 404);
 });
 
+test('the review queue with include=review carries each plugin as its detail shows it (one answer, not one per plugin)', async () => {
+  await approvedPlugin('verrev-queue-a');
+  await approvedPlugin('verrev-queue-b');
+  assert.is((await upload(site.url, 'verrev-queue-a', '1.0.0', { 'a.txt': 'a' })).status, 201);
+  assert.is((await upload(site.url, 'verrev-queue-b', '1.0.0', { 'b.txt': 'b', 'c.txt': 'c' })).status, 201);
+  const cases = [
+    { what: 'updates queue', path: '/apps/api/plugins?scope=admin&update=pending&include=review&limit=100' },
+    { what: 'pending plugins', path: '/apps/api/plugins?scope=admin&status=pending&include=review&limit=100' },
+  ];
+  for (const { what, path } of cases) {
+    const listed = await client.get(path, as(admin));
+    assert.is(listed.status, 200, what);
+    for (const plugin of listed.body.plugins) {
+      const detail = (await client.get(`/apps/api/plugins/${plugin.id}`, as(admin))).body.plugin;
+      assert.equal(plugin, detail, `${what}: ${plugin.id} as its detail`);
+    }
+  }
+  const queue = (await client.get(cases[0]!.path, as(admin))).body.plugins;
+  const b = queue.find((plugin: any) => plugin.id === 'verrev-queue-b');
+  assert.equal(b.pendingUpdate.package.files.map((file: any) => file.name).sort(), ['b.txt', 'c.txt']);
+  assert.type(b.longDescription, 'string');
+  const refused = [
+    { what: 'without a scope', path: '/apps/api/plugins?include=review', field: 'include' },
+    { what: 'more than 100 a page', path: '/apps/api/plugins?scope=admin&include=review&limit=101', field: 'limit' },
+  ];
+  for (const { what, path, field } of refused) {
+    const answer = await client.get(path, as(admin));
+    assert.is(answer.status, 400, what);
+    assert.is(answer.body.field, field, what);
+  }
+});
+
 test.run();

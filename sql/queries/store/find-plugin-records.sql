@@ -1,0 +1,5 @@
+-- Plugins as the API shows them (with long_description), by their exact ids $1 (as a
+-- list answered them): the review queue's details in one round trip (include=review).
+select *
+  from plugin_records
+ where id = any($1::text[])
