@@ -209,7 +209,7 @@ interface Row {
 }
 
 async function main(): Promise<void> {
-  buildDist();
+  if (process.env.BENCH_SKIP_BUILD !== '1') buildDist();
   const dir = await benchDir('bench-imghost-');
   const children: Child[] = [];
   const servers: Array<Pick<Server, 'stop'>> = [];

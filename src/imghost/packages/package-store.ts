@@ -1,6 +1,8 @@
+import { close, fstat, open } from 'node:fs';
 import { mkdir, rename, stat, writeFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../../lib/log.js';
+import { createLru } from '../../lib/lru.js';
 import { syncDirectory, syncFile } from '../images/durable.js';
 import { createTempArea } from '../images/temp-files.js';
 
@@ -12,11 +14,16 @@ import { createTempArea } from '../images/temp-files.js';
 //
 // As with images, a file appears under its final name only by rename(2) after an
 // fsync, and the folder is fsync'd after (durable.ts). The same bytes are kept once:
-// a second upload finds the name taken and drops its temporary copy. A lookup is one
-// stat(2) per request, not remembered: a download streams megabytes, and another
-// host sharing the folder may mark a package removed at any moment.
+// a second upload finds the name taken and drops its temporary copy. A lookup is
+// made per request, not remembered: another host sharing the folder may mark a
+// package removed at any moment. A download opens the file and looks for the marker
+// at once (two calls on libuv's threads side by side); the size is that of the
+// opened file (fstat) the first time, then remembered under the hash: the bytes
+// under a name never change.
 
 const TEMP_DIR = '.tmp';
+/** Package sizes remembered (about 100 bytes each with their key). */
+const KNOWN_SIZES = 10_000;
 export const SHA256 = /^[0-9a-f]{64}$/;
 
 export interface StoredPackage {
@@ -28,6 +35,16 @@ export interface StoredPackage {
 
 export type PackageLookup = StoredPackage | 'removed' | null;
 
+/** A package opened for a download: the caller owns `fd` (a read stream closes it). */
+export interface OpenedPackage {
+  fd: number;
+  size: number;
+  etag: string;
+}
+
+const openForRead = (path: string) => new Promise<number | null>((resolve) => open(path, 'r', (error, fd) => resolve(error ? null : fd)));
+const sizeOf = (fd: number) => new Promise<number | null>((resolve) => fstat(fd, (error, info) => resolve(error ? null : info.size)));
+
 export type PackageStore = Awaited<ReturnType<typeof openPackageStore>>;
 
 export async function openPackageStore(dir: string, log: Logger) {
@@ -38,6 +55,7 @@ export async function openPackageStore(dir: string, log: Logger) {
   const packagePath = (sha256: string) => join(shard(sha256), `${sha256}.zip`);
   const removedPath = (sha256: string) => join(shard(sha256), `${sha256}.removed`);
   const exists = (path: string) => stat(path).then((info) => info, () => null);
+  const sizes = createLru<number>({ maxEntries: KNOWN_SIZES, maxBytes: KNOWN_SIZES * 100 });
 
   return {
     temps,
@@ -46,6 +64,24 @@ export async function openPackageStore(dir: string, log: Logger) {
       if (await exists(removedPath(sha256))) return 'removed';
       const info = await exists(packagePath(sha256));
       return info ? { path: packagePath(sha256), size: info.size, etag: `"${sha256}"` } : null;
+    },
+
+    /** The package opened for reading, 'removed' (410 even while its file is still there), or null. */
+    async open(sha256: string): Promise<OpenedPackage | 'removed' | null> {
+      const [fd, marker] = await Promise.all([openForRead(packagePath(sha256)), exists(removedPath(sha256))]);
+      if (fd !== null && marker !== null) close(fd, () => {});
+      if (marker !== null) return 'removed';
+      if (fd === null) return null;
+      let size = sizes.get(sha256);
+      if (size === undefined) {
+        const measured = await sizeOf(fd);
+        if (measured === null) {
+          close(fd, () => {});
+          return null;
+        }
+        sizes.set(sha256, (size = measured), 100);
+      }
+      return { fd, size, etag: `"${sha256}"` };
     },
 
     async isRemoved(sha256: string): Promise<boolean> {
