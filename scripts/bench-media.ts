@@ -24,6 +24,13 @@
 //
 // Every upload must answer 200 with the md5 of what was sent, or the run fails.
 // BENCH_ROUNDS (default 3 per side) and BENCH_UPLOADS (default 20) change the sizes.
+//
+// BENCH_KIND=packages measures plugin packages instead (issue 19): ZIPs of just
+// under 8 MiB (one stored entry of random bytes, so nothing is deduplicated), 16 at once,
+// through the site as a new version (POST /apps/api/plugins/:id/versions, each
+// user the owner of a plugin, a new version number per upload) against straight to
+// the image host (POST /api/packages); each must answer 201 with the SHA-256 of
+// what was sent.
 
 import { createHash } from 'node:crypto';
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
@@ -37,12 +44,18 @@ import type { Sql } from '../src/db/pool.js';
 import { createSession } from '../src/site/auth/sessions.js';
 import { upsertProviderUser } from '../src/site/auth/users.js';
 import { makePngUnder, multipartBody, UPLOAD_PATH } from '../test/helpers/media.js';
+import { buildZip } from '../test/helpers/zip-writer.js';
+import { randomBytes } from 'node:crypto';
 import { benchDir, buildDist, freePort, machineLoad, startPinned, type Server } from './bench/harness.js';
 
 const MiB = 1024 * 1024;
-const UPLOADS = Number(process.env.BENCH_UPLOADS ?? 20);
+const KIND = process.env.BENCH_KIND === 'packages' ? 'packages' : 'images';
+/** Packages: 16 at once, as the image host inspects 2 at a time with 16 waiting (more answer 503 on either side). */
+const UPLOADS = Number(process.env.BENCH_UPLOADS ?? (KIND === 'packages' ? 16 : 20));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const IMAGE_BYTES = 8 * MiB;
+/** Package versions uploaded so far: each upload through the site needs a number of its own. */
+let versionsMade = 0;
 const THROUGHPUT_TARGET = 0.7;
 const RSS_TARGET = 40 * MiB;
 const RSS_SAMPLE_MS = 10;
@@ -71,7 +84,7 @@ interface Round {
 const MS_PER_TICK = 10;
 
 async function main(): Promise<void> {
-  buildDist();
+  if (process.env.BENCH_SKIP_BUILD !== '1') buildDist();
   const dir = await benchDir('bench-media-');
   const log = createLogger({ component: 'bench-media' }, { level: 'warn' });
   const servers: Server[] = [];
@@ -123,6 +136,11 @@ async function main(): Promise<void> {
     for (let i = 0; i < UPLOADS; i++) {
       const user = await upsertProviderUser(sql, { subject: `bench:${i}`, username: `bench-${i}`, usernameClaim: 'preferred_username', avatar: '' }, []);
       cookies.push(`sid=${await createSession(sql, user.id)}`);
+      if (KIND === 'packages') {
+        await sql`
+          insert into plugins (id, submitter_id, name, version, author, description, download, status)
+          values (${`bench-pkg-${i}`}, ${user.id}, ${`Bench package ${i}`}, '0.0.1', 'Bench', 'A plugin', 'https://example.com/bench.zip', 'approved')`;
+      }
     }
 
     const pids = { site: site.pid, imghost: imghost.pid };
@@ -184,6 +202,7 @@ async function cpuOf(pid: number): Promise<number> {
 
 /** `count` uploads started at once; every one must answer 200 with the right md5. */
 async function uploadRound(side: Round['side'], count: number, origin: string, cookies: string[], pids: Pids): Promise<Round> {
+  if (KIND === 'packages') return packageRound(side, count, origin, cookies, pids);
   const forms = Array.from({ length: count }, () => {
     const image = makePngUnder(IMAGE_BYTES);
     return { md5: createHash('md5').update(image).digest('hex'), size: image.length, ...multipartBody([{ name: 'image', filename: 'bench.png', contentType: 'image/png', data: image }]) };
@@ -207,6 +226,33 @@ async function uploadRound(side: Round['side'], count: number, origin: string, c
   });
   const bytes = forms.reduce((sum, form) => sum + form.size, 0);
   const mib = bytes / MiB;
+  return { side, seconds, mibPerSecond: mib / seconds, siteCpu: siteCpu / mib, imghostCpu: imghostCpu / mib };
+}
+
+/** As uploadRound, for packages: the ZIP as the body straight, as a version's form through the site. */
+async function packageRound(side: Round['side'], count: number, origin: string, cookies: string[], pids: Pids): Promise<Round> {
+  const uploads = Array.from({ length: count }, (_, i): { sha256: string; size: number; url: string; body: Buffer; headers: Record<string, string> } => {
+    const zip = buildZip([{ name: 'plugin.bin', data: randomBytes(IMAGE_BYTES - 4096), method: 0 }]);
+    const sha256 = createHash('sha256').update(zip).digest('hex');
+    if (side === 'direct') return { sha256, size: zip.length, url: `${origin}/api/packages?name=bench`, body: zip, headers: { 'content-type': 'application/zip' } };
+    const form = multipartBody([
+      { name: 'version', data: `1.0.${versionsMade++}` },
+      { name: 'file', filename: 'bench.zip', contentType: 'application/zip', data: zip },
+    ]);
+    const url = `${origin}/apps/api/plugins/bench-pkg-${i % cookies.length}/versions`;
+    return { sha256, size: zip.length, url, body: form.body, headers: { 'content-type': form.contentType, cookie: cookies[i % cookies.length]! } };
+  });
+  const cpuBefore = { site: await cpuOf(pids.site), imghost: await cpuOf(pids.imghost) };
+  const started = performance.now();
+  const answers = await Promise.all(uploads.map((upload) => post(upload.url, upload.body, upload.headers)));
+  const seconds = (performance.now() - started) / 1000;
+  const siteCpu = (await cpuOf(pids.site)) - cpuBefore.site;
+  const imghostCpu = (await cpuOf(pids.imghost)) - cpuBefore.imghost;
+  answers.forEach((answer, i) => {
+    const sha256 = /"sha256":"([0-9a-f]{64})"/.exec(answer.body)?.[1];
+    if (answer.status !== 201 || sha256 !== uploads[i]!.sha256) throw new Error(`${side} package ${i}: ${answer.status} ${answer.body.slice(0, 300)}`);
+  });
+  const mib = uploads.reduce((sum, upload) => sum + upload.size, 0) / MiB;
   return { side, seconds, mibPerSecond: mib / seconds, siteCpu: siteCpu / mib, imghostCpu: imghostCpu / mib };
 }
 
@@ -239,7 +285,7 @@ function report(rounds: Round[]): void {
   const rates = (list: Round[]) => list.map((round) => round.mibPerSecond.toFixed(1)).join(', ');
   const line = (cells: string[]) => '| ' + cells.join(' | ') + ' |';
   process.stdout.write(
-    `\n\n${UPLOADS} uploads of ${(IMAGE_BYTES / MiB).toFixed(0)} MiB at once, ${ROUNDS} rounds per side, alternating; ` +
+    `\n\n${UPLOADS} ${KIND === 'packages' ? 'package' : 'image'} uploads of ${(IMAGE_BYTES / MiB).toFixed(0)} MiB at once, ${ROUNDS} rounds per side, alternating; ` +
       `image host on core ${IMGHOST_CORES}, site on core ${SITE_CORES}, clients unpinned; ${machineLoad()} at the end\n\n` +
       [
         line(['figure', 'through the site', 'straight to the image host', 'result', 'target']),
