@@ -67,7 +67,9 @@ export async function openDatabase(config: SharedSettings, log: Logger, signal?:
     embedded = await startEmbeddedPostgres({ dir: join(config.dataDir, 'pg'), log, signal });
     url = embedded.url;
   }
-  const sql = createPool(url);
+  const sql = createPool(url, {
+    onBreaker: (down) => (down ? log.warn('PostgreSQL is unreachable: serving kept answers, refusing the rest with 503') : log.info('PostgreSQL answers again')),
+  });
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {

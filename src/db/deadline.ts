@@ -1,4 +1,5 @@
 import { HttpError } from '../http/errors.js';
+import type { Breaker } from './breaker.js';
 
 // No query may hang a request. Two bounds work together:
 // - PostgreSQL's own statement_timeout (set on every pooled connection, pool.ts)
@@ -46,6 +47,27 @@ export function isUnreachable(error: unknown): boolean {
   return UNREACHABLE.has(code) || code.startsWith('08');
 }
 
+/**
+ * Errors after which the pool's breaker opens (breaker.ts): PostgreSQL cannot be
+ * reached, cannot take connections now (57P03: starting up or shutting down), or
+ * did not finish a connect in time. Not CONNECTION_ENDED: that pool was ended on
+ * purpose.
+ */
+export function opensBreaker(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = String((error as { code?: unknown }).code);
+  if (code === 'CONNECTION_ENDED') return false;
+  return code === '57P03' || code === 'CONNECT_TIMEOUT' || isUnreachable(error);
+}
+
+/** The 503 of a database found unreachable (an open breaker), made once: it is thrown at every refused query. */
+const UNREACHABLE_HEADERS = { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) };
+
+/** What a query gets while its pool's breaker is open: 503 at once, nothing sent. */
+export function databaseUnreachable(): HttpError {
+  return new HttpError(503, 'UNAVAILABLE', 'The database is unavailable; try again shortly', { headers: UNREACHABLE_HEADERS });
+}
+
 export function databaseUnavailable(cause?: unknown): HttpError {
   const message = isUnreachable(cause) ? 'The database is unavailable; try again shortly' : 'The database did not answer in time; try again shortly';
   return new HttpError(503, 'UNAVAILABLE', message, {
@@ -62,8 +84,9 @@ export function isNotInTime(error: unknown): boolean {
  * Settles like `pending`, or rejects with the 503 once `ms` have passed; then
  * `abandon` is called so the caller can drop work that has not started. What
  * `pending` does afterwards is ignored (its rejection is caught, never unhandled).
+ * `breaker` (breaker.ts) hears whether the database answered.
  */
-export function withDeadline<T>(pending: PromiseLike<T>, ms: number = QUERY_TIMEOUT_MS, abandon?: () => void): Promise<T> {
+export function withDeadline<T>(pending: PromiseLike<T>, ms: number = QUERY_TIMEOUT_MS, abandon?: () => void, breaker?: Breaker): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let late = false;
     const timer = setTimeout(() => {
@@ -74,10 +97,12 @@ export function withDeadline<T>(pending: PromiseLike<T>, ms: number = QUERY_TIME
     pending.then(
       (value) => {
         clearTimeout(timer);
+        breaker?.succeeded();
         if (!late) resolve(value);
       },
       (error: unknown) => {
         clearTimeout(timer);
+        if (breaker !== undefined && opensBreaker(error)) breaker.trip();
         if (!late) reject(isNotInTime(error) || isUnreachable(error) ? databaseUnavailable(error) : error);
       },
     );

@@ -1,5 +1,6 @@
 import postgres from 'postgres';
 import type { Logger } from '../lib/log.js';
+import { attachBreaker, breakerOf } from './breaker.js';
 import { IDLE_IN_TRANSACTION_TIMEOUT_MS, STATEMENT_TIMEOUT_MS } from './deadline.js';
 
 export type Sql = postgres.Sql<Record<string, never>>;
@@ -14,14 +15,17 @@ export interface PoolOptions {
    * scripts (seeding) whose statements may rightly run long. Serving keeps the default.
    */
   statementTimeoutMs?: number;
+  /** Hears the pool's breaker open (true) and close (false): breaker.ts. */
+  onBreaker?: (down: boolean) => void;
 }
 
 /**
  * One pool per process. postgres.js reconnects on its own, so after PostgreSQL
- * comes back the next query simply works: no restart needed.
+ * comes back the next query simply works: no restart needed. The pool's breaker
+ * (breaker.ts) refuses queries at once while PostgreSQL is unreachable.
  */
 export function createPool(url: string, options: PoolOptions = {}): Sql {
-  return postgres(url, {
+  const sql = postgres(url, {
     max: POOL_SIZE,
     connect_timeout: CONNECT_TIMEOUT_S,
     idle_timeout: 60,
@@ -36,6 +40,8 @@ export function createPool(url: string, options: PoolOptions = {}): Sql {
     debug: false,
     transform: { undefined: null },
   }) as unknown as Sql;
+  attachBreaker(sql, options.onBreaker);
+  return sql;
 }
 
 /**
@@ -71,8 +77,9 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** True when PostgreSQL answers within `timeoutMs`: for /readyz. */
+/** True when PostgreSQL answers within `timeoutMs`: for /readyz. False at once while the pool's breaker is open. */
 export async function databaseIsReady(sql: Sql, timeoutMs = 2000): Promise<boolean> {
+  if (breakerOf(sql)?.downSince) return false;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<boolean>((resolve) => {
     timer = setTimeout(() => resolve(false), timeoutMs);

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { projectRoot } from '../lib/project-root.js';
-import { QUERY_TIMEOUT_MS, withDeadline } from './deadline.js';
+import { breakerOf, type Breaker } from './breaker.js';
+import { databaseUnreachable, QUERY_TIMEOUT_MS, withDeadline } from './deadline.js';
 import type { Sql } from './pool.js';
 import { poolUse } from './pool-use.js';
 import { expandTemplate, TEMPLATE_SUFFIX } from './query-templates.js';
@@ -110,14 +111,17 @@ interface PendingQuery<T> extends PromiseLike<T> {
 
 /**
  * Runs a named query with bound parameters (never string-built SQL), bounded in
- * time: past QUERY_TIMEOUT_MS it rejects with 503 UNAVAILABLE (see deadline.ts).
+ * time: past QUERY_TIMEOUT_MS it rejects with 503 UNAVAILABLE (see deadline.ts);
+ * while the pool's breaker is open (breaker.ts), at once.
  */
 export function runQuery<T extends object = Record<string, unknown>>(sql: Sql, name: string, params: unknown[] = []): Promise<T[]> {
   const text = queryText(name);
   const names = declared.get(name);
   if (names !== undefined && params.length !== names.length) throw new Error(`${name} takes ${names.length} parameters (${names.join(', ')}), not ${params.length}`);
+  const breaker = breakerOf(sql);
+  if (breaker !== undefined && breaker.downSince !== 0) return Promise.reject(databaseUnreachable());
   const query = sql.unsafe(text, params as never[], { prepare: true }) as unknown as PendingQuery<T[]>;
-  const answer = withDeadline(query, QUERY_TIMEOUT_MS, () => abandon(query));
+  const answer = withDeadline(query, QUERY_TIMEOUT_MS, () => abandon(query, breaker), breaker);
   // A query inside a transaction uses the transaction's connection, counted there.
   if (transactions.has(sql)) return answer;
   poolUse.queries++;
@@ -133,10 +137,14 @@ const transactions = new WeakSet<Sql>();
  * left to finish or to the server's statement_timeout: postgres.js cancels a sent
  * query over a new connection whose failure it does not let us catch (an
  * unhandled rejection), and when the server has stopped answering, a cancel
- * request would not get through anyway.
+ * request would not get through anyway. A sent query outliving its deadline means
+ * exactly that (a live server's statement_timeout, below the deadline, would have
+ * ended it), so the breaker opens; a query that only waited for a connection
+ * (a busy pool) does not open it.
  */
-function abandon<T>(query: PendingQuery<T>): void {
+function abandon<T>(query: PendingQuery<T>, breaker: Breaker | undefined): void {
   if (query.state == null) query.cancel();
+  else breaker?.trip();
 }
 
 /**
@@ -147,6 +155,8 @@ function abandon<T>(query: PendingQuery<T>): void {
  * idle_in_transaction_session_timeout). Each query inside should use runQuery(tx, ...).
  */
 export function inTransaction<T>(sql: Sql, work: (tx: Sql) => Promise<T>, ms = 2 * QUERY_TIMEOUT_MS): Promise<T> {
+  const breaker = breakerOf(sql);
+  if (breaker !== undefined && breaker.downSince !== 0) return Promise.reject(databaseUnreachable());
   let abandoned = false;
   poolUse.transactions++;
   const transaction = sql.begin(async (tx) => {
@@ -157,5 +167,5 @@ export function inTransaction<T>(sql: Sql, work: (tx: Sql) => Promise<T>, ms = 2
   }) as Promise<T>;
   return withDeadline(transaction, ms, () => {
     abandoned = true;
-  }).finally(() => poolUse.transactions--);
+  }, breaker).finally(() => poolUse.transactions--);
 }

@@ -25,6 +25,8 @@ export interface SiteSettings extends SharedSettings {
   installScheme: string;
   /** Ports a webhook URL may name: 443, 8443 and WEBHOOK_ALLOWED_PORTS, ascending. */
   webhookPorts: number[];
+  /** How long after PostgreSQL became unreachable the visitor answers this process holds are still served (STALE_IF_ERROR_SECONDS). */
+  staleIfErrorSeconds: number;
 }
 
 /**
@@ -35,6 +37,10 @@ export interface SiteSettings extends SharedSettings {
 export const WEBHOOK_PORTS = [443, 8443] as const;
 /** WEBHOOK_ALLOWED_PORTS lists at most this many. */
 export const MAX_EXTRA_WEBHOOK_PORTS = 32;
+/** STALE_IF_ERROR_SECONDS unset: ten minutes, as RFC 5861's stale-if-error examples go. */
+export const DEFAULT_STALE_IF_ERROR_SECONDS = 600;
+/** STALE_IF_ERROR_SECONDS at most: a day. */
+export const MAX_STALE_IF_ERROR_SECONDS = 86_400;
 
 export function loadSiteSettings(env: Env, shared: SharedSettings = loadSharedSettings(env)): SiteSettings {
   const read = envReader(env);
@@ -65,7 +71,17 @@ export function loadSiteSettings(env: Env, shared: SharedSettings = loadSharedSe
     ),
     installScheme,
     webhookPorts: webhookPortsFrom(read('WEBHOOK_ALLOWED_PORTS')),
+    staleIfErrorSeconds: staleIfErrorFrom(read('STALE_IF_ERROR_SECONDS')),
   };
+}
+
+/** STALE_IF_ERROR_SECONDS: 0 (serve nothing stale) to a day. */
+function staleIfErrorFrom(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_STALE_IF_ERROR_SECONDS;
+  if (!/^\d{1,5}$/.test(value) || Number(value) > MAX_STALE_IF_ERROR_SECONDS) {
+    throw new ConfigError('STALE_IF_ERROR_SECONDS', `must be a whole number of seconds from 0 to ${MAX_STALE_IF_ERROR_SECONDS} (got "${value}")`);
+  }
+  return Number(value);
 }
 
 /** WEBHOOK_ALLOWED_PORTS: comma-separated ports 1-65535 allowed besides 443 and 8443. */

@@ -86,6 +86,9 @@ const bad = [
   { what: 'token with spaces', env: { IMGHOST_UPLOAD_TOKEN: 'a b' }, variable: 'IMGHOST_UPLOAD_TOKEN' },
   { what: 'LOG_LEVEL=bogus is not silently info', env: { LOG_LEVEL: 'bogus' }, variable: 'LOG_LEVEL' },
   { what: 'log level with a typo', env: { LOG_LEVEL: 'warning' }, variable: 'LOG_LEVEL' },
+  { what: 'stale seconds not a number', env: { STALE_IF_ERROR_SECONDS: '10m' }, variable: 'STALE_IF_ERROR_SECONDS' },
+  { what: 'stale seconds negative', env: { STALE_IF_ERROR_SECONDS: '-1' }, variable: 'STALE_IF_ERROR_SECONDS' },
+  { what: 'stale seconds beyond a day', env: { STALE_IF_ERROR_SECONDS: '86401' }, variable: 'STALE_IF_ERROR_SECONDS' },
   { what: 'webhook port not a number', env: { WEBHOOK_ALLOWED_PORTS: 'ssh' }, variable: 'WEBHOOK_ALLOWED_PORTS' },
   { what: 'webhook port zero', env: { WEBHOOK_ALLOWED_PORTS: '0' }, variable: 'WEBHOOK_ALLOWED_PORTS' },
   { what: 'webhook port too large', env: { WEBHOOK_ALLOWED_PORTS: '9443,70000' }, variable: 'WEBHOOK_ALLOWED_PORTS' },
@@ -95,6 +98,17 @@ const bad = [
 for (const c of bad) {
   test(`invalid: ${c.what} names ${c.variable}`, () => {
     assert.throws(() => loadSettings(c.env), (e: unknown) => e instanceof ConfigError && e.variable === c.variable);
+  });
+}
+
+const staleSeconds = [
+  { what: 'unset is ten minutes', env: {}, seconds: 600 },
+  { what: 'zero serves nothing stale', env: { STALE_IF_ERROR_SECONDS: '0' }, seconds: 0 },
+  { what: 'a day at most', env: { STALE_IF_ERROR_SECONDS: '86400' }, seconds: 86_400 },
+];
+for (const c of staleSeconds) {
+  test(`STALE_IF_ERROR_SECONDS ${c.what}`, () => {
+    assert.is(loadSettings(c.env).staleIfErrorSeconds, c.seconds);
   });
 }
 

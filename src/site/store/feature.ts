@@ -15,7 +15,7 @@ import { createHandler, editHandler, reviewHandler } from './write-routes.js';
 /** The plugin store: submit, edit, review, list and search, detail, install. */
 export function storeFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals> {
   const purge = startClickPurge(deps);
-  const keptAnswers = createKeptAnswers(deps.sql);
+  const keptAnswers = createKeptAnswers(deps.sql, { staleIfErrorSeconds: deps.config.staleIfErrorSeconds });
   useImageLinkRule(imageLinkRule(deps.config));
   return {
     routes: [

@@ -2,9 +2,13 @@ import { createLru, type Lru, type LruOptions } from '../../lib/lru.js';
 import { prepareJson, sendPrepared, type PreparedAnswer } from '../../http/prepared-answer.js';
 import { coalescedRead } from '../../lib/coalesced-read.js';
 import { createSingleFlight } from '../../lib/single-flight.js';
+import { staleCacheStatus } from '../../http/cache-status.js';
+import { isHttpError } from '../../http/errors.js';
+import { breakerOf } from '../../db/breaker.js';
 import { runQuery } from '../../db/queries.js';
 import type { Sql } from '../../db/pool.js';
 import type { SiteContext } from '../context.js';
+import { DEFAULT_STALE_IF_ERROR_SECONDS } from '../settings.js';
 import type { Viewer } from './visibility.js';
 
 // The store's lists and details (and the review queue) are the same bytes until the
@@ -31,6 +35,14 @@ import type { Viewer } from './visibility.js';
 //   they are (scope=mine, scope=admin, the review queue): kept under the user's id
 //   and administrator flag, so one user's answer is never another's, and a user
 //   whose rights change asks another question.
+//
+// While PostgreSQL cannot be reached (the pool's breaker is open, db/breaker.ts),
+// the generation cannot be read, and a visitor is served the visitors' answer kept
+// for the question, whatever its generation, for up to STALE_IF_ERROR_SECONDS
+// after the database went away, marked in Cache-Status (http/cache-status.ts);
+// without one, the 503. Once the database answers, the next request reads the
+// generation again and rebuilds what changed meanwhile. Only the failing path
+// looks for a stale answer: a request the database answers does nothing more.
 
 export const VISITOR_ANSWERS: LruOptions = { maxEntries: 256, maxBytes: 32 * 1024 * 1024 };
 export const OWN_ANSWERS: LruOptions = { maxEntries: 1024, maxBytes: 32 * 1024 * 1024 };
@@ -61,13 +73,34 @@ export interface KeptAnswers {
   answer(question: Question, viewer: Viewer, build: (viewer: Viewer) => Promise<unknown>): Promise<PreparedAnswer>;
 }
 
-export function createKeptAnswers(
-  sql: Sql,
-  limits: { visitors: LruOptions; own: LruOptions } = { visitors: VISITOR_ANSWERS, own: OWN_ANSWERS },
-): KeptAnswers {
-  const visitors = createLru<Kept>(limits.visitors);
-  const own = createLru<Kept>(limits.own);
+export interface KeptAnswersOptions {
+  visitors?: LruOptions;
+  own?: LruOptions;
+  /** STALE_IF_ERROR_SECONDS (site settings). */
+  staleIfErrorSeconds?: number;
+}
+
+/** What a kept answer served stale says in Cache-Status: the database could not be reached. */
+const STALE_DETAIL = 'stale-db-unreachable';
+
+export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): KeptAnswers {
+  const visitors = createLru<Kept>(options.visitors ?? VISITOR_ANSWERS);
+  const own = createLru<Kept>(options.own ?? OWN_ANSWERS);
   const building = createSingleFlight<PreparedAnswer>();
+  const staleIfErrorSeconds = options.staleIfErrorSeconds ?? DEFAULT_STALE_IF_ERROR_SECONDS;
+
+  /**
+   * When `error` is the 503 of an unreachable database and a visitor asks a question
+   * whose answer is kept, that answer, marked stale; else `error` is thrown on.
+   */
+  const staleOr = (error: unknown, question: Question, viewer: Viewer): PreparedAnswer => {
+    const downSince = breakerOf(sql)?.downSince ?? 0;
+    if (!isHttpError(error) || error.status !== 503 || downSince === 0 || viewer !== null || question.shared === undefined) throw error;
+    const secondsStale = (Date.now() - downSince) / 1000;
+    const found = visitors.get(`v ${question.shared}`);
+    if (found === undefined || secondsStale > staleIfErrorSeconds) throw error;
+    return { ...found.answer, headers: Object.freeze([...found.answer.headers, 'Cache-Status', staleCacheStatus(secondsStale, STALE_DETAIL)]) };
+  };
   type GenerationRow = { generation: string; viewer_submits: boolean };
   const readGeneration = (viewerId: string | null) => runQuery<GenerationRow>(sql, 'store/generation', [viewerId]).then((rows) => rows[0]!);
   // Visitors ask the same read: callers arriving together share one (as fresh as their own, lib/coalesced-read.ts).
@@ -93,10 +126,21 @@ export function createKeptAnswers(
     async answer(question, viewer, build) {
       // An administrator never gets the visitors' answers: whether they submitted any does not matter, so
       // they share the visitors' read.
-      const row = await (viewer === null || viewer.admin ? visitorGeneration() : readGeneration(viewer.id));
+      let row: GenerationRow;
+      try {
+        row = await (viewer === null || viewer.admin ? visitorGeneration() : readGeneration(viewer.id));
+      } catch (error) {
+        return staleOr(error, question, viewer);
+      }
       const generation = BigInt(row.generation);
       const asVisitor = viewer === null || (!viewer.admin && !row.viewer_submits);
-      if (asVisitor && question.shared !== undefined) return keep(visitors, `v ${question.shared}`, generation, () => build(null));
+      if (asVisitor && question.shared !== undefined) {
+        const key = `v ${question.shared}`;
+        const found = visitors.get(key);
+        if (found?.generation === generation) return found.answer;
+        // The database went away between the generation and the build: as above.
+        return keep(visitors, key, generation, () => build(null)).catch((error: unknown) => staleOr(error, question, viewer));
+      }
       // Visitors are never asked an own question (those routes need a user): kept under nobody's name all the same.
       const who = viewer === null ? '-' : `${viewer.id}${viewer.admin ? 'a' : 'u'}`;
       return keep(own, `o ${who} ${question.own}`, generation, () => build(viewer));

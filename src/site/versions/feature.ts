@@ -32,9 +32,10 @@ export function versionsFeature(deps: SiteDeps, guards: Guards, options: Version
   const checks = createBatchedRateLimiter(deps.sql, {
     name: 'update-check', limit: UPDATE_CHECKS_PER_MINUTE, windowMs: 60_000, unflushed: UPDATE_CHECKS_UNFLUSHED, flushMs: 1000,
   });
-  const kept = createKeptAnswers(deps.sql);
+  const stale = { staleIfErrorSeconds: deps.config.staleIfErrorSeconds };
+  const kept = createKeptAnswers(deps.sql, stale);
   // Update checks in a cache of their own: launchers' questions never crowd out the store's answers.
-  const keptChecks = createKeptAnswers(deps.sql);
+  const keptChecks = createKeptAnswers(deps.sql, stale);
   const versions = '/apps/api/plugins/:id/versions';
   return {
     routes: [

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { HttpError } from '../../http/errors.js';
 import { parseJsonBytes } from '../../http/json-body.js';
 import { sendPrepared } from '../../http/prepared-answer.js';
-import { rateLimited } from '../../http/rate-limited.js';
+import { rateLimited, type RateDecision } from '../../http/rate-limited.js';
 import type { BatchedRateLimiter } from '../../db/batched-rate-limiter.js';
 import { runQuery } from '../../db/queries.js';
 import type { SiteContext, SiteDeps, SiteMiddleware } from '../context.js';
@@ -57,8 +57,10 @@ export function updatesHandler(deps: SiteDeps, kept: KeptAnswers, limiter: Batch
   const imageHost = deps.config.imageHostPublicUrl.replace(/\/+$/, '');
   return async (ctx: SiteContext) => {
     // The limit first, in memory (db/batched-rate-limiter.ts): a refused caller costs nothing more.
+    // A hit PostgreSQL must count but cannot (it is away) counts nothing: the kept
+    // answer then decides (served stale, db/breaker.ts, else its 503).
     const hit = limiter.hit(ctx.ip);
-    const decision = hit instanceof Promise ? await hit : hit;
+    const decision = hit instanceof Promise ? await hit.catch(uncountedWhileUnavailable) : hit;
     if (!decision.allowed) throw rateLimited(decision, 'Too many update checks; try again in a minute');
     // The answer is kept under a hash of the bytes asked: a launcher polling with the
     // same body again costs a hash and a lookup, no parse. The bytes are parsed,
@@ -73,6 +75,14 @@ export function updatesHandler(deps: SiteDeps, kept: KeptAnswers, limiter: Batch
     sendPrepared(ctx, answer, ANSWER_HEADERS);
   };
 }
+
+/** A hit the database could not count (503) lets the caller by; anything else is thrown on. */
+function uncountedWhileUnavailable(error: unknown): RateDecision {
+  if (error instanceof HttpError && error.status === 503) return UNCOUNTED;
+  throw error;
+}
+
+const UNCOUNTED: RateDecision = { allowed: true, remaining: 0, retryAfterSeconds: 1 };
 
 function updatesAnswer(asked: Installed[], rows: LiveRow[], scheme: string, imageHost: string): Record<string, unknown> {
   const updates: unknown[] = [];

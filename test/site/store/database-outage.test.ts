@@ -1,0 +1,187 @@
+// PostgreSQL cut away under a live site (through a TCP proxy the test can cut):
+// visitors keep getting the answers this process holds, marked stale in
+// Cache-Status (RFC 9211); writes and answers never seen before get 503
+// UNAVAILABLE with Retry-After at once; /readyz says 503; all of it ends by
+// itself when the database is back (src/db/breaker.ts, store/kept-answers.ts).
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createPool } from '../../../src/db/pool.js';
+import { projectRoot } from '../../../src/lib/project-root.js';
+import { startPgProxy, type PgProxy } from '../../helpers/pg-proxy.js';
+import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
+import { insertPlugin, testUser, type TestUser } from '../../helpers/store-fixtures.js';
+
+/** The breaker decides within 200 ms; the margin is for a loaded test machine. */
+const FAST_MS = 200 + 800;
+
+const sql = testSql();
+let proxy: PgProxy;
+let site: TestServer;
+let siteSql: ReturnType<typeof createPool>;
+let alice: TestUser;
+
+const updateCheck = { plugins: [{ id: 'out-one', version: '0.9.0' }] };
+
+const visitorReads = [
+  { what: 'the store list', path: '/apps/api/plugins' },
+  { what: 'a search', path: '/apps/api/plugins?q=outage' },
+  { what: 'a plugin detail', path: '/apps/api/plugins/out-one' },
+  { what: "a plugin's versions", path: '/apps/api/plugins/out-one/versions' },
+];
+
+const postUpdates = () =>
+  fetch(site.url + '/apps/api/updates', { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.20' }, body: JSON.stringify(updateCheck) });
+
+async function timed(request: () => Promise<Response>): Promise<{ response: Response; ms: number; text: string }> {
+  const started = performance.now();
+  const response = await request();
+  const text = await response.text();
+  return { response, ms: performance.now() - started, text };
+}
+
+async function cut(): Promise<void> {
+  await proxy.stop();
+  // The first request after the cut finds it out; everything after is decided at once.
+  await fetch(site.url + '/apps/api/plugins?q=first-after-cut');
+}
+
+async function waitForRecovery(): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if ((await fetch(site.url + '/readyz')).status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.unreachable('the site did not recover by itself');
+}
+
+test.before(async () => {
+  proxy = await startPgProxy(process.env.TEST_DB_URL!);
+  siteSql = createPool(proxy.url);
+  site = await startTestSite({ TRUST_PROXY: 'true', LAUNCHER_CONFIG: join(projectRoot(), 'config', 'launcher.example.json') }, siteSql);
+  alice = await testUser(sql, 'out-alice');
+  await insertPlugin(sql, 'out-one', alice, 'approved', { description: 'Survives an outage' });
+});
+test.after(async () => {
+  await site.close();
+  await siteSql.end({ timeout: 1 });
+  await proxy.stop().catch(() => {});
+  await closeTestSql();
+});
+
+test('database unreachable: answers seen before are served stale with Cache-Status; fresh ones carry none', async () => {
+  const before = new Map<string, string>();
+  for (const { path } of visitorReads) {
+    const response = await fetch(site.url + path);
+    assert.is(response.status, 200, path);
+    assert.is(response.headers.get('cache-status'), null, `${path}: a fresh answer says nothing about staleness`);
+    before.set(path, await response.text());
+  }
+  const checked = await postUpdates();
+  assert.is(checked.status, 200);
+  const checkedBody = await checked.text();
+
+  await cut();
+  try {
+    for (const { what, path } of visitorReads) {
+      const { response, ms, text } = await timed(() => fetch(site.url + path));
+      assert.is(response.status, 200, what);
+      assert.match(response.headers.get('cache-status') ?? '', /^launcher-web; hit; ttl=-\d+; detail=stale-db-unreachable$/, what);
+      assert.is(text, before.get(path), `${what}: the same bytes as before the cut`);
+      assert.ok(ms < FAST_MS, `${what}: ${ms} ms`);
+    }
+    const { response, text } = await timed(postUpdates);
+    assert.is(response.status, 200, 'the update check');
+    assert.match(response.headers.get('cache-status') ?? '', /detail=stale-db-unreachable/);
+    assert.is(response.headers.get('access-control-allow-origin'), '*');
+    assert.is(text, checkedBody);
+    // The launcher's own document never needed the database.
+    assert.is((await fetch(site.url + '/api/info')).status, 200);
+  } finally {
+    await proxy.start();
+  }
+  await waitForRecovery();
+});
+
+test('database unreachable: writes and answers never seen get 503 UNAVAILABLE with Retry-After, fast; /readyz is 503', async () => {
+  await cut();
+  try {
+    const cases = [
+      { what: 'a list never asked', request: () => fetch(site.url + '/apps/api/plugins?q=never-asked') },
+      { what: 'a detail never asked', request: () => fetch(site.url + '/apps/api/plugins/out-never') },
+      {
+        what: 'an update check never asked',
+        request: () => fetch(site.url + '/apps/api/updates', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ plugins: [{ id: 'out-never', version: '1' }] }) }),
+      },
+      {
+        what: 'a plugin submitted',
+        request: () =>
+          fetch(site.url + '/apps/api/plugins', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', cookie: alice.cookie, origin: 'http://site.test' },
+            body: JSON.stringify({ id: 'out-two', name: 'Two', version: '1.0.0', description: 'd', download: 'https://downloads.example.com/two.zip' }),
+          }),
+      },
+      {
+        what: 'an install click',
+        request: () => fetch(site.url + '/apps/api/plugins/out-one/install-click', { method: 'POST', headers: { 'x-forwarded-for': '198.51.100.21' } }),
+      },
+      { what: 'a logged-in read (the session is in the database)', request: () => fetch(site.url + '/apps/api/plugins', { headers: { cookie: alice.cookie } }) },
+    ];
+    for (const { what, request } of cases) {
+      const { response, ms, text } = await timed(request);
+      assert.is(response.status, 503, `${what}: ${text}`);
+      assert.is(JSON.parse(text).code, 'UNAVAILABLE', what);
+      assert.ok(Number(response.headers.get('retry-after')) > 0, `${what}: Retry-After`);
+      assert.is(response.headers.get('cache-status'), null, what);
+      assert.ok(ms < FAST_MS, `${what}: ${ms} ms`);
+    }
+    const ready = await timed(() => fetch(site.url + '/readyz'));
+    assert.is(ready.response.status, 503);
+    assert.ok(ready.ms < FAST_MS, `/readyz: ${ready.ms} ms`);
+    assert.is((await fetch(site.url + '/healthz')).status, 200);
+  } finally {
+    await proxy.start();
+  }
+  await waitForRecovery();
+});
+
+test('database back: the first good query closes the breaker; kept answers revalidate against the store generation', async () => {
+  const path = '/apps/api/plugins/out-one';
+  assert.is((await fetch(site.url + path)).status, 200);
+  await cut();
+  // Changed while this process cannot see it.
+  await sql`update plugins set description = 'Changed during the outage' where id = 'out-one'`;
+  const stale = await fetch(site.url + path);
+  assert.is(stale.status, 200);
+  assert.match(stale.headers.get('cache-status') ?? '', /stale/);
+  assert.is((await stale.json()).plugin.description, 'Survives an outage');
+  await proxy.start();
+  await waitForRecovery();
+  const fresh = await fetch(site.url + path);
+  assert.is(fresh.status, 200);
+  assert.is(fresh.headers.get('cache-status'), null);
+  assert.is((await fresh.json()).plugin.description, 'Changed during the outage');
+  const write = await fetch(site.url + '/apps/api/plugins/out-one/install-click', { method: 'POST', headers: { 'x-forwarded-for': '198.51.100.22' } });
+  assert.is(write.status, 200);
+});
+
+test('STALE_IF_ERROR_SECONDS bounds how long an answer is served stale', async () => {
+  const short = await startTestSite({ STALE_IF_ERROR_SECONDS: '1' }, siteSql);
+  try {
+    assert.is((await fetch(short.url + '/apps/api/plugins/out-one')).status, 200);
+    await cut();
+    const within = await fetch(short.url + '/apps/api/plugins/out-one');
+    assert.is(within.status, 200);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const past = await fetch(short.url + '/apps/api/plugins/out-one');
+    assert.is(past.status, 503);
+    assert.is((await past.json()).code, 'UNAVAILABLE');
+    assert.ok(past.headers.get('retry-after'));
+  } finally {
+    await proxy.start();
+    await short.close();
+  }
+  await waitForRecovery();
+});
+
+test.run();
