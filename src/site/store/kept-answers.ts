@@ -46,6 +46,8 @@ import type { Viewer } from './visibility.js';
 
 export const VISITOR_ANSWERS: LruOptions = { maxEntries: 256, maxBytes: 32 * 1024 * 1024 };
 export const OWN_ANSWERS: LruOptions = { maxEntries: 1024, maxBytes: 32 * 1024 * 1024 };
+/** Users whose "has submitted a plugin" is known under some generation (a few dozen bytes each). */
+const SUBMITTERS: LruOptions = { maxEntries: 10_000, maxBytes: 1024 * 1024 };
 
 /** Answers depend on the session: no shared cache may keep them. */
 const NO_STORE = { 'Cache-Control': 'no-store' };
@@ -105,6 +107,22 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
   const readGeneration = (viewerId: string | null) => runQuery<GenerationRow>(sql, 'store/generation', [viewerId]).then((rows) => rows[0]!);
   // Visitors ask the same read: callers arriving together share one (as fresh as their own, lib/coalesced-read.ts).
   const visitorGeneration = coalescedRead(() => readGeneration(null));
+  // Whether a user has submitted any plugin, under the generation it was read at:
+  // it changes only with a write to plugins, which moves the generation, so while
+  // the generation is the same the user needs only the shared read above, not a
+  // read of their own (one round trip to PostgreSQL per request, as for visitors).
+  const submitters = createLru<{ generation: string; submits: boolean }>(SUBMITTERS);
+  const readAs = async (viewer: NonNullable<Viewer>): Promise<GenerationRow> => {
+    const shared = await visitorGeneration();
+    const known = submitters.get(viewer.id);
+    if (known?.generation === shared.generation) return { generation: shared.generation, viewer_submits: known.submits };
+    const row = await readGeneration(viewer.id);
+    const current = submitters.get(viewer.id);
+    if (!current || BigInt(current.generation) < BigInt(row.generation)) {
+      submitters.set(viewer.id, { generation: row.generation, submits: row.viewer_submits }, viewer.id.length + row.generation.length + 16);
+    }
+    return row;
+  };
 
   const keep = (cache: Lru<Kept>, key: string, generation: bigint, build: () => Promise<unknown>): Promise<PreparedAnswer> => {
     const found = cache.get(key);
@@ -128,7 +146,7 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
       // they share the visitors' read.
       let row: GenerationRow;
       try {
-        row = await (viewer === null || viewer.admin ? visitorGeneration() : readGeneration(viewer.id));
+        row = await (viewer === null || viewer.admin ? visitorGeneration() : readAs(viewer));
       } catch (error) {
         return staleOr(error, question, viewer);
       }

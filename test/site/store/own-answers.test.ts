@@ -118,6 +118,33 @@ test('an administrator whose rights are taken away is answered as the author the
   }
 });
 
+test('a player who submits a first plugin sees it at once, on both processes, and visitors and other players never do; without it again, the visitors\' answer', async () => {
+  const dave = await testUser(sql, 'oa-dave');
+  const path = '/apps/api/plugins?tag=oa';
+  // Kept on both processes first: dave as one who sees what a visitor sees.
+  for (const site of [first, second]) assert.equal(ids(await list(site, path, dave)), ['oa-live']);
+  await insertPlugin(sql, 'oa-dave-pending', dave, 'pending');
+  try {
+    await sql`update plugins set tags = array['oa'] where id = 'oa-dave-pending'`;
+    for (let round = 0; round < 2; round++) {
+      for (const site of [first, second]) {
+        assert.equal(ids(await list(site, path, dave)), ['oa-dave-pending', 'oa-live'], `dave (round ${round})`);
+        assert.equal(ids(await list(site, path)), ['oa-live'], `a visitor (round ${round})`);
+        assert.equal(ids(await list(site, path, carol)), ['oa-live'], `carol (round ${round})`);
+        assert.is((await get(site, '/apps/api/plugins/oa-dave-pending', carol)).status, 404);
+        assert.is((await get(site, '/apps/api/plugins/oa-dave-pending', dave)).status, 200);
+      }
+    }
+  } finally {
+    await sql`delete from plugins where id = 'oa-dave-pending'`;
+  }
+  for (const site of [first, second]) {
+    const plugins = await list(site, path, dave);
+    assert.equal(ids(plugins), ['oa-live']);
+    assert.not.ok('pendingUpdate' in plugins[0]!, 'the visitors\' answer: no review fields');
+  }
+});
+
 /** Every answer of an author and an administrator that shows `oa-live`, with the plugin as each shows it. */
 const views = async (site: TestServer): Promise<Array<{ what: string; plugin: Plugin | undefined }>> => {
   const find = (plugins: Plugin[]) => plugins.find((plugin) => plugin.id === 'oa-live');
