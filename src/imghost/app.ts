@@ -13,14 +13,22 @@ import { iconsFeature } from './icons/feature.js';
 import { imagesFeature } from './images/feature.js';
 import { packagesFeature } from './packages/feature.js';
 import { imagesDirReady } from './readiness.js';
+import { openObjectStorage } from './storage/object-storage.js';
 
 /** Service B: uploads, originals and WebP previews, icons. */
 export async function createImghost(deps: ImghostDeps) {
   await mkdir(deps.config.imagesDir, { recursive: true });
-  const features: Feature<ImghostLocals>[] = [await imagesFeature(deps), await packagesFeature(deps), await iconsFeature(deps)];
+  const storage = deps.config.storage;
+  const bucket = storage.kind === 's3' ? await openObjectStorage(storage, deps.log.child({ feature: 'storage' })) : null;
+  if (storage.kind === 's3') {
+    deps.log.info('files are kept in a bucket', { bucket: storage.s3.bucket, prefix: storage.prefix, endpoint: storage.s3.endpoint, cacheMaxBytes: storage.cacheMaxBytes });
+  }
+  const features: Feature<ImghostLocals>[] = [await imagesFeature(deps, bucket), await packagesFeature(deps, bucket), await iconsFeature(deps)];
   const metrics = serviceMetrics(deps.config.metricsToken, features);
   const continueChecks = features.flatMap((feature) => (feature.checkContinue ? [feature.checkContinue] : []));
-  const health = healthHandlers(imagesDirReady(deps.config.imagesDir, deps.config.imghostMinFreeBytes));
+  const diskReady = imagesDirReady(deps.config.imagesDir, deps.config.imghostMinFreeBytes);
+  // With a bucket, the local disk still holds uploads being received and the cache.
+  const health = healthHandlers(bucket ? async () => (await Promise.all([diskReady(), bucket.ready()])).every(Boolean) : diskReady);
   const routes: Route<ImghostLocals>[] = [
     { method: 'GET', path: '/healthz', handler: health.live },
     { method: 'GET', path: '/readyz', handler: health.ready },
@@ -48,6 +56,7 @@ export async function createImghost(deps: ImghostDeps) {
     routes: routes.map(({ method, path }) => ({ method, path })),
     close: async () => {
       for (const feature of features) await feature.close?.();
+      await bucket?.close();
     },
   };
 }

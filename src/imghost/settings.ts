@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { byteCountFrom, ConfigError, envReader, type Env } from '../settings/env.js';
 import { loadSharedSettings, type SharedSettings } from '../settings/shared.js';
+import { loadStorageSettings, type StorageSettings } from './storage/storage-settings.js';
 
 /** The image host's settings (docs/operations.md, the configuration table): its own and the shared ones. */
 export interface ImghostSettings extends SharedSettings {
@@ -11,6 +12,8 @@ export interface ImghostSettings extends SharedSettings {
   /** /readyz of the image host answers 503 when its disk has less free space. */
   imghostMinFreeBytes: number;
   iconsDir: string | undefined;
+  /** STORAGE_URL and the S3_* settings: the disk (unset) or a bucket (storage/storage-settings.ts). */
+  storage: StorageSettings;
 }
 
 /**
@@ -35,5 +38,6 @@ export function loadImghostSettings(env: Env, shared: SharedSettings = loadShare
     packagesDir: resolve(shared.dataDir, 'packages'),
     imghostMinFreeBytes: Number(minFreeText),
     iconsDir: read('ICONS_DIR') === undefined ? undefined : resolve(read('ICONS_DIR')!),
+    storage: loadStorageSettings(read, shared.dataDir),
   };
 }

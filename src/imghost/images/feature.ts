@@ -5,11 +5,13 @@ import { threadBudget } from '../thread-budget.js';
 import { configureSharp, MAX_WAITING_DECODES } from './imaging.js';
 import { conversionStats, createPreviews } from './previews.js';
 import { imageNotFound, serveImage } from './serve.js';
+import type { ObjectStorage } from '../storage/object-storage.js';
+import { openBucketImageStore } from './bucket-store.js';
 import { openImageStore } from './store.js';
 import { uploadImage, uploadWouldAccept } from './upload.js';
 
-/** Upload, originals and on-demand WebP previews (storage layout: store.ts). */
-export async function imagesFeature(deps: ImghostDeps): Promise<Feature<ImghostLocals>> {
+/** Upload, originals and on-demand WebP previews (storage layout: store.ts on disk, bucket-store.ts in a bucket). */
+export async function imagesFeature(deps: ImghostDeps, bucket: ObjectStorage | null): Promise<Feature<ImghostLocals>> {
   configureSharp();
   const log = deps.log.child({ feature: 'images' });
   const budget = threadBudget();
@@ -22,7 +24,7 @@ export async function imagesFeature(deps: ImghostDeps): Promise<Feature<ImghostL
       recommended: budget.recommendedPoolSize,
     });
   }
-  const store = await openImageStore(deps.config.imagesDir, log);
+  const store = bucket ? await openBucketImageStore(deps.config.imagesDir, bucket, log) : await openImageStore(deps.config.imagesDir, log);
   // One line for uploads' checks and previews' conversions: both decode images.
   const limiter = createTaskQueue({ concurrency: budget.decodeConcurrency, maxWaiting: MAX_WAITING_DECODES });
   const previews = createPreviews(store, limiter, log);
@@ -53,6 +55,12 @@ export async function imagesFeature(deps: ImghostDeps): Promise<Feature<ImghostL
       { name: 'imghost_decode_queue_waiting', help: 'Image decodes and conversions waiting for a slot', type: 'gauge', value: limiter.waiting },
       { name: 'imghost_webp_conversions_total', help: 'WebP previews this process started converting', type: 'counter', value: conversionStats.started },
       { name: 'imghost_webp_conversion_failures_total', help: 'WebP conversions that failed', type: 'counter', value: conversionStats.failed },
+      ...(bucket
+        ? [
+            { name: 'imghost_storage_cache_bytes', help: 'Bytes of bucket objects kept in the local cache', type: 'gauge' as const, value: bucket.cache.bytes },
+            { name: 'imghost_storage_cache_objects', help: 'Bucket objects kept in the local cache', type: 'gauge' as const, value: bucket.cache.entries },
+          ]
+        : []),
     ],
     close: async () => {
       await previews.settle();

@@ -1,8 +1,8 @@
-import { stat } from 'node:fs/promises';
 import { createSingleFlight } from '../../lib/single-flight.js';
 import { HttpError } from '../../http/errors.js';
 import type { Logger } from '../../lib/log.js';
 import type { TaskQueue as Limiter } from '../../lib/task-queue.js';
+import { BucketUnavailable } from '../storage/s3-client.js';
 import { insufficientStorage, isDiskFull } from './disk-errors.js';
 import { convertToWebp } from './imaging.js';
 import type { ImageStore, StoredFile } from './store.js';
@@ -19,10 +19,10 @@ const conversionFailed = (cause: unknown) =>
 const busy = () =>
   new HttpError(503, 'UNAVAILABLE', 'Server busy, try again shortly', { plain: true, headers: { 'Retry-After': '5' } });
 
-const exists = (path: string) => stat(path).then(() => true, () => false);
 
 /**
- * WebP previews, made on first request and kept on disk. Concurrent first requests
+ * WebP previews, made on first request and kept beside the original (on disk, or
+ * in the bucket, where the first host to miss one makes it and the others find it). Concurrent first requests
  * for one image share one conversion (single flight); conversions of different
  * images go through the decode limiter. A failure leaves nothing on disk or in
  * memory, so the next request tries again.
@@ -35,22 +35,31 @@ export function createPreviews(store: ImageStore, limiter: Limiter, log: Logger)
     // must not convert a second time: look on disk again inside the flight.
     const done = await store.findPreview(md5);
     if (done) return done;
-    return limiter.run(async () => {
-      const temp = store.temps.create('webp');
-      conversionStats.started++;
-      try {
-        await convertToWebp(original.path, temp);
-        return await store.commitPreview(temp, md5);
-      } catch (error) {
-        conversionStats.failed++;
-        await store.temps.discard(temp).catch((rmError: unknown) => log.warn('temp file left behind', { err: rmError }));
-        if (isDiskFull(error)) throw insufficientStorage(true, error);
-        // The original was deleted by hand while its lookup was remembered: the
-        // image is gone, which is not a conversion failure.
-        if (!(await exists(original.path))) return null;
-        throw conversionFailed(error);
-      }
-    }, busy);
+    // With a bucket, the original is fetched into the local cache first (outside the
+    // decode limiter: waiting on the network must not hold a decode slot).
+    const source = await store.localCopy(original);
+    if (!source) return null;
+    try {
+      return await limiter.run(async () => {
+        const temp = store.temps.create('webp');
+        conversionStats.started++;
+        try {
+          await convertToWebp(source.path, temp);
+          return await store.commitPreview(temp, md5);
+        } catch (error) {
+          conversionStats.failed++;
+          await store.temps.discard(temp).catch((rmError: unknown) => log.warn('temp file left behind', { err: rmError }));
+          if (isDiskFull(error)) throw insufficientStorage(true, error);
+          if (error instanceof BucketUnavailable) throw error;
+          // The original was deleted by hand while its lookup was remembered: the
+          // image is gone, which is not a conversion failure.
+          if (!(await store.stillThere(original))) return null;
+          throw conversionFailed(error);
+        }
+      }, busy);
+    } finally {
+      await source.release();
+    }
   }
 
   return {
@@ -61,7 +70,7 @@ export function createPreviews(store: ImageStore, limiter: Limiter, log: Logger)
       // A preview is served only beside its original: an image whose original was
       // deleted by hand is gone in every form, even where its lookups are remembered.
       // One stat, on preview requests only.
-      if (await exists(original.path)) return ready;
+      if (await store.stillThere(original)) return ready;
       store.forget(ready);
       return null;
     },

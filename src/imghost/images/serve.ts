@@ -1,8 +1,8 @@
-import { createReadStream, type ReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { HttpError } from '../../http/errors.js';
 import { answeredNotModified } from '../../http/prepared-answer.js';
 import type { ImghostContext } from '../context.js';
+import { bucketFailureToHttp } from '../storage/object-storage.js';
 import type { Previews } from './previews.js';
 import type { ImageStore, StoredFile } from './store.js';
 
@@ -11,14 +11,14 @@ export const IMAGE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 /** Digits of a millisecond timestamp, with room to spare; longer is not one of ours. */
 const TIMESTAMP = /^\d{1,16}$/;
 const FILE_NAME = /^([0-9a-f]{32})(\.webp)?$/;
-/** Read-ahead per response; 64 KiB matches the socket's own buffering. */
-const READ_CHUNK_BYTES = 64 * 1024;
+/** A redirect to STORAGE_PUBLIC_URL may be kept a day: the object under it never changes, the setting might. */
+const REDIRECT_CACHE_CONTROL = 'public, max-age=86400';
 
 export const imageNotFound = () => new HttpError(404, 'NOT_FOUND', 'Image not found', { plain: true });
 
 /** GET/HEAD /img/:timestamp/:file, where file is `<md5>` or `<md5>.webp`. */
 export function serveImage(store: ImageStore, previews: Previews) {
-  return async (ctx: ImghostContext): Promise<void> => {
+  const serve = async (ctx: ImghostContext): Promise<void> => {
     // Params arrive decoded, so "..%2F.." is "../.." here and fails these patterns:
     // nothing a client sends reaches a path except a checked md5.
     const name = FILE_NAME.exec(ctx.params.file ?? '');
@@ -31,7 +31,20 @@ export function serveImage(store: ImageStore, previews: Previews) {
       store.forget(original);
       throw imageNotFound();
     }
+    const redirect = store.redirectUrl(file);
+    if (redirect !== undefined) {
+      ctx.res.writeHead(302, { Location: redirect, 'Cache-Control': REDIRECT_CACHE_CONTROL, 'Content-Length': '0' }).end();
+      return;
+    }
     await sendStoredFile(ctx, store, file);
+  };
+  return async (ctx: ImghostContext): Promise<void> => {
+    try {
+      await serve(ctx);
+    } catch (error) {
+      // A bucket that does not answer: 503 with Retry-After (plain text, as /img answers).
+      throw bucketFailureToHttp(error, true);
+    }
   };
 }
 
@@ -43,7 +56,7 @@ async function sendStoredFile(ctx: ImghostContext, store: ImageStore, file: Stor
     ctx.res.writeHead(200, headers).end();
     return;
   }
-  const stream = await openStream(file.path);
+  const stream = await store.open(file);
   if (!stream) {
     store.forget(file);
     throw imageNotFound();
@@ -57,29 +70,6 @@ async function sendStoredFile(ctx: ImghostContext, store: ImageStore, file: Stor
     if (!isClientGone(error)) ctx.log.warn('image stream failed', { err: error });
   }
 }
-
-/** Opens before any header is sent, so a file deleted by hand is still a clean 404. */
-function openStream(path: string): Promise<ReadStream | null> {
-  return new Promise((resolve, reject) => {
-    const stream = createReadStream(path, { highWaterMark: READ_CHUNK_BYTES });
-    const onError = (error: NodeJS.ErrnoException) => {
-      stream.off('open', onOpen);
-      if (error.code === 'ENOENT') resolve(null);
-      else reject(error);
-    };
-    const onOpen = () => {
-      stream.off('error', onError);
-      // Until pipeline() takes over, an error must not be an uncaught 'error' event;
-      // pipeline still sees it (the stream is then errored) and rejects.
-      stream.on('error', ignore);
-      resolve(stream);
-    };
-    stream.once('error', onError);
-    stream.once('open', onOpen);
-  });
-}
-
-const ignore = () => {};
 
 function isClientGone(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException | null)?.code;

@@ -1,12 +1,14 @@
 import { mkdir, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { HttpError } from '../../http/errors.js';
 import type { Logger } from '../../lib/log.js';
 import { createLru } from '../../lib/lru.js';
 import { syncDirectory, syncFile } from './durable.js';
 import { FORMAT_LIST, FORMATS, type ImageFormat } from './formats.js';
+import { openFile } from './open-file.js';
 import { sameContent } from './same-content.js';
-import { createTempArea } from './temp-files.js';
+import { createTempArea, type TempArea } from './temp-files.js';
 
 // Storage layout under IMAGES_DIR ($DATA_DIR/images), content-addressed:
 //
@@ -40,6 +42,7 @@ const TEMP_DIR = '.tmp';
 export interface StoredFile {
   /** Its entry in the lookup cache: the md5, or the md5 + ".webp" for a preview. */
   key: string;
+  /** Where it is: a file path (disk), or its name in the bucket, "images/<md5[0:2]>/<name>" (bucket-store.ts). */
   path: string;
   mime: string;
   size: number;
@@ -50,9 +53,34 @@ export interface StoredFile {
 export const md5Taken = () =>
   new HttpError(409, 'CONFLICT', 'A different image with the same md5 is already stored', { field: 'image' });
 
-export type ImageStore = Awaited<ReturnType<typeof openImageStore>>;
+/** A local file holding an image's bytes, for sharp to read; release() when done with it. */
+export interface LocalCopy {
+  path: string;
+  release(): Promise<void>;
+}
 
-export async function openImageStore(imagesDir: string, log: Logger) {
+/** Where images are kept: this folder (openImageStore) or a bucket (bucket-store.ts). */
+export interface ImageStore {
+  temps: TempArea;
+  findOriginal(md5: string): Promise<StoredFile | null>;
+  findPreview(md5: string): Promise<StoredFile | null>;
+  commitOriginal(temp: string, md5: string, format: ImageFormat, size: number): Promise<StoredFile>;
+  commitPreview(temp: string, md5: string): Promise<StoredFile>;
+  forget(file: StoredFile): void;
+  /** The file's bytes, opened before any header is sent; null when it is gone. */
+  open(file: StoredFile): Promise<Readable | null>;
+  /** A local file with the bytes (previews convert from it); null when it is gone. */
+  localCopy(file: StoredFile): Promise<LocalCopy | null>;
+  /** Whether the file is still there (an image deleted by hand is gone in every form). */
+  stillThere(file: StoredFile): Promise<boolean>;
+  /** Where reads of it are redirected (STORAGE_PUBLIC_URL), if anywhere. */
+  redirectUrl(file: StoredFile): string | undefined;
+  close(): Promise<void>;
+}
+
+const keepFile = async () => {};
+
+export async function openImageStore(imagesDir: string, log: Logger): Promise<ImageStore> {
   const tempDir = join(imagesDir, TEMP_DIR);
   await mkdir(tempDir, { recursive: true });
   const temps = createTempArea(tempDir, log);
@@ -157,6 +185,11 @@ export async function openImageStore(imagesDir: string, log: Logger) {
     forget(file: StoredFile): void {
       cache.delete(file.key);
     },
+
+    open: (file) => openFile(file.path),
+    localCopy: async (file) => ({ path: file.path, release: keepFile }),
+    stillThere: (file) => stat(file.path).then(() => true, () => false),
+    redirectUrl: () => undefined,
 
     /** Shutdown: no temp file of this process outlives it. */
     close: () => temps.close(),

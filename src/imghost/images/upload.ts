@@ -5,6 +5,7 @@ import { sendJson } from '../../http/respond.js';
 import type { TaskQueue as Limiter } from '../../lib/task-queue.js';
 import { wouldAcceptUpload } from '../continue-check.js';
 import type { ImghostContext } from '../context.js';
+import { bucketFailureToHttp } from '../storage/object-storage.js';
 import { insufficientStorage, isDiskFull } from './disk-errors.js';
 import { answerFilename } from './formats.js';
 import { checkImage } from './imaging.js';
@@ -101,7 +102,7 @@ export function uploadImage(options: UploadOptions) {
     try {
       await store(ctx);
     } catch (error) {
-      throw isDiskFull(error) ? insufficientStorage(false, error) : error;
+      throw isDiskFull(error) ? insufficientStorage(false, error) : bucketFailureToHttp(error, false);
     } finally {
       // Whatever the answer, the rest of the body (an epilogue after the form, or
       // all of it when we refused early) must be read for the connection to carry

@@ -16,6 +16,9 @@ const busy = json('Busy, or a dependency did not answer in time', { allOf: [ref(
   'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } },
 });
 const cached = { '304': { description: 'Not modified (If-None-Match)' } };
+/** With a bucket and STORAGE_PUBLIC_URL, reads are redirected to the object there. */
+const redirected = { '302': { description: 'STORAGE_PUBLIC_URL is set: the same bytes at the public URL (Location)' } };
+const storageDown = failure('The bucket did not answer (STORAGE_URL=s3://...); Retry-After says when to try again', 'UNAVAILABLE');
 /** Any route, before routing: a request target over 8 KiB. */
 const targetTooLong = failure('Request target over 8 KiB', 'BAD_REQUEST');
 const metricsOnly = [{ metricsToken: [] }];
@@ -99,7 +102,7 @@ export const IMGHOST_OPENAPI = {
   },
   paths: {
     '/healthz': { get: { operationId: 'getHealth', tags: ['service'], security: [], summary: 'The process serves', responses: { '200': json('Alive', probe('ok')), '414': targetTooLong } } },
-    '/readyz': { get: { operationId: 'getReadiness', tags: ['service'], security: [], summary: 'The image folder is usable, with free space', responses: { '200': json('Ready', probe('ready')), '414': targetTooLong, '503': json('Not ready (not an error envelope: probes read the status)', probe('unavailable')) } } },
+    '/readyz': { get: { operationId: 'getReadiness', tags: ['service'], security: [], summary: 'The image folder is usable, with free space, and the bucket answers (when STORAGE_URL is set)', responses: { '200': json('Ready', probe('ready')), '414': targetTooLong, '503': json('Not ready (not an error envelope: probes read the status)', probe('unavailable')) } } },
     '/metrics': {
       get: {
         operationId: 'getMetrics', tags: ['service'], security: metricsOnly,
@@ -162,6 +165,7 @@ export const IMGHOST_OPENAPI = {
           '200': json('Removed', { type: 'object', required: ['success'], properties: { success: { const: true } } }),
           '401': failure('Missing or wrong upload token', 'UNAUTHORIZED'),
           '404': failure('Not a SHA-256', 'NOT_FOUND'),
+          '503': storageDown,
         },
       },
     },
@@ -176,10 +180,12 @@ export const IMGHOST_OPENAPI = {
         responses: {
           '200': media('The ZIP (Content-Disposition: attachment)', 'application/zip'),
           '206': media('The requested byte range (Content-Range)', 'application/zip'),
+          ...redirected,
           ...cached,
           '404': failure('No such package', 'NOT_FOUND'),
           '410': failure('Removed by an administrator', 'GONE'),
           '416': failure('Range not satisfiable (Content-Range: bytes */size)', 'RANGE_NOT_SATISFIABLE'),
+          '503': storageDown,
         },
       },
     },
@@ -189,7 +195,7 @@ export const IMGHOST_OPENAPI = {
         'x-route': '/img/:timestamp/:file',
         summary: 'The original image, immutable',
         parameters: imageParams,
-        responses: { '200': media('The image', 'image/jpeg', 'image/png', 'image/gif', 'image/webp'), ...cached, '404': text('Image not found') },
+        responses: { '200': media('The image', 'image/jpeg', 'image/png', 'image/gif', 'image/webp'), ...redirected, ...cached, '404': text('Image not found'), '503': text('Storage unavailable, try again shortly (the bucket did not answer; with Retry-After)') },
       },
     },
     '/img/{timestamp}/{md5}.webp': {
@@ -198,7 +204,7 @@ export const IMGHOST_OPENAPI = {
         'x-route': '/img/:timestamp/:file',
         summary: 'WebP preview, made on first request and kept',
         parameters: imageParams,
-        responses: { '200': media('The WebP', 'image/webp'), ...cached, '404': text('Image not found'), '500': text('Error converting image'), '503': busy },
+        responses: { '200': media('The WebP', 'image/webp'), ...redirected, ...cached, '404': text('Image not found'), '500': text('Error converting image'), '503': busy },
       },
     },
     '/img/{path}': {

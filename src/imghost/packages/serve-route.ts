@@ -1,19 +1,17 @@
-import { close, createReadStream, type ReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { HttpError } from '../../http/errors.js';
 import { sendJson } from '../../http/respond.js';
 import { answeredNotModified } from '../../http/prepared-answer.js';
 import type { ImghostContext } from '../context.js';
+import { bucketFailureToHttp } from '../storage/object-storage.js';
 import { parseRange } from './byte-range.js';
 import { isPackageFileName } from './package-names.js';
 import { SHA256, type PackageStore } from './package-store.js';
 
 /** The bytes under a hash never change (RFC 8246). */
 export const PACKAGE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
-/**
- * Reads of up to 256 KiB: 4 reads and writes per MiB where 64 KiB took 16; with 50
- * downloads at once that is at most 12.5 MiB of buffers (one chunk each in flight).
- */
-const READ_CHUNK_BYTES = 256 * 1024;
+/** A redirect to STORAGE_PUBLIC_URL may be kept a day: the object under it never changes, the setting might. */
+const REDIRECT_CACHE_CONTROL = 'public, max-age=86400';
 
 export const packageNotFound = () => new HttpError(404, 'NOT_FOUND', 'Package not found');
 const packageGone = () => new HttpError(410, 'GONE', 'This package was removed by an administrator');
@@ -25,7 +23,7 @@ const packageGone = () => new HttpError(410, 'GONE', 'This package was removed b
  * reads of up to READ_CHUNK_BYTES, piped without pipeline()'s extra listeners.
  */
 export function servePackage(store: PackageStore) {
-  return async (ctx: ImghostContext): Promise<void> => {
+  const serve = async (ctx: ImghostContext): Promise<void> => {
     const sha256 = ctx.params.sha256 ?? '';
     const name = ctx.params.file ?? '';
     if (!SHA256.test(sha256) || !isPackageFileName(name)) throw packageNotFound();
@@ -33,21 +31,45 @@ export function servePackage(store: PackageStore) {
     const found = head ? await store.find(sha256) : await store.open(sha256);
     if (found === 'removed') throw packageGone();
     if (!found) throw packageNotFound();
-    const fd = 'fd' in found ? found.fd : undefined;
-    let range: { start: number; end: number } | null | undefined;
-    try {
-      range = answerHead(ctx, found, name);
-    } finally {
-      // Nothing to stream (a 304, a 416): the descriptor is ours to close.
-      if (fd !== undefined && !range) close(fd, () => {});
+    const opened = 'read' in found ? found : undefined;
+    const redirect = store.redirectUrl(sha256);
+    if (redirect !== undefined) {
+      opened?.release();
+      ctx.res.writeHead(302, { Location: redirect, 'Cache-Control': REDIRECT_CACHE_CONTROL, 'Content-Length': '0' }).end();
+      return;
     }
-    if (!range || fd === undefined) return;
-    await streamTo(ctx, createReadStream('', { fd, start: range.start, end: range.end, highWaterMark: READ_CHUNK_BYTES }));
+    let answer: PlannedAnswer | null | undefined;
+    try {
+      answer = planAnswer(ctx, found, name);
+    } finally {
+      // Nothing to stream (a 304, a 416, a HEAD): what open() holds is ours to let go.
+      if (opened && !answer) opened.release();
+    }
+    if (!answer || !opened) return;
+    // Opened before the head is written, so a bucket that fails is still a clean 503.
+    const stream = await opened.read(answer.start, answer.end);
+    if (!stream) throw (await store.isRemoved(sha256)) ? packageGone() : packageNotFound();
+    ctx.res.writeHead(answer.status, answer.head);
+    await streamTo(ctx, stream);
+  };
+  return async (ctx: ImghostContext): Promise<void> => {
+    try {
+      await serve(ctx);
+    } catch (error) {
+      throw bucketFailureToHttp(error, false);
+    }
   };
 }
 
-/** Writes the head of the answer; the byte range to send, or null when nothing follows (304, HEAD). */
-function answerHead(ctx: ImghostContext, found: { etag: string; size: number }, name: string): { start: number; end: number } | null {
+interface PlannedAnswer {
+  status: 200 | 206;
+  head: (string | number)[];
+  start: number;
+  end: number;
+}
+
+/** The answer's status, head and byte range; null when it is already answered (304, HEAD). */
+function planAnswer(ctx: ImghostContext, found: { etag: string; size: number }, name: string): PlannedAnswer | null {
   const common = ['ETag', found.etag, 'Cache-Control', PACKAGE_CACHE_CONTROL, 'Accept-Ranges', 'bytes'];
   if (answeredNotModified(ctx, found.etag, common)) return null;
   const ifRange = ctx.req.headers['if-range'];
@@ -71,12 +93,11 @@ function answerHead(ctx: ImghostContext, found: { etag: string; size: number }, 
     ctx.res.writeHead(status, head).end();
     return null;
   }
-  ctx.res.writeHead(status, head);
-  return { start, end };
+  return { status, head, start, end };
 }
 
-/** Pipes the file to the answer; settles when the answer is done or cut. The stream closes its descriptor. */
-function streamTo(ctx: ImghostContext, stream: ReadStream): Promise<void> {
+/** Pipes the bytes to the answer; settles when the answer is done or cut. A file stream closes its descriptor. */
+function streamTo(ctx: ImghostContext, stream: Readable): Promise<void> {
   const res = ctx.res;
   return new Promise((resolve) => {
     stream.on('error', (error: NodeJS.ErrnoException) => {
@@ -98,7 +119,11 @@ export function removePackage(store: PackageStore, checkToken: (authorization: s
     checkToken(ctx.req.headers.authorization);
     const sha256 = ctx.params.sha256 ?? '';
     if (!SHA256.test(sha256)) throw packageNotFound();
-    await store.remove(sha256);
+    try {
+      await store.remove(sha256);
+    } catch (error) {
+      throw bucketFailureToHttp(error, false);
+    }
     sendJson(ctx, 200, { success: true });
   };
 }

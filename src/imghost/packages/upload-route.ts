@@ -5,6 +5,7 @@ import { sendJson } from '../../http/respond.js';
 import type { TaskQueue } from '../../lib/task-queue.js';
 import { wouldAcceptUpload } from '../continue-check.js';
 import type { ImghostContext } from '../context.js';
+import { bucketFailureToHttp } from '../storage/object-storage.js';
 import { insufficientStorage, isDiskFull } from '../images/disk-errors.js';
 import { createTokenCheck } from '../images/upload-token.js';
 import { packageUrl } from './package-names.js';
@@ -82,7 +83,7 @@ export function uploadPackage(options: PackageUploadOptions) {
     try {
       await store(ctx);
     } catch (error) {
-      throw isDiskFull(error) ? insufficientStorage(false, error) : error;
+      throw isDiskFull(error) ? insufficientStorage(false, error) : bucketFailureToHttp(error, false);
     } finally {
       refuseRestOfBody(ctx);
     }

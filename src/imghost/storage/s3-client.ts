@@ -76,7 +76,7 @@ export function createS3Client(config: S3Config) {
     key: string | null,
     headers: Record<string, string>,
     payloadHash: string,
-    body?: Readable,
+    body?: Readable | Buffer,
   ): Promise<Dispatcher.ResponseData> {
     const path = key === null ? bucketPath || '/' : `${bucketPath}/${uriEncode(key, true)}`;
     const amzDate = amzDateOf(new Date());
@@ -90,7 +90,7 @@ export function createS3Client(config: S3Config) {
         dispatcher: agent,
       });
     } catch (error) {
-      body?.destroy();
+      if (body && !Buffer.isBuffer(body)) body.destroy();
       throw new BucketUnavailable(operation, null, error);
     }
   }
@@ -123,12 +123,12 @@ export function createS3Client(config: S3Config) {
 
   return {
     /**
-     * Stores a complete local file under `key`. With If-None-Match: * the service
+     * Stores a complete local file (or a few bytes) under `key`. With If-None-Match: * the service
      * refuses to replace an object that exists (412, or 409 while another PUT of
      * the same key is in flight): 'exists'. Services that ignore the header simply
      * store the same bytes again, which content addressing makes harmless.
      */
-    async put(key: string, file: string, size: number, options: PutOptions): Promise<'stored' | 'exists'> {
+    async put(key: string, file: string | Buffer, size: number, options: PutOptions): Promise<'stored' | 'exists'> {
       const headers: Record<string, string> = {
         'content-type': options.contentType,
         'content-length': String(size),
@@ -136,7 +136,8 @@ export function createS3Client(config: S3Config) {
       };
       if (options.md5) headers['content-md5'] = Buffer.from(options.md5, 'hex').toString('base64');
       for (const [name, value] of Object.entries(options.meta ?? {})) headers[`x-amz-meta-${name}`] = value;
-      const response = await send('PUT', 'PUT', key, headers, options.sha256 ?? 'UNSIGNED-PAYLOAD', createReadStream(file));
+      const body = typeof file === 'string' ? createReadStream(file) : file;
+      const response = await send('PUT', 'PUT', key, headers, options.sha256 ?? 'UNSIGNED-PAYLOAD', body);
       if (response.statusCode === 412 || response.statusCode === 409) {
         await discard(response);
         return 'exists';
