@@ -20,6 +20,11 @@
 //
 // BENCH_ROWS=icons (or any of rss,convert,files,icons,packages, comma-separated) runs only
 // those groups, to iterate on one; the default runs them all.
+//
+// BENCH_STORAGE=s3 runs the image host on a bucket (STORAGE_URL, an s3rver child
+// process on a free port): the `files` rows are then cached originals and previews
+// served from the local cache of bucket objects, to compare with BENCH_STORAGE=disk
+// (the default).
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -65,6 +70,9 @@ for (const name of SELECTED) {
   if (!(ROW_GROUPS as readonly string[]).includes(name)) throw new Error(`BENCH_ROWS: unknown group "${name}" (use ${ROW_GROUPS.join(',')})`);
 }
 const runs = (group: RowGroup) => SELECTED.has(group);
+const STORAGE = process.env.BENCH_STORAGE ?? 'disk';
+if (STORAGE !== 'disk' && STORAGE !== 's3') throw new Error(`BENCH_STORAGE: "${STORAGE}" is neither disk nor s3`);
+const BENCH_BUCKET = 'bench';
 
 const self = fileURLToPath(import.meta.url);
 const root = projectRoot();
@@ -119,8 +127,8 @@ function startBareConverter(): BareConverter {
   };
 }
 
-/** The built image host, pinned, its request log to a file. */
-async function startImghost(dataDir: string, logFile: string): Promise<Server> {
+/** The built image host, pinned, its request log to a file; `storage`: the bucket's settings, if any. */
+async function startImghost(dataDir: string, logFile: string, storage: Record<string, string> = {}): Promise<Server> {
   await mkdir(dataDir, { recursive: true });
   const port = await freePort();
   return startPinned({
@@ -129,8 +137,33 @@ async function startImghost(dataDir: string, logFile: string): Promise<Server> {
     cwd: dataDir, // no stray .env
     port,
     logFile,
-    env: { DATA_DIR: dataDir, HOST: '127.0.0.1', IMGHOST_PORT: String(port), LOG_LEVEL: 'info' },
+    env: { DATA_DIR: dataDir, HOST: '127.0.0.1', IMGHOST_PORT: String(port), LOG_LEVEL: 'info', ...storage },
   });
+}
+
+/** s3rver (the tests' devDependency) as a child process with one bucket; the image host's settings for it. */
+async function startBucket(dir: string): Promise<Child & { env: Record<string, string> }> {
+  const port = await freePort();
+  const bin = join(root, 'node_modules', 's3rver', 'bin', 's3rver.js');
+  await mkdir(join(dir, 's3'), { recursive: true });
+  const child: ChildProcess = spawn(process.execPath, [bin, '-d', join(dir, 's3'), '-a', '127.0.0.1', '-p', String(port), '-s', '--configure-bucket', BENCH_BUCKET], { stdio: 'ignore' });
+  const endpoint = `http://127.0.0.1:${port}`;
+  for (let tries = 0; ; tries++) {
+    if (await fetch(endpoint).then(() => true, () => false)) break;
+    if (tries > 100) throw new Error('s3rver did not start');
+    await sleep(100);
+  }
+  return {
+    process: child,
+    stop: () => void child.kill(),
+    env: {
+      STORAGE_URL: `s3://${BENCH_BUCKET}/bench`,
+      S3_ENDPOINT: endpoint,
+      S3_ACCESS_KEY_ID: 'S3RVER',
+      S3_SECRET_ACCESS_KEY: 'S3RVER',
+      S3_FORCE_PATH_STYLE: 'true',
+    },
+  };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -216,7 +249,9 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const comparisons: Comparison[] = [];
   try {
-    const imghost = await startImghost(join(dir, 'data'), join(dir, 'imghost.log'));
+    const bucket = STORAGE === 's3' ? await startBucket(dir) : null;
+    if (bucket) children.push(bucket);
+    const imghost = await startImghost(join(dir, 'data'), join(dir, 'imghost.log'), bucket?.env);
     servers.push(imghost);
     const pid = imghost.pid;
     const pool = new Pool(imghost.origin, { connections: UPLOADS });
@@ -317,7 +352,8 @@ async function main(): Promise<void> {
       };
       sample ??= await upload();
       await filePool.close();
-      const folder = join(dir, 'data', 'images', sample.md5.slice(0, 2));
+      // On a bucket, the files served are the local cache's copies.
+      const folder = join(dir, 'data', ...(bucket ? ['cache', 'images'] : ['images']), sample.md5.slice(0, 2));
       const fileRows = [
         { what: 'GET original', path: new URL(sample.url, imghost.origin).pathname, file: join(folder, `${sample.md5}.jpg`) },
         { what: 'GET cached .webp', path: new URL(sample.webpUrl, imghost.origin).pathname, file: join(folder, `${sample.md5}.preview.webp`) },
@@ -351,7 +387,7 @@ async function main(): Promise<void> {
     await rm(dir, { recursive: true, force: true });
   }
   if (rows.length > 0) printTable(rows);
-  if (comparisons.length > 0) printComparisons('node dist/imghost.js, request log to a file, vs plain and bare node:http', comparisons);
+  if (comparisons.length > 0) printComparisons(`node dist/imghost.js (${STORAGE === 's3' ? 'files in a bucket, local cache' : 'files on disk'}), request log to a file, vs plain and bare node:http`, comparisons);
 }
 
 /** A ZIP of one stored entry of `size` random bytes (random: no compression to speak of). */
