@@ -19,9 +19,9 @@ export function storeFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals
   useImageLinkRule(imageLinkRule(deps.config));
   return {
     routes: [
-      { method: 'GET', path: '/apps/api/plugins', use: [guards.withUser], handler: listHandler(deps, keptAnswers) },
+      { method: 'GET', path: '/apps/api/plugins', use: [keptAnswers.readAhead, guards.withUser], handler: listHandler(deps, keptAnswers) },
       { method: 'POST', path: '/apps/api/plugins', use: [guards.userOrToken('plugins:write'), jsonBody()], handler: createHandler(deps) },
-      { method: 'GET', path: '/apps/api/plugins/:id', use: [guards.withUser], handler: detailHandler(deps, keptAnswers) },
+      { method: 'GET', path: '/apps/api/plugins/:id', use: [keptAnswers.readAhead, guards.withUser], handler: detailHandler(deps, keptAnswers) },
       { method: 'PATCH', path: '/apps/api/plugins/:id', use: [guards.userOrToken('plugins:write'), jsonBody()], handler: editHandler(deps) },
       { method: 'POST', path: '/apps/api/plugins/:id/review', use: [guards.adminRequired, jsonBody()], handler: reviewHandler(deps) },
       { method: 'GET', path: '/apps/api/plugins/:id/install-link', handler: installLinkHandler(deps) },

@@ -7,7 +7,7 @@ import { isHttpError } from '../../http/errors.js';
 import { breakerOf } from '../../db/breaker.js';
 import { runQuery } from '../../db/queries.js';
 import type { Sql } from '../../db/pool.js';
-import type { SiteContext } from '../context.js';
+import type { SiteContext, SiteMiddleware } from '../context.js';
 import { DEFAULT_STALE_IF_ERROR_SECONDS } from '../settings.js';
 import type { Viewer } from './visibility.js';
 
@@ -69,6 +69,12 @@ export interface Question {
 }
 
 export interface KeptAnswers {
+  /**
+   * Put before the guard that looks up the caller's session: starts the store's
+   * generation read of a request that carries a cookie or token side by side with
+   * the session lookup, so a logged-in caller waits one round trip, not two.
+   */
+  readAhead: SiteMiddleware;
   /** Sends the answer to `question` as `viewer` sees it, `no-store`, built by `build(viewer)` when missing. */
   send(ctx: SiteContext, question: Question, viewer: Viewer, build: (viewer: Viewer) => Promise<unknown>): Promise<void>;
   /** The answer to `question` as `viewer` sees it under the current generation, built when missing. */
@@ -112,8 +118,8 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
   // the generation is the same the user needs only the shared read above, not a
   // read of their own (one round trip to PostgreSQL per request, as for visitors).
   const submitters = createLru<{ generation: string; submits: boolean }>(SUBMITTERS);
-  const readAs = async (viewer: NonNullable<Viewer>): Promise<GenerationRow> => {
-    const shared = await visitorGeneration();
+  const readAs = async (viewer: NonNullable<Viewer>, sharedRead: Promise<GenerationRow>): Promise<GenerationRow> => {
+    const shared = await sharedRead;
     const known = submitters.get(viewer.id);
     if (known?.generation === shared.generation) return { generation: shared.generation, viewer_submits: known.submits };
     const row = await readGeneration(viewer.id);
@@ -137,32 +143,51 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
     });
   };
 
-  const answers: KeptAnswers = {
-    async send(ctx, question, viewer, build) {
-      sendPrepared(ctx, await answers.answer(question, viewer, build), NO_STORE);
-    },
-    async answer(question, viewer, build) {
-      // An administrator never gets the visitors' answers: whether they submitted any does not matter, so
-      // they share the visitors' read.
-      let row: GenerationRow;
-      try {
-        row = await (viewer === null || viewer.admin ? visitorGeneration() : readAs(viewer));
-      } catch (error) {
-        return staleOr(error, question, viewer);
-      }
-      const generation = BigInt(row.generation);
-      const asVisitor = viewer === null || (!viewer.admin && !row.viewer_submits);
-      if (asVisitor && question.shared !== undefined) {
-        const key = `v ${question.shared}`;
-        const found = visitors.get(key);
-        if (found?.generation === generation) return found.answer;
-        // The database went away between the generation and the build: as above.
-        return keep(visitors, key, generation, () => build(null)).catch((error: unknown) => staleOr(error, question, viewer));
-      }
-      // Visitors are never asked an own question (those routes need a user): kept under nobody's name all the same.
-      const who = viewer === null ? '-' : `${viewer.id}${viewer.admin ? 'a' : 'u'}`;
-      return keep(own, `o ${who} ${question.own}`, generation, () => build(viewer));
-    },
+  // The shared read started when a request came in (readAhead): it began after the
+  // request arrived, so it is as fresh as one started later, and it ran while the
+  // session was looked up.
+  const readsAhead = new WeakMap<SiteContext, Promise<GenerationRow>>();
+  const readAhead: SiteMiddleware = (ctx, next) => {
+    if (ctx.req.headers.cookie !== undefined || ctx.req.headers.authorization !== undefined) {
+      const read = visitorGeneration();
+      // Awaited by the answer; a request refused before it (a bad token) leaves it unawaited, and that is no error.
+      read.catch(() => {});
+      readsAhead.set(ctx, read);
+    }
+    return next();
   };
-  return answers;
+
+  const answerTo = async (
+    question: Question, viewer: Viewer, build: (viewer: Viewer) => Promise<unknown>, ahead: Promise<GenerationRow> | undefined,
+  ): Promise<PreparedAnswer> => {
+    // An administrator never gets the visitors' answers: whether they submitted any does not matter, so
+    // they share the visitors' read.
+    let row: GenerationRow;
+    try {
+      const sharedRead = ahead ?? visitorGeneration();
+      row = await (viewer === null || viewer.admin ? sharedRead : readAs(viewer, sharedRead));
+    } catch (error) {
+      return staleOr(error, question, viewer);
+    }
+    const generation = BigInt(row.generation);
+    const asVisitor = viewer === null || (!viewer.admin && !row.viewer_submits);
+    if (asVisitor && question.shared !== undefined) {
+      const key = `v ${question.shared}`;
+      const found = visitors.get(key);
+      if (found?.generation === generation) return found.answer;
+      // The database went away between the generation and the build: as above.
+      return keep(visitors, key, generation, () => build(null)).catch((error: unknown) => staleOr(error, question, viewer));
+    }
+    // Visitors are never asked an own question (those routes need a user): kept under nobody's name all the same.
+    const who = viewer === null ? '-' : `${viewer.id}${viewer.admin ? 'a' : 'u'}`;
+    return keep(own, `o ${who} ${question.own}`, generation, () => build(viewer));
+  };
+
+  return {
+    readAhead,
+    async send(ctx, question, viewer, build) {
+      sendPrepared(ctx, await answerTo(question, viewer, build, readsAhead.get(ctx)), NO_STORE);
+    },
+    answer: (question, viewer, build) => answerTo(question, viewer, build, undefined),
+  };
 }
