@@ -77,7 +77,7 @@ export function createApp<L extends object>(options: AppOptions<L>): AppHandler 
       method: route.method,
       path: route.path,
       value: {
-        run: compose([...middleware, ...(route.use ?? [])], route.handler),
+        run: compose([...middleware.filter((step) => actsOn(step, route.method)), ...(route.use ?? [])], route.handler),
         meter: metrics?.meterFor(route.method, route.path),
       },
     })),
@@ -115,7 +115,8 @@ export function createApp<L extends object>(options: AppOptions<L>): AppHandler 
     }
     const route = found.match.value;
     ctx.meter = route.meter;
-    if (!decodeParams(found.match.rawParams)) {
+    // A static route's parameters are the shared empty object: nothing to decode.
+    if (found.match.rawParams !== NO_PARAMS && !decodeParams(found.match.rawParams)) {
       ctx.refusal = malformedEscape();
       return refuse;
     }
@@ -209,6 +210,14 @@ function targetProblem(req: IncomingMessage, target: string, rawPath: string): H
     return malformedEscape();
   }
   return undefined;
+}
+
+/** Whether service middleware acts on a route's requests (its method, and HEAD for GET): see Middleware's onlyFor. */
+function actsOn(step: Middleware<any>, routeMethod: string): boolean {
+  const methods = step.onlyFor;
+  if (methods === undefined) return true;
+  const method = routeMethod.toUpperCase();
+  return methods.has(method) || (method === 'GET' && methods.has('HEAD'));
 }
 
 const malformedEscape = () => new HttpError(400, 'BAD_REQUEST', 'Malformed percent-encoding in path');

@@ -16,7 +16,19 @@ export const DONE: Promise<void> = Promise.resolve();
  * each step in a fresh promise (and a microtask) costs more than the middleware
  * itself. Promise.resolve returns a promise it is given unchanged.
  */
-export function compose<L extends object>(middleware: Middleware<L>[], handler: Handler<L>) {
+export function compose<L extends object>(middleware: Middleware<L>[], handler: Handler<L>): (ctx: Context<L>) => Promise<void> {
+  // A route without middleware (a launcher's GET) runs its handler alone: no
+  // dispatch function made per request.
+  if (middleware.length === 0) {
+    return function runHandler(ctx: Context<L>): Promise<void> {
+      try {
+        const step = handler(ctx);
+        return step === undefined ? DONE : (Promise.resolve(step) as unknown as Promise<void>);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    };
+  }
   return function run(ctx: Context<L>): Promise<void> {
     let last = -1;
     const dispatch = (index: number): Promise<void> => {

@@ -29,7 +29,15 @@ export interface Context<L extends object = Record<string, unknown>> {
 
 export type Handler<L extends object = Record<string, unknown>> = (ctx: Context<L>) => unknown;
 export type Next = () => Promise<void>;
-export type Middleware<L extends object = Record<string, unknown>> = (ctx: Context<L>, next: Next) => unknown;
+export type Middleware<L extends object = Record<string, unknown>> = ((ctx: Context<L>, next: Next) => unknown) & {
+  /**
+   * The methods whose requests this middleware acts on (upper case), when it passes
+   * every other request straight to `next`: a route of another method is composed
+   * without it (app.ts), so a launcher's GET does not walk a step that does nothing.
+   * It must still pass those requests on by itself: requests no route takes run it.
+   */
+  readonly onlyFor?: ReadonlySet<string>;
+};
 
 export interface Route<L extends object = Record<string, unknown>> {
   method: string;

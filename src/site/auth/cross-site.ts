@@ -48,11 +48,13 @@ const refused = () => new HttpError(403, 'FORBIDDEN', 'Cross-site request refuse
 export function crossSiteProtection(config: SiteSettings): SiteMiddleware {
   const cookieName = sessionCookieName(config);
   const ownOrigin = config.publicOrigin.toLowerCase();
-  return (ctx, next) => {
+  const protect: SiteMiddleware = (ctx, next) => {
     if (!STATE_CHANGING.has(ctx.method) || getCookie(ctx.req, cookieName) === undefined) return next();
     if (isCrossSite(ctx.req, ownOrigin)) throw refused();
     return next();
   };
+  // Routes of other methods (GET: the launchers' polls, pages, icons) are composed without it.
+  return Object.assign(protect, { onlyFor: STATE_CHANGING });
 }
 
 /**
