@@ -145,31 +145,63 @@ function writeOurHead(
  * The head of an answer with a body of `length` bytes of `contentType`, and `own`
  * headers prepared once (a frozen list: the same object on every request), written
  * in one step: when `own` names neither one of ours nor Content-Length, and nothing
- * was set before with setHeader, the head is the three lists one after the other,
- * with no header looked at one by one. Anything else takes writeHead's way.
+ * was set before with setHeader, the whole head is made once per list and content
+ * type (headTemplate) and each request copies it and fills in its
+ * request id and length: no header looked at one by one, no lists spread together.
+ * Anything else takes writeHead's way.
  */
 export function writeBodyHead(res: ServerResponse, status: number, own: HeaderList, contentType: string, length: number): ServerResponse {
   const state = (res as AppResponse).answerState;
   const ours = (res as AppResponse).answerHeaders;
-  if (state === undefined || ours === undefined || !isClean(own, ours) || setBefore(res, ours.names)) {
+  const template = state === undefined || ours === undefined ? undefined : headTemplate(own, ours, contentType);
+  if (template === undefined || setBefore(res, ours!.names)) {
     return res.writeHead(status, [...own, 'Content-Type', contentType, 'Content-Length', length]);
   }
-  state.contentLength = length;
-  return nodeWriteHead.call(res, status, ['X-Request-Id', state.id, ...ours.list, ...own, 'Content-Type', contentType, 'Content-Length', length]);
+  state!.contentLength = length;
+  // slice() of a plain (not frozen) array is one copy.
+  const head = template.slice();
+  head[1] = state!.id;
+  head[head.length - 1] = length;
+  return nodeWriteHead.call(res, status, head);
 }
 
-/** Frozen lists already found to name none of a service's headers nor Content-Length (or Content-Type), by the service's headers. */
-const cleanLists = new WeakMap<HeaderList, AnswerHeaders>();
+/**
+ * Per frozen list, the service's headers it was checked against and its heads by
+ * content type: `[X-Request-Id, <id>, ...ours, ...own, Content-Type, type,
+ * Content-Length, <length>]`. A list that names one of ours, Content-Length or
+ * Content-Type has none (null).
+ */
+interface ListHeads {
+  readonly ours: AnswerHeaders;
+  readonly byType: Map<string, OutgoingHttpHeader[]> | null;
+}
+const listHeads = new WeakMap<HeaderList, ListHeads>();
+/** Content types remembered per list: a list is sent with one or a few (the static files' table at most). */
+const MAX_TYPES_PER_LIST = 64;
 
+function headTemplate(own: HeaderList, ours: AnswerHeaders, contentType: string): OutgoingHttpHeader[] | undefined {
+  let known = listHeads.get(own);
+  if (known === undefined || known.ours !== ours) {
+    // Only a list that can no longer change may be remembered.
+    if (!Object.isFrozen(own)) return undefined;
+    known = { ours, byType: isClean(own, ours) ? new Map() : null };
+    listHeads.set(own, known);
+  }
+  if (known.byType === null) return undefined;
+  let head = known.byType.get(contentType);
+  if (head === undefined) {
+    head = ['X-Request-Id', '', ...ours.list, ...own, 'Content-Type', contentType, 'Content-Length', 0];
+    if (known.byType.size < MAX_TYPES_PER_LIST) known.byType.set(contentType, head);
+  }
+  return head;
+}
+
+/** Whether a frozen list names none of a service's headers nor Content-Length (or Content-Type). */
 function isClean(own: HeaderList, ours: AnswerHeaders): boolean {
-  if (cleanLists.get(own) === ours) return true;
-  // Only a list that can no longer change may be remembered.
-  if (!Object.isFrozen(own)) return false;
   for (let i = 0; i < own.length; i += 2) {
     const name = own[i]!;
     if (own[i + 1] === undefined || ours.isOurs(name) || isContentLength(name) || String(name).toLowerCase() === 'content-type') return false;
   }
-  cleanLists.set(own, ours);
   return true;
 }
 
