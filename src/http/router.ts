@@ -72,6 +72,18 @@ export function compileRoutes<T>(routes: Array<{ method: string; path: string; v
       dynamicRoutes.push({ method, pattern: route.path, segments, value: route.value });
     }
   }
+  // Dynamic routes by their first segment: a path is tried only against the routes
+  // whose first segment is that literal, or a parameter, in table order (a route
+  // with another first literal cannot match it). `/SF/home` on the image host is
+  // then tried against `/SF/*` alone, not every pattern before it.
+  const anyFirst = dynamicRoutes.filter((route) => route.segments[0]!.literal === undefined);
+  const byFirst = new Map<string, Compiled<T>[]>();
+  for (const route of dynamicRoutes) {
+    const first = route.segments[0]!.literal;
+    if (first !== undefined && !byFirst.has(first)) {
+      byFirst.set(first, dynamicRoutes.filter((other) => other.segments[0]!.literal === undefined || other.segments[0]!.literal === first));
+    }
+  }
   for (const byMethod of staticRoutes.values()) {
     for (const found of byMethod.values()) {
       found.allowed = [...byMethod.keys()];
@@ -86,7 +98,9 @@ export function compileRoutes<T>(routes: Array<{ method: string; path: string; v
     const exact = staticRoutes.get(path);
     const hit = exact?.get(wanted);
     if (hit) return hit;
-    for (const route of dynamicRoutes) {
+    const slash = path.indexOf('/', 1);
+    const candidates = byFirst.get(slash === -1 ? path.slice(1) : path.slice(1, slash)) ?? anyFirst;
+    for (const route of candidates) {
       if (route.method !== wanted) continue;
       const rawParams = matchPath(route.segments, path);
       if (rawParams) return { match: { value: route.value, pattern: route.pattern, rawParams }, allowed: [] };

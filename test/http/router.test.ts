@@ -71,6 +71,23 @@ test('a route with a trailing slash is a route of its own (/apps/ beside /apps)'
   assert.throws(() => compileRoutes([{ method: 'GET', path: '/apps//x', value: 1 }]), /bad segment/);
 });
 
+test('find: routes are tried in table order whatever their first segment (a leading parameter before a literal)', () => {
+  const ordered = compileRoutes([
+    { method: 'GET', path: '/:section/list', value: 'section-list' },
+    { method: 'GET', path: '/img/*', value: 'img' },
+    { method: 'GET', path: '/img/:a/list', value: 'img-list' },
+    { method: 'GET', path: '/SF/*', value: 'icon' },
+  ]);
+  const cases = [
+    { what: 'leading parameter wins over a later literal', path: '/img/list', value: 'section-list' },
+    { what: 'earlier wildcard wins over a later pattern', path: '/img/x/list', value: 'img' },
+    { what: 'first segment as the only segment', path: '/SF', value: 'icon' },
+    { what: 'a first segment no literal route has', path: '/other/list', value: 'section-list' },
+    { what: 'literal prefix of another first segment', path: '/SFs/x', value: undefined },
+  ];
+  for (const c of cases) assert.is(ordered.find('GET', c.path).match?.value, c.value, c.what);
+});
+
 test('find: parameters inherit no key, not even from Object.prototype', () => {
   const params = table.find('GET', '/plugins/x')!.match!.rawParams;
   assert.is(params.id, 'x');
