@@ -1,8 +1,22 @@
-import { sendJson } from '../../http/respond.js';
+import { compressFast } from '../../http/content-encoding.js';
+import { sendJson, sendJsonBytes } from '../../http/respond.js';
+import { createLru } from '../../lib/lru.js';
 import type { SiteContext, SiteDeps } from '../context.js';
+import { staleFor, staleStatus } from '../store/kept-answers.js';
 import { findVisiblePlugin } from '../store/visibility.js';
 import { readRatingsPage } from './ratings-reads.js';
 import { parsePageRequest } from './validation.js';
+
+/**
+ * The last ratings page built for each visitor's question, kept only to be served
+ * while PostgreSQL cannot be reached (STALE_IF_ERROR_SECONDS, store/kept-answers.ts).
+ * Not reused while it answers: replies and the raters' names change a page without
+ * moving the store generation. Keeping one costs a map entry for bytes made anyway.
+ */
+export const LAST_VISITOR_PAGES = { maxEntries: 256, maxBytes: 8 * 1024 * 1024 };
+
+/** The answer depends on the session (myRating, hidden plugins): no shared cache may keep it. */
+const NO_STORE = { 'Cache-Control': 'no-store' } as const;
 
 /**
  * GET /apps/api/plugins/:id/ratings?limit&offset: {success, avg, count,
@@ -11,14 +25,26 @@ import { parsePageRequest } from './validation.js';
  * queries whatever the page: the visibility check and the page.
  */
 export function ratingsPageHandler(deps: SiteDeps) {
+  const lastPages = createLru<Buffer>(LAST_VISITOR_PAGES);
   return async (ctx: SiteContext) => {
     const user = ctx.locals.user;
     const { limit, offset } = parsePageRequest(ctx.query);
-    const plugin = await findVisiblePlugin(deps.sql, ctx.params.id!, user);
-    const page = await readRatingsPage(deps.sql, plugin.id, { limit, offset, viewerId: user?.id ?? null });
-    const body: Record<string, unknown> = { success: true, ...page.stats, ratings: page.ratings, limit, offset };
-    if (user) body.myRating = page.mine;
-    // The answer depends on the session (myRating, hidden plugins): no shared cache may keep it.
-    sendJson(ctx, 200, body, { 'Cache-Control': 'no-store' });
+    const key = user === null ? `${ctx.params.id!.toLowerCase()} ${limit} ${offset}` : undefined;
+    let body: Record<string, unknown>;
+    try {
+      const plugin = await findVisiblePlugin(deps.sql, ctx.params.id!, user);
+      const page = await readRatingsPage(deps.sql, plugin.id, { limit, offset, viewerId: user?.id ?? null });
+      body = { success: true, ...page.stats, ratings: page.ratings, limit, offset };
+      if (user) body.myRating = page.mine;
+    } catch (error) {
+      const secondsStale = key === undefined ? undefined : staleFor(deps.sql, error, deps.config.staleIfErrorSeconds);
+      const last = secondsStale === undefined ? undefined : lastPages.get(key!);
+      if (last === undefined) throw error;
+      return sendJsonBytes(ctx, 200, last, compressFast, { ...NO_STORE, 'Cache-Status': staleStatus(secondsStale!) });
+    }
+    if (key === undefined) return sendJson(ctx, 200, body, NO_STORE);
+    const bytes = Buffer.from(JSON.stringify(body));
+    lastPages.set(key, bytes, bytes.length + key.length);
+    sendJsonBytes(ctx, 200, bytes, compressFast, NO_STORE);
   };
 }

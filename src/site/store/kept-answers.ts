@@ -91,6 +91,21 @@ export interface KeptAnswersOptions {
 /** What a kept answer served stale says in Cache-Status: the database could not be reached. */
 const STALE_DETAIL = 'stale-db-unreachable';
 
+/**
+ * When `error` is the 503 of a database found unreachable (the breaker of `sql` is
+ * open) less than `staleIfErrorSeconds` ago, the seconds since; else undefined: an
+ * answer held from before may be served stale only in the first case.
+ */
+export function staleFor(sql: Sql, error: unknown, staleIfErrorSeconds: number): number | undefined {
+  const downSince = breakerOf(sql)?.downSince ?? 0;
+  if (downSince === 0 || !isHttpError(error) || error.status !== 503) return undefined;
+  const seconds = (Date.now() - downSince) / 1000;
+  return seconds <= staleIfErrorSeconds ? seconds : undefined;
+}
+
+/** The Cache-Status of an answer served stale `secondsStale` after the database went away. */
+export const staleStatus = (secondsStale: number): string => staleCacheStatus(secondsStale, STALE_DETAIL);
+
 export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): KeptAnswers {
   const visitors = createLru<Kept>(options.visitors ?? VISITOR_ANSWERS);
   const own = createLru<Kept>(options.own ?? OWN_ANSWERS);
@@ -102,12 +117,10 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
    * whose answer is kept, that answer, marked stale; else `error` is thrown on.
    */
   const staleOr = (error: unknown, question: Question, viewer: Viewer): PreparedAnswer => {
-    const downSince = breakerOf(sql)?.downSince ?? 0;
-    if (!isHttpError(error) || error.status !== 503 || downSince === 0 || viewer !== null || question.shared === undefined) throw error;
-    const secondsStale = (Date.now() - downSince) / 1000;
-    const found = visitors.get(`v ${question.shared}`);
-    if (found === undefined || secondsStale > staleIfErrorSeconds) throw error;
-    return { ...found.answer, headers: Object.freeze([...found.answer.headers, 'Cache-Status', staleCacheStatus(secondsStale, STALE_DETAIL)]) };
+    const secondsStale = viewer === null && question.shared !== undefined ? staleFor(sql, error, staleIfErrorSeconds) : undefined;
+    const found = secondsStale === undefined ? undefined : visitors.get(`v ${question.shared}`);
+    if (found === undefined) throw error;
+    return { ...found.answer, headers: Object.freeze([...found.answer.headers, 'Cache-Status', staleStatus(secondsStale!)]) };
   };
   type GenerationRow = { generation: string; viewer_submits: boolean };
   const readGeneration = (viewerId: string | null) => runQuery<GenerationRow>(sql, 'store/generation', [viewerId]).then((rows) => rows[0]!);

@@ -1,5 +1,6 @@
 // PostgreSQL cut away under a live site (through a TCP proxy the test can cut):
-// visitors keep getting the answers this process holds, marked stale in
+// visitors keep getting the answers this process holds (lists, details, versions,
+// ratings pages, the update check), marked stale in
 // Cache-Status (RFC 9211); writes and answers never seen before get 503
 // UNAVAILABLE with Retry-After at once; /readyz says 503; all of it ends by
 // itself when the database is back (src/db/breaker.ts, store/kept-answers.ts).
@@ -10,7 +11,7 @@ import { createPool } from '../../../src/db/pool.js';
 import { projectRoot } from '../../../src/lib/project-root.js';
 import { startPgProxy, type PgProxy } from '../../helpers/pg-proxy.js';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
-import { insertPlugin, testUser, type TestUser } from '../../helpers/store-fixtures.js';
+import { insertPlugin, insertRating, testUser, type TestUser } from '../../helpers/store-fixtures.js';
 
 /** The breaker decides within 200 ms; the margin is for a loaded test machine. */
 const FAST_MS = 200 + 800;
@@ -28,6 +29,7 @@ const visitorReads = [
   { what: 'a search', path: '/apps/api/plugins?q=outage' },
   { what: 'a plugin detail', path: '/apps/api/plugins/out-one' },
   { what: "a plugin's versions", path: '/apps/api/plugins/out-one/versions' },
+  { what: 'a ratings page', path: '/apps/api/plugins/out-one/ratings?limit=10' },
 ];
 
 const postUpdates = () =>
@@ -60,6 +62,7 @@ test.before(async () => {
   site = await startTestSite({ TRUST_PROXY: 'true', LAUNCHER_CONFIG: join(projectRoot(), 'config', 'launcher.example.json') }, siteSql);
   alice = await testUser(sql, 'out-alice');
   await insertPlugin(sql, 'out-one', alice, 'approved', { description: 'Survives an outage' });
+  await insertRating(sql, 'out-one', await testUser(sql, 'out-rater'), 4, 'Still here');
 });
 test.after(async () => {
   await site.close();
@@ -108,6 +111,7 @@ test('database unreachable: writes and answers never seen get 503 UNAVAILABLE wi
     const cases = [
       { what: 'a list never asked', request: () => fetch(site.url + '/apps/api/plugins?q=never-asked') },
       { what: 'a detail never asked', request: () => fetch(site.url + '/apps/api/plugins/out-never') },
+      { what: 'a ratings page never asked', request: () => fetch(site.url + '/apps/api/plugins/out-one/ratings?offset=5') },
       {
         what: 'an update check never asked',
         request: () => fetch(site.url + '/apps/api/updates', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ plugins: [{ id: 'out-never', version: '1' }] }) }),
@@ -166,13 +170,16 @@ test('database back: the first good query closes the breaker; kept answers reval
 });
 
 test('STALE_IF_ERROR_SECONDS bounds how long an answer is served stale', async () => {
-  const short = await startTestSite({ STALE_IF_ERROR_SECONDS: '1' }, siteSql);
+  // A process of its own, as in production: its own pool, so its own breaker.
+  const shortSql = createPool(proxy.url);
+  const short = await startTestSite({ STALE_IF_ERROR_SECONDS: '2' }, shortSql);
   try {
     assert.is((await fetch(short.url + '/apps/api/plugins/out-one')).status, 200);
-    await cut();
+    await proxy.stop();
+    await fetch(short.url + '/apps/api/plugins?q=first-after-cut');
     const within = await fetch(short.url + '/apps/api/plugins/out-one');
     assert.is(within.status, 200);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await new Promise((resolve) => setTimeout(resolve, 2500));
     const past = await fetch(short.url + '/apps/api/plugins/out-one');
     assert.is(past.status, 503);
     assert.is((await past.json()).code, 'UNAVAILABLE');
@@ -180,6 +187,7 @@ test('STALE_IF_ERROR_SECONDS bounds how long an answer is served stale', async (
   } finally {
     await proxy.start();
     await short.close();
+    await shortSql.end({ timeout: 1 });
   }
   await waitForRecovery();
 });
