@@ -3,6 +3,7 @@
 // 1. RSS flat: per process, the mean of the last ten minutes within 10% of the mean
 //    of minutes five to ten (scaled for shorter runs). A process a fault restarts
 //    starts small again, so for it only growth beyond 10% fails, and it is said.
+//    The soak's own proxies are drawn but not judged: they stand in for nginx.
 // 2. No request outside a fault window fails (a window runs from the fault to the
 //    service answering again, plus the grace).
 // 3. No visitor read answered before a PostgreSQL outage fails during it.
@@ -36,11 +37,11 @@ export function judge(
   settings: SoakSettings,
   recorder: Recorder,
   windows: FaultWindow[],
-  restarted: Set<string>,
+  judged: { roles: string[]; restarted: Set<string> },
   refetch: { checked: number; lost: string[] },
 ): Condition[] {
   const conditions: Condition[] = [];
-  const roles = [...new Set(recorder.rss.flatMap((sample) => Object.keys(sample.values)))];
+  const { roles, restarted } = judged;
   const within = ([from, to]: [number, number], role: string) =>
     recorder.rss.filter((s) => s.t >= from && s.t < to && (s.values[role] ?? 0) > 0).map((s) => s.values[role]!);
   for (const role of roles) {
