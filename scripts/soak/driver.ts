@@ -53,9 +53,10 @@ export function createDriver(targets: Targets, mix: Mix, recorder: Recorder, opt
     const pool = pools[address % ADDRESSES]![planned.target];
     let error: string | null = null;
     let follow: Planned | undefined;
+    let upstream: string | undefined;
     inFlight++;
     try {
-      const { statusCode, body } = await pool.request({
+      const { statusCode, headers, body } = await pool.request({
         path: planned.path,
         method: planned.method,
         headers: planned.headers,
@@ -65,6 +66,7 @@ export function createDriver(targets: Targets, mix: Mix, recorder: Recorder, opt
         bodyTimeout: options.timeoutMs,
       });
       const bytes = Buffer.from(await body.arrayBuffer());
+      upstream = typeof headers['x-soak-upstream'] === 'string' ? headers['x-soak-upstream'] : undefined;
       if (statusCode !== planned.expect) error = statusKind(statusCode, bytes);
       else error = planned.check?.(bytes) ?? null;
       if (error === null && planned.stored) {
@@ -80,7 +82,7 @@ export function createDriver(targets: Targets, mix: Mix, recorder: Recorder, opt
     } finally {
       inFlight--;
     }
-    recorder.record({ kind: planned.kind, start, end: now(), error, visitorRead: planned.visitorRead });
+    recorder.record({ kind: planned.kind, start, end: now(), error, visitorRead: planned.visitorRead, upstream });
     if (follow) await send(follow, address);
   }
 

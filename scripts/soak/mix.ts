@@ -55,7 +55,10 @@ export function createMix(data: SoakData, rate: number, baseJpeg: Buffer): Mix {
   // Popular plugins are read more: a square-root skew over the installs order.
   const popular = <T>(list: readonly T[]) => list[Math.floor(list.length * Math.random() ** 2)]!;
   const any = <T>(list: readonly T[]) => list[Math.floor(Math.random() * list.length)]!;
-  const visitor = (kind: Kind, path: string): Planned => ({ kind, target: 'site', method: 'GET', path, headers: {}, expect: 200, visitorRead: `GET ${path}` });
+  // Visitor reads kept through an outage: launcher info, lists, details, ratings pages (and the update check).
+  const visitor = (kind: Kind, path: string, kept = true): Planned => ({
+    kind, target: 'site', method: 'GET', path, headers: {}, expect: 200, ...(kept ? { visitorRead: `GET ${path}` } : {}),
+  });
   const updateBodies = Array.from({ length: UPDATE_BODIES }, (_, n) =>
     JSON.stringify({
       plugins: data.hosted.filter((_, i) => (i + n) % 3 === 0).map((plugin, i) =>
@@ -73,8 +76,8 @@ export function createMix(data: SoakData, rate: number, baseJpeg: Buffer): Mix {
     search: () => visitor('search', `/apps/api/plugins?public=1&q=${encodeURIComponent(any(data.searches))}`),
     detail: () => visitor('detail', `/apps/api/plugins/${encodeURIComponent(popular(data.plugins))}${Math.random() < 0.5 ? '?include=related' : ''}`),
     ratings: () => visitor('ratings', `/apps/api/plugins/${encodeURIComponent(popular(data.plugins))}/ratings?limit=20`),
-    manifest: () => visitor('manifest', `/apps/api/plugins/${encodeURIComponent(popular(data.plugins))}/manifest.json`),
-    'install-link': () => visitor('install-link', `/apps/api/plugins/${encodeURIComponent(popular(data.plugins))}/install-link`),
+    manifest: () => visitor('manifest', `/apps/api/plugins/${encodeURIComponent(popular(data.plugins))}/manifest.json`, false),
+    'install-link': () => visitor('install-link', `/apps/api/plugins/${encodeURIComponent(popular(data.plugins))}/install-link`, false),
     icon: () => ({ kind: 'icon', target: 'img', method: 'GET', path: `/SF/${any(data.icons)}?color=${any(COLOURS)}${Math.random() < 0.3 ? '&png=true' : ''}`, headers: {}, expect: 200 }),
     image: () => ({ kind: 'image', target: 'img', method: 'GET', path: any(data.images).url, headers: {}, expect: 200 }),
     preview: () => ({ kind: 'preview', target: 'img', method: 'GET', path: any(data.images).webpUrl, headers: {}, expect: 200 }),

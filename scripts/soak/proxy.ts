@@ -7,7 +7,9 @@
 // connection goes to the next one, and the refusing one is skipped for a while: a
 // load balancer in front of two hosts hides a host that is down, not the requests
 // that were inside it when it died. The body is read whole first (the soak's are a
-// few hundred KiB at most), so a retry resends the same bytes.
+// few hundred KiB at most), so a retry resends the same bytes. Each answer names the
+// upstream that gave it (X-Soak-Upstream: its port): a site process can only keep
+// answers it built itself, and the soak judges the outage per process.
 import { request, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 
 const MAX_BODY_BYTES = 48 * 1024 * 1024;
@@ -58,6 +60,7 @@ function attempt(upstream: Upstream, req: IncomingMessage, headers: Record<strin
       answered = true;
       const out: Record<string, string | string[]> = {};
       for (const [name, value] of Object.entries(incoming.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+      out['x-soak-upstream'] = String(upstream.port);
       res.writeHead(incoming.statusCode ?? 502, out);
       incoming.pipe(res);
       incoming.on('error', () => res.destroy());

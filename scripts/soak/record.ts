@@ -15,6 +15,8 @@ export interface Outcome {
   /** null: it worked. Otherwise "503 UNAVAILABLE", "timeout", "connection: ECONNRESET", "check: ...". */
   error: string | null;
   visitorRead?: string;
+  /** The site process that answered (the proxy's X-Soak-Upstream); none when no answer came. */
+  upstream?: string;
 }
 
 export interface Failure {
@@ -42,10 +44,14 @@ export interface Row {
 export function createRecorder(bucketSeconds: number) {
   const rows: Row[] = [];
   const failures: Failure[] = [];
-  /** A visitor read's key -> when it was first answered. */
+  /** A visitor read's key -> when it was first answered, by any process and by each. */
   const seen = new Map<string, number>();
-  /** Failures of visitor reads answered before (each with when it was first answered). */
-  const visitorFailures: Array<Failure & { key: string; firstSeen: number }> = [];
+  const seenBy = new Map<string, number>();
+  /**
+   * Failures of visitor reads answered before: when first answered by any process,
+   * and by the process that failed now (when it answered at all; else by any).
+   */
+  const visitorFailures: Array<Failure & { key: string; firstSeen: number; firstSeenHere: number | undefined }> = [];
   const rss: Array<{ t: number; values: Record<string, number> }> = [];
   const uploads: StoredFile[] = [];
   const perKind = new Map<string, { requests: number; errors: Record<string, number> }>();
@@ -71,7 +77,11 @@ export function createRecorder(bucketSeconds: number) {
       perKind.set(outcome.kind, tally);
       tally.requests++;
       if (outcome.error === null) {
-        if (outcome.visitorRead !== undefined && !seen.has(outcome.visitorRead)) seen.set(outcome.visitorRead, outcome.end);
+        if (outcome.visitorRead !== undefined) {
+          if (!seen.has(outcome.visitorRead)) seen.set(outcome.visitorRead, outcome.end);
+          const here = `${outcome.upstream} ${outcome.visitorRead}`;
+          if (!seenBy.has(here)) seenBy.set(here, outcome.end);
+        }
         return;
       }
       row.errors[outcome.error] = (row.errors[outcome.error] ?? 0) + 1;
@@ -79,7 +89,10 @@ export function createRecorder(bucketSeconds: number) {
       const failure = { kind: outcome.kind, start: outcome.start, end: outcome.end, error: outcome.error };
       failures.push(failure);
       const firstSeen = outcome.visitorRead === undefined ? undefined : seen.get(outcome.visitorRead);
-      if (firstSeen !== undefined) visitorFailures.push({ ...failure, key: outcome.visitorRead!, firstSeen });
+      if (firstSeen !== undefined) {
+        const firstSeenHere = outcome.upstream === undefined ? firstSeen : seenBy.get(`${outcome.upstream} ${outcome.visitorRead}`);
+        visitorFailures.push({ ...failure, key: outcome.visitorRead!, firstSeen, firstSeenHere });
+      }
     },
     sampleRss(t: number, values: Record<string, number>): void {
       rss.push({ t, values });
