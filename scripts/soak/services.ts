@@ -173,7 +173,8 @@ export function bucketService(options: { port: number; dir: string; bucket: stri
     port: options.port,
     cwd: options.cwd,
     logDir: options.logDir,
-    // Any answer (403 without a signature) means it listens.
-    readyPath: `/${options.bucket}`,
+    // The list of buckets: listing the bucket itself answers 500 once a kill has left
+    // a half-written object behind (s3rver writes objects in place, not renamed).
+    readyPath: '/',
   });
 }

@@ -3,7 +3,8 @@
 // 1. RSS flat: per process, the mean of the last ten minutes within 10% of the mean
 //    of minutes five to ten (scaled for shorter runs). A process a fault restarts
 //    starts small again, so for it only growth beyond 10% fails, and it is said.
-//    The soak's own proxies are drawn but not judged: they stand in for nginx.
+//    The soak's proxies and s3rver are drawn but not judged: they stand in for
+//    nginx and S3.
 // 2. No request outside a fault window fails (a window runs from the fault to the
 //    service answering again, plus the grace).
 // 3. No visitor read answered before a PostgreSQL outage fails during it: judged

@@ -53,7 +53,7 @@ test('a 40-second soak with one round of faults measures, judges every condition
   const bucket = result.settings.bucket === 's3rver';
   assert.ok(bucket || log.includes('bucket faults skipped: object storage not available'), log);
   assert.equal(result.faults.map((f) => f.kind), bucket ? ['postgres', 'imghost', 'bucket'] : ['postgres', 'imghost']);
-  for (const fault of result.faults) assert.ok(fault.start > 0 && fault.end > fault.start && fault.end < 40, JSON.stringify(fault));
+  for (const fault of result.faults) assert.ok(fault.start > 0 && fault.end > fault.start, JSON.stringify(fault));
 
   // The fixed rate: 15 requests a second for 40 s (follow-ups such as a preview after an upload come on top).
   const requests = result.rows.reduce((sum, row) => sum + row.requests, 0);
