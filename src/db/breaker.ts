@@ -74,6 +74,9 @@ export function attachBreaker(sql: Sql, onChange: (down: boolean) => void = () =
       onChange(true);
       // Unref'd: an open breaker never keeps a process alive that is otherwise done.
       probing = setInterval(probe, PROBE_INTERVAL_MS).unref();
+      // At once too: one connection reset while the server is fine (a firewall, a
+      // terminated backend) keeps the breaker open for a round trip, not 250 ms.
+      probe();
     },
     succeeded() {
       if (downSince !== 0) close();
