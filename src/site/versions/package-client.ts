@@ -13,6 +13,8 @@ import type { ImageHostLimits } from '../media/limits.js';
 // failures this shares); and DELETE /api/packages/:sha256 for a removal.
 
 const USER_AGENT = 'launcher-web-site';
+/** The relay's writes to the image host: at least this many bytes, but the last. */
+const WRITE_BYTES = 256 * 1024;
 const noop = () => {};
 
 /** One file entry as the image host listed it. */
@@ -75,11 +77,22 @@ export function createPackageClient(config: ImageHostConfig, limits: ImageHostLi
 
     async function* body(): AsyncGenerator<Buffer> {
       try {
+        // Chunks go on in writes of at least WRITE_BYTES: the author's 64 KiB socket
+        // reads relayed one by one reached the image host as smaller reads (it drains
+        // faster than they arrive), each a hash update and a file write of its own.
+        let held: Buffer[] = [];
+        let heldBytes = 0;
         for (;;) {
           const next = await rest.next();
           if (next.done === true) break;
-          yield next.value;
+          held.push(next.value);
+          heldBytes += next.value.length;
+          if (heldBytes < WRITE_BYTES) continue;
+          yield held.length === 1 ? held[0]! : Buffer.concat(held, heldBytes);
+          held = [];
+          heldBytes = 0;
         }
+        if (heldBytes > 0) yield held.length === 1 ? held[0]! : Buffer.concat(held, heldBytes);
       } catch (error) {
         // The author's part failed (too large, cut off): the upstream body stays unfinished, so nothing is kept.
         sent.reject(error);
