@@ -148,7 +148,7 @@ async function main(): Promise<number> {
       env: {}, port: siteProxyPort!, cwd: work, logDir: logs, readyPath: '/healthz',
     }));
 
-    const recorder = createRecorder(settings.bucketSeconds);
+    const recorder = createRecorder(settings.bucketSeconds, settings.seconds);
     const mix = createMix(data, settings.rate, await baseJpeg());
     const driver = createDriver({ site: siteProxy.origin, img: imgProxy.origin }, mix, recorder, settings);
     const measured: Service[] = [...sites, ...imghosts, postgres, ...(bucket ? [bucket] : []), siteProxy, imgProxy];

@@ -9,7 +9,7 @@ export interface ChartInput {
   seconds: number;
   p99: number[];
   errors: number[];
-  /** Role -> mean RSS per row in MiB (0: not running). */
+  /** Role -> mean RSS per row in MiB (0: not running, left out of its line). */
   rss: Record<string, number[]>;
   windows: FaultWindow[];
   graceSeconds: number;
@@ -22,7 +22,7 @@ const LEFT = 70;
 const RIGHT = 190;
 const TOP = 48;
 const FAULT_FILL: Record<FaultKind, string> = { postgres: '#f4b6b6', imghost: '#b6cdf4', bucket: '#f4e2a6' };
-const LINE_COLOURS = ['#1b6ac9', '#d1462f', '#2e8b57', '#8e44ad', '#e08e0b', '#555555', '#0aa3a3'];
+const LINE_COLOURS = ['#1b6ac9', '#d1462f', '#2e8b57', '#8e44ad', '#e08e0b', '#555555', '#0aa3a3', '#b5179e', '#7a5c00'];
 
 const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -55,7 +55,11 @@ export function drawChart(input: ChartInput): string {
     out.push(`<text x="${LEFT}" y="${top - 8}" font-weight="bold">${escape(label)} (${escape(unit)})</text>`);
     series.forEach((s, i) => {
       const colour = LINE_COLOURS[i % LINE_COLOURS.length]!;
-      const points = s.values.map((value, row) => `${x((row + 0.5) * input.bucketSeconds).toFixed(1)},${y(value).toFixed(1)}`).join(' ');
+      const skipZero = index === 2;
+      const points = s.values
+        .map((value, row) => (skipZero && value === 0 ? '' : `${x((row + 0.5) * input.bucketSeconds).toFixed(1)},${y(value).toFixed(1)}`))
+        .filter(Boolean)
+        .join(' ');
       out.push(`<polyline points="${points}" fill="none" stroke="${colour}" stroke-width="2"/>`);
       for (const point of points.split(' ').filter(Boolean)) {
         const [px, py] = point.split(',');

@@ -41,7 +41,9 @@ export interface Row {
   latencies: number[];
 }
 
-export function createRecorder(bucketSeconds: number) {
+/** `seconds`: the load's length; what starts after it (a follow-up of the last uploads) goes in the last row. */
+export function createRecorder(bucketSeconds: number, seconds: number) {
+  const lastRow = Math.max(0, Math.ceil(seconds / bucketSeconds) - 1);
   const rows: Row[] = [];
   const failures: Failure[] = [];
   /** A visitor read's key -> when it was first answered, by any process and by each. */
@@ -56,8 +58,8 @@ export function createRecorder(bucketSeconds: number) {
   const uploads: StoredFile[] = [];
   const perKind = new Map<string, { requests: number; errors: Record<string, number> }>();
 
-  const rowAt = (seconds: number) => {
-    const index = Math.max(0, Math.floor(seconds / bucketSeconds));
+  const rowAt = (at: number) => {
+    const index = Math.min(lastRow, Math.max(0, Math.floor(at / bucketSeconds)));
     while (rows.length <= index) rows.push({ requests: 0, errors: {}, latencies: [] });
     return rows[index]!;
   };
