@@ -1,9 +1,11 @@
 import { close, createReadStream, fstat, open } from 'node:fs';
 import { mkdir, rename, stat, writeFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Logger } from '../../lib/log.js';
 import { createLru } from '../../lib/lru.js';
+import { sendFileRange } from './file-sender.js';
 import { syncDirectory, syncFile } from '../images/durable.js';
 import { createTempArea, type TempArea } from '../images/temp-files.js';
 
@@ -49,6 +51,11 @@ export interface OpenedPackage {
   etag: string;
   /** The inclusive byte range, ready to pipe (it closes what open() held); null when the bytes went away. */
   read(start: number, end: number): Promise<Readable | null>;
+  /**
+   * A file on disk: sends the inclusive range to `res` (head written) from reused
+   * buffers (file-sender.ts) and closes what open() held; used instead of read().
+   */
+  send?(res: ServerResponse, start: number, end: number, onError: (error: Error) => void): Promise<void>;
   /** Nothing will be read (a 304, a 416): let go of what open() holds. */
   release(): void;
 }
@@ -108,6 +115,7 @@ export async function openPackageStore(dir: string, log: Logger): Promise<Packag
         size,
         etag: `"${sha256}"`,
         read: async (start, end) => createReadStream('', { fd, start, end, highWaterMark: READ_CHUNK_BYTES }),
+        send: (res, start, end, onError) => sendFileRange(fd, start, end, res, onError),
         release: () => close(fd, () => {}),
       };
     },

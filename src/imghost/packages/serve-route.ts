@@ -46,6 +46,11 @@ export function servePackage(store: PackageStore) {
       if (opened && !answer) opened.release();
     }
     if (!answer || !opened) return;
+    if (opened.send) {
+      ctx.res.writeHead(answer.status, answer.head);
+      await opened.send(ctx.res, answer.start, answer.end, (error) => ctx.log.warn('package stream failed', { err: error }));
+      return;
+    }
     // Opened before the head is written, so a bucket that fails is still a clean 503.
     const stream = await opened.read(answer.start, answer.end);
     if (!stream) throw (await store.isRemoved(sha256)) ? packageGone() : packageNotFound();
