@@ -7,7 +7,7 @@ import type { ServerResponse } from 'node:http';
 // host's large heap (icon caches) over and over; a CPU split per thread showed V8's
 // helper threads spending as much CPU as the main thread. A buffer goes back to the
 // pool once its write has reached the socket (the write's callback), so the same few
-// buffers carry every download. One read is on its way while the last write drains.
+// buffers carry every download.
 
 /** Bytes read at a time: 4 reads and writes per MiB. */
 export const SEND_CHUNK_BYTES = 256 * 1024;
@@ -42,6 +42,29 @@ export function sendFileRange(fd: number, start: number, end: number, res: Serve
       closeFile();
       resolve();
     });
+    // One read on its way at a time; it goes on while the socket drains, and its
+    // chunk waits for 'drain' (as a read stream reads ahead), so the socket never
+    // sits empty through a read after a drain.
+    let draining = false;
+    let held: { buffer: Buffer; bytes: number } | null = null;
+    const write = (buffer: Buffer, bytes: number): void => {
+      const more = res.write(bytes === buffer.length ? buffer : buffer.subarray(0, bytes), (writeError) => {
+        // A failed write may still be referenced by the socket: leave that buffer to the collector.
+        if (!writeError) give(buffer);
+      });
+      if (!more) {
+        draining = true;
+        res.once('drain', onDrain);
+      }
+      readNext();
+    };
+    const onDrain = (): void => {
+      draining = false;
+      if (held === null || done) return;
+      const chunk = held;
+      held = null;
+      write(chunk.buffer, chunk.bytes);
+    };
     const readNext = (): void => {
       if (done) return;
       const remaining = end - position + 1;
@@ -66,12 +89,8 @@ export function sendFileRange(fd: number, start: number, end: number, res: Serve
           return;
         }
         position += bytes;
-        const more = res.write(bytes === buffer.length ? buffer : buffer.subarray(0, bytes), (writeError) => {
-          // A failed write may still be referenced by the socket: leave that buffer to the collector.
-          if (!writeError) give(buffer);
-        });
-        if (more) readNext();
-        else res.once('drain', readNext);
+        if (draining) held = { buffer, bytes };
+        else write(buffer, bytes);
       });
     };
     readNext();
