@@ -24,7 +24,8 @@
 //   GET /apps/api/plugins/<pending id>                a detail only its author and administrators see
 //   GET /apps/api/plugins?scope=...&update=pending    the review queue of pending updates
 //
-// (BENCH_WHO, default "visitor,author,admin", picks whose rows run). Answers are kept
+// (BENCH_WHO, default "visitor,author,admin", picks whose rows run; BENCH_ROWS, texts
+// separated by commas, only the rows whose label contains one of them). Answers are kept
 // per store generation (src/site/store/kept-answers.ts: the visitors' shared, an
 // author's or administrator's their own), so the load measures a kept answer; the
 // "first after a change" column is the answer built afresh after the generation
@@ -73,6 +74,8 @@ const log = createLogger({ component: 'bench-store' }, { level: 'warn' });
 
 type Who = 'visitor' | 'author' | 'admin';
 const WHO = new Set((process.env.BENCH_WHO ?? 'visitor,author,admin').split(',').map((who) => who.trim()));
+/** BENCH_ROWS: only the rows whose label contains one of these (comma-separated) texts; all when unset. */
+const ROW_FILTER = (process.env.BENCH_ROWS ?? '').split(',').map((text) => text.trim()).filter(Boolean);
 /** Plugins made pending (2%) and approved plugins given a pending update (1%), per 100. */
 const PENDING_PERCENT = 2;
 const PENDING_UPDATE_PERCENT = 1;
@@ -120,7 +123,10 @@ function rowsFor(catalogue: Catalogue, pendingId: string): Row[] {
     { what: 'review queue ?scope=admin&update=pending', path: '/apps/api/plugins?scope=admin&update=pending', who: ['admin'] },
     { what: `ratings page (${total(mostRated.stars)} ratings)`, path: `/apps/api/plugins/${mostRated.id}/ratings`, who: ['visitor', 'author'] },
   ];
-  return rows.map((row) => ({ ...row, who: row.who.filter((who) => WHO.has(who)) })).filter((row) => row.who.length > 0);
+  return rows
+    .filter((row) => ROW_FILTER.length === 0 || ROW_FILTER.some((text) => row.what.includes(text)))
+    .map((row) => ({ ...row, who: row.who.filter((who) => WHO.has(who)) }))
+    .filter((row) => row.who.length > 0);
 }
 
 /**

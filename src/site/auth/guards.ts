@@ -9,7 +9,7 @@ import type { TokenScope } from '../tokens/scopes.js';
 import { useToken } from '../tokens/token-store.js';
 import { clearSessionCookie, sessionCookieName } from './cookies.js';
 import { bearerSecret } from './bearer.js';
-import { findSession, isWellFormedToken } from './sessions.js';
+import { createKeptSessions } from './kept-sessions.js';
 
 // How a route says what it needs of the caller. A route that reads the user puts
 // one of these in its `use`; the session cookie (or an API token, see below) is
@@ -63,11 +63,13 @@ const tokenRefused = () => new HttpError(403, 'FORBIDDEN', 'This route does not 
 export function createGuards(deps: SiteDeps): Guards {
   const cookieName = sessionCookieName(deps.config);
   let tokenLimiter: SharedRateLimiter | undefined;
+  // Lookups kept per session generation: exact across processes (kept-sessions.ts).
+  const sessions = createKeptSessions(deps.sql);
 
   // No cookie (or one that cannot be a token): no query. A cookie that names no
   // live session is cleared, so the browser stops sending it.
   const lookUpSession = async (ctx: SiteContext, token: string): Promise<void> => {
-    const user = isWellFormedToken(token) ? await findSession(deps.sql, token) : null;
+    const user = await sessions.find(ctx, token);
     resolved.add(ctx);
     if (user) ctx.locals.user = user;
     else clearSessionCookie(ctx.res, deps.config);

@@ -41,8 +41,22 @@ export function toSessionUser(row: UserRow): SessionUser {
 /** The user of a live (not expired) session, or null. */
 export async function findSession(sql: Sql, token: string): Promise<SessionUser | null> {
   if (!isWellFormedToken(token)) return null;
-  const rows = await runQuery<UserRow>(sql, 'auth/find-session', [hashToken(token)]);
-  return rows[0] ? toSessionUser(rows[0]) : null;
+  return (await findSessionByHash(sql, hashToken(token)))?.user ?? null;
+}
+
+export interface FoundSession {
+  user: SessionUser;
+  /** How long the session stays live, by the database's clock. */
+  expiresInMs: number;
+  /** The session generation of the same snapshot (sql/231_session_generation.sql). */
+  generation: bigint;
+}
+
+/** The live session whose token hashes to `tokenHash`, or null. */
+export async function findSessionByHash(sql: Sql, tokenHash: Buffer): Promise<FoundSession | null> {
+  const rows = await runQuery<UserRow & { expires_in_ms: number; generation: string }>(sql, 'auth/find-session', [tokenHash]);
+  const row = rows[0];
+  return row ? { user: toSessionUser(row), expiresInMs: row.expires_in_ms, generation: BigInt(row.generation) } : null;
 }
 
 export async function deleteSession(sql: Sql, token: string): Promise<void> {

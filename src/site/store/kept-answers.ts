@@ -1,6 +1,5 @@
 import { createLru, type Lru, type LruOptions } from '../../lib/lru.js';
 import { prepareJson, sendPrepared, type PreparedAnswer } from '../../http/prepared-answer.js';
-import { coalescedRead } from '../../lib/coalesced-read.js';
 import { createSingleFlight } from '../../lib/single-flight.js';
 import { staleCacheStatus } from '../../http/cache-status.js';
 import { isHttpError } from '../../http/errors.js';
@@ -8,6 +7,7 @@ import { breakerOf } from '../../db/breaker.js';
 import { runQuery } from '../../db/queries.js';
 import type { Sql } from '../../db/pool.js';
 import type { SiteContext, SiteMiddleware } from '../context.js';
+import { generationsOf, type Generations } from '../generations.js';
 import { DEFAULT_STALE_IF_ERROR_SECONDS } from '../settings.js';
 import type { Viewer } from './visibility.js';
 
@@ -123,24 +123,24 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
     return { ...found.answer, headers: Object.freeze([...found.answer.headers, 'Cache-Status', staleStatus(secondsStale!)]) };
   };
   type GenerationRow = { generation: string; viewer_submits: boolean };
-  const readGeneration = (viewerId: string | null) => runQuery<GenerationRow>(sql, 'store/generation', [viewerId]).then((rows) => rows[0]!);
-  // Visitors ask the same read: callers arriving together share one (as fresh as their own, lib/coalesced-read.ts).
-  const visitorGeneration = coalescedRead(() => readGeneration(null));
+  const readGeneration = (viewerId: string) => runQuery<GenerationRow>(sql, 'store/generation', [viewerId]).then((rows) => rows[0]!);
+  // The store's generation, read with the sessions' in one statement shared by the
+  // callers arriving together (site/generations.ts): a visitor's, an
+  // administrator's, and a user's whose "has submitted" is known (below).
+  const generations = generationsOf(sql);
   // Whether a user has submitted any plugin, under the generation it was read at:
   // it changes only with a write to plugins, which moves the generation, so while
   // the generation is the same the user needs only the shared read above, not a
-  // read of their own (one round trip to PostgreSQL per request, as for visitors).
-  const submitters = createLru<{ generation: string; submits: boolean }>(SUBMITTERS);
-  const readAs = async (viewer: NonNullable<Viewer>, sharedRead: Promise<GenerationRow>): Promise<GenerationRow> => {
-    const shared = await sharedRead;
+  // read of their own.
+  const submitters = createLru<{ generation: bigint; submits: boolean }>(SUBMITTERS);
+  const readAs = async (viewer: NonNullable<Viewer>, shared: bigint): Promise<{ generation: bigint; submits: boolean }> => {
     const known = submitters.get(viewer.id);
-    if (known?.generation === shared.generation) return { generation: shared.generation, viewer_submits: known.submits };
+    if (known?.generation === shared) return known;
     const row = await readGeneration(viewer.id);
+    const read = { generation: BigInt(row.generation), submits: row.viewer_submits };
     const current = submitters.get(viewer.id);
-    if (!current || BigInt(current.generation) < BigInt(row.generation)) {
-      submitters.set(viewer.id, { generation: row.generation, submits: row.viewer_submits }, viewer.id.length + row.generation.length + 16);
-    }
-    return row;
+    if (!current || current.generation < read.generation) submitters.set(viewer.id, read, viewer.id.length + 32);
+    return read;
   };
 
   const keep = (cache: Lru<Kept>, key: string, generation: bigint, build: () => Promise<unknown>): Promise<PreparedAnswer> => {
@@ -158,32 +158,25 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
 
   // The shared read started when a request came in (readAhead): it began after the
   // request arrived, so it is as fresh as one started later, and it ran while the
-  // session was looked up.
-  const readsAhead = new WeakMap<SiteContext, Promise<GenerationRow>>();
+  // session was looked up (whose guard shares it, auth/kept-sessions.ts).
   const readAhead: SiteMiddleware = (ctx, next) => {
-    if (ctx.req.headers.cookie !== undefined || ctx.req.headers.authorization !== undefined) {
-      const read = visitorGeneration();
-      // Awaited by the answer; a request refused before it (a bad token) leaves it unawaited, and that is no error.
-      read.catch(() => {});
-      readsAhead.set(ctx, read);
-    }
+    if (ctx.req.headers.cookie !== undefined || ctx.req.headers.authorization !== undefined) void generations.readFor(ctx);
     return next();
   };
 
   const answerTo = async (
-    question: Question, viewer: Viewer, build: (viewer: Viewer) => Promise<unknown>, ahead: Promise<GenerationRow> | undefined,
+    question: Question, viewer: Viewer, build: (viewer: Viewer) => Promise<unknown>, shared: Promise<Generations>,
   ): Promise<PreparedAnswer> => {
-    // An administrator never gets the visitors' answers: whether they submitted any does not matter, so
-    // they share the visitors' read.
-    let row: GenerationRow;
+    // An administrator never gets the visitors' answers: whether they submitted any does not matter.
+    let generation: bigint;
+    let submits = false;
     try {
-      const sharedRead = ahead ?? visitorGeneration();
-      row = await (viewer === null || viewer.admin ? sharedRead : readAs(viewer, sharedRead));
+      generation = (await shared).store;
+      if (viewer !== null && !viewer.admin) ({ generation, submits } = await readAs(viewer, generation));
     } catch (error) {
       return staleOr(error, question, viewer);
     }
-    const generation = BigInt(row.generation);
-    const asVisitor = viewer === null || (!viewer.admin && !row.viewer_submits);
+    const asVisitor = viewer === null || (!viewer.admin && !submits);
     if (asVisitor && question.shared !== undefined) {
       const key = `v ${question.shared}`;
       const found = visitors.get(key);
@@ -199,8 +192,8 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
   return {
     readAhead,
     async send(ctx, question, viewer, build) {
-      sendPrepared(ctx, await answerTo(question, viewer, build, readsAhead.get(ctx)), NO_STORE);
+      sendPrepared(ctx, await answerTo(question, viewer, build, generations.readFor(ctx)), NO_STORE);
     },
-    answer: (question, viewer, build) => answerTo(question, viewer, build, undefined),
+    answer: (question, viewer, build) => answerTo(question, viewer, build, generations.read()),
   };
 }

@@ -1,0 +1,6 @@
+-- The two numbers a logged-in request checks what it kept against, in one snapshot:
+-- the store's (sql/007_store_generation.sql: kept lists and details) and the
+-- sessions' (sql/231_session_generation.sql: kept session lookups). One read shared
+-- by the requests that arrive together (src/site/generations.ts).
+select s.generation::text as store, a.generation::text as sessions
+  from store_generation s, session_generation a

@@ -1,0 +1,63 @@
+import { coalescedRead } from '../lib/coalesced-read.js';
+import { runQuery } from '../db/queries.js';
+import type { Sql } from '../db/pool.js';
+import type { SiteContext } from './context.js';
+
+// The numbers that tell a site process whether what it kept is still exact: the
+// store's generation (kept lists and details, store/kept-answers.ts) and the
+// sessions' (kept session lookups, auth/kept-sessions.ts). Both live in PostgreSQL
+// and move in the committing transaction, so they are exact across processes. They
+// are read in one statement, shared by the requests that arrive while it is on its
+// way (lib/coalesced-read.ts: never a value read before a caller arrived), and a
+// request's guard and handler share the read started for that request: a logged-in
+// request whose session and answer are kept waits for that one shared read and
+// sends no query of its own.
+
+export interface Generations {
+  store: bigint;
+  sessions: bigint;
+}
+
+interface GenerationsRow {
+  store: string;
+  sessions: string;
+}
+
+export interface GenerationReader {
+  /** A read that started after this call (shared with the callers around it). */
+  read(): Promise<Generations>;
+  /** The read of this request: started at its first call for the request, shared by its later ones. */
+  readFor(ctx: SiteContext): Promise<Generations>;
+}
+
+const readers = new WeakMap<Sql, GenerationReader>();
+
+/** The reader of the pool `sql`: one per pool, so every feature of a process shares its reads. */
+export function generationsOf(sql: Sql): GenerationReader {
+  let reader = readers.get(sql);
+  if (reader === undefined) {
+    reader = createReader(sql);
+    readers.set(sql, reader);
+  }
+  return reader;
+}
+
+function createReader(sql: Sql): GenerationReader {
+  const read = coalescedRead(() =>
+    runQuery<GenerationsRow>(sql, 'site/generations').then((rows): Generations => ({ store: BigInt(rows[0]!.store), sessions: BigInt(rows[0]!.sessions) })),
+  );
+  const ofRequest = new WeakMap<SiteContext, Promise<Generations>>();
+  return {
+    read,
+    readFor(ctx) {
+      let started = ofRequest.get(ctx);
+      if (started === undefined) {
+        started = read();
+        // Awaited by whoever asked; a request refused before that (a bad token) leaves it unawaited, and that is no error.
+        started.catch(() => {});
+        ofRequest.set(ctx, started);
+      }
+      return started;
+    },
+  };
+}
