@@ -16,6 +16,22 @@ export const POOL_SIZE = 10;
  */
 export const CONNECT_TIMEOUT_S = 2;
 export const STARTUP_WAIT_MS = 30_000;
+/**
+ * Longest a closed connection waits before it connects again, in seconds.
+ * postgres.js's own backoff grows with every failed connect of the pool (3^n / 100 s,
+ * up to 20 s) and is reset only by a connect that succeeds: after a 2-second
+ * outage probed every 250 ms its connections waited 5-20 s before trying the
+ * server that was already back, and store lists queued on them got 503 after
+ * their 5 s deadline (a soak at 100/s). The breaker (breaker.ts) already keeps
+ * a down server from a storm of connects: only its probe and queries that find
+ * no connection ask for one, so a short wait is enough.
+ */
+export const RECONNECT_MAX_S = 0.25;
+
+/** The wait before a closed connection connects again: growing, jittered, at most RECONNECT_MAX_S. */
+export function reconnectDelay(retries: number): number {
+  return (0.5 + Math.random() / 2) * Math.min(3 ** retries / 100, RECONNECT_MAX_S);
+}
 
 export interface PoolOptions {
   /**
@@ -36,6 +52,7 @@ export function createPool(url: string, options: PoolOptions = {}): Sql {
   const sql = postgres(url, {
     max: POOL_SIZE,
     connect_timeout: CONNECT_TIMEOUT_S,
+    backoff: reconnectDelay,
     idle_timeout: 60,
     max_lifetime: 60 * 30,
     onnotice: () => {},
