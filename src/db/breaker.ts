@@ -1,26 +1,36 @@
 import type { Sql } from './pool.js';
+import { opensBreaker } from './deadline.js';
 
 // A circuit breaker per pool. Once one query finds PostgreSQL unreachable (a
-// refused or reset connection, a server shutting down, a connect timeout, a sent
-// query that outlived its deadline: deadline.ts), every later query is refused at
-// once with 503 UNAVAILABLE instead of each request finding it out again (or
-// waiting on a hung server), and the site serves the visitor answers it holds
+// refused or reset connection, a server shutting down or starting: deadline.ts),
+// every later query is refused at once with 503 UNAVAILABLE instead of each
+// request finding it out again, and the site serves the visitor answers it holds
 // (store/kept-answers.ts). One probe at a time asks `select 1` in the background;
 // the first query that succeeds, the probe's or one still under way, closes it.
 //
-// Open or closed is one number, read by every query: nothing else is added to a
-// query while the database answers.
+// A timeout (a connect that did not finish in time, a sent query that outlived its
+// deadline) only makes the breaker suspect a hung server: a busy one is slow too,
+// and opening on it refused every store read of a healthy site (a 3-minute soak at
+// 100/s, load 8: one CONNECT_TIMEOUT, 36 reads answered 503 with no fault
+// running). It opens only when a confirming probe says so: no query of the pool,
+// the probe's or any other, succeeded within CONFIRM_TIMEOUT_MS of the suspicion.
+//
+// Open or closed is one number, read by every query; a success adds one increment.
 
 /** How often an open breaker asks PostgreSQL whether it is back. */
 export const PROBE_INTERVAL_MS = 250;
 /** A probe that has not answered in this long has failed; the next one starts. */
 export const PROBE_TIMEOUT_MS = 2000;
+/** A suspected hang (a timeout) opens the breaker when nothing succeeded for this long after it. */
+export const CONFIRM_TIMEOUT_MS = 3000;
 
 export interface Breaker {
   /** Date.now() when PostgreSQL was found unreachable, 0 while it answers. */
   readonly downSince: number;
   /** A query found PostgreSQL unreachable: refuse the next ones at once, and probe. */
   trip(): void;
+  /** A query timed out: open only if a probe confirms that nothing answers (see above). */
+  suspect(): void;
   /** A query succeeded: PostgreSQL answers. */
   succeeded(): void;
 }
@@ -37,6 +47,9 @@ export function attachBreaker(sql: Sql, onChange: (down: boolean) => void = () =
   let downSince = 0;
   let probing: NodeJS.Timeout | undefined;
   let probeInFlight = false;
+  // Queries that succeeded, ever: a suspicion is cleared when this moves.
+  let successes = 0;
+  let confirming = false;
 
   const close = () => {
     if (downSince === 0) return;
@@ -70,6 +83,7 @@ export function attachBreaker(sql: Sql, onChange: (down: boolean) => void = () =
     },
     trip() {
       if (downSince !== 0) return;
+      confirming = false;
       downSince = Date.now();
       onChange(true);
       // Unref'd: an open breaker never keeps a process alive that is otherwise done.
@@ -79,7 +93,30 @@ export function attachBreaker(sql: Sql, onChange: (down: boolean) => void = () =
       probe();
     },
     succeeded() {
+      successes++;
       if (downSince !== 0) close();
+    },
+    suspect() {
+      if (downSince !== 0 || confirming) return;
+      confirming = true;
+      const seen = successes;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, CONFIRM_TIMEOUT_MS);
+      });
+      // Straight through postgres.js, as the probes of an open breaker. Refused or
+      // reset, it decides at once; another failure (its own connect timeout) waits
+      // for the rest of the window, in which other queries may still succeed.
+      const asked = Promise.resolve(sql`select 1`).then(() => {
+        successes++;
+      }, (error: unknown) => (opensBreaker(error) ? undefined : late));
+      // Whichever comes first: the probe settles, or the confirming time is out.
+      void Promise.race([asked, late]).then(() => {
+        clearTimeout(timer);
+        if (!confirming) return;
+        confirming = false;
+        if (successes === seen) breaker.trip();
+      });
     },
   };
   breakers.set(sql, breaker);

@@ -48,16 +48,27 @@ export function isUnreachable(error: unknown): boolean {
 }
 
 /**
- * Errors after which the pool's breaker opens (breaker.ts): PostgreSQL cannot be
- * reached, cannot take connections now (57P03: starting up or shutting down), or
- * did not finish a connect in time. Not CONNECTION_ENDED: that pool was ended on
- * purpose.
+ * Errors after which the pool's breaker opens at once (breaker.ts): PostgreSQL
+ * refused or reset the connection, is shutting down, or cannot take connections
+ * now (57P03: starting up or shutting down). Not CONNECTION_ENDED: that pool was
+ * ended on purpose. Not a timeout: see hintsAtHang.
  */
 export function opensBreaker(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const code = String((error as { code?: unknown }).code);
-  if (code === 'CONNECTION_ENDED') return false;
-  return code === '57P03' || code === 'CONNECT_TIMEOUT' || isUnreachable(error);
+  if (code === 'CONNECTION_ENDED' || TIMEOUTS.has(code)) return false;
+  return code === '57P03' || isUnreachable(error);
+}
+
+/** A connect that did not finish in time (postgres.js's, or the socket's). */
+const TIMEOUTS = new Set(['CONNECT_TIMEOUT', 'ETIMEDOUT']);
+
+/**
+ * Errors that a hung server gives, and a busy one too: the breaker only suspects
+ * (breaker.ts), and opens when a probe confirms that nothing answers.
+ */
+export function hintsAtHang(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && TIMEOUTS.has(String((error as { code?: unknown }).code));
 }
 
 /** The 503 of a database found unreachable (an open breaker), made once: it is thrown at every refused query. */
@@ -103,6 +114,7 @@ export function withDeadline<T>(pending: PromiseLike<T>, ms: number = QUERY_TIME
       (error: unknown) => {
         clearTimeout(timer);
         if (breaker !== undefined && opensBreaker(error)) breaker.trip();
+        else if (breaker !== undefined && hintsAtHang(error)) breaker.suspect();
         if (!late) reject(isNotInTime(error) || isUnreachable(error) ? databaseUnavailable(error) : error);
       },
     );

@@ -137,14 +137,15 @@ const transactions = new WeakSet<Sql>();
  * left to finish or to the server's statement_timeout: postgres.js cancels a sent
  * query over a new connection whose failure it does not let us catch (an
  * unhandled rejection), and when the server has stopped answering, a cancel
- * request would not get through anyway. A sent query outliving its deadline means
- * exactly that (a live server's statement_timeout, below the deadline, would have
- * ended it), so the breaker opens; a query that only waited for a connection
- * (a busy pool) does not open it.
+ * request would not get through anyway. A sent query outliving its deadline
+ * hints at a hung server (a live server's statement_timeout, below the deadline,
+ * would have ended it) but a starved one does it too, so the breaker suspects and
+ * opens only when a probe confirms (breaker.ts); a query that only waited for a
+ * connection (a busy pool) does not even make it suspect.
  */
 function abandon<T>(query: PendingQuery<T>, breaker: Breaker | undefined): void {
   if (query.state == null) query.cancel();
-  else breaker?.trip();
+  else breaker?.suspect();
 }
 
 /**
