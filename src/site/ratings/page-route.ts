@@ -13,7 +13,8 @@ import { parsePageRequest } from './validation.js';
  * Not reused while it answers: replies and the raters' names change a page without
  * moving the store generation. Keeping one costs a map entry for bytes made anyway.
  */
-export const LAST_VISITOR_PAGES = { maxEntries: 256, maxBytes: 8 * 1024 * 1024 };
+/** Bounded by bytes rather than count, as the store's visitor answers (store/kept-answers.ts): one first page per plugin fits. */
+export const LAST_VISITOR_PAGES = { maxEntries: 4096, maxBytes: 8 * 1024 * 1024 };
 
 /** The answer depends on the session (myRating, hidden plugins): no shared cache may keep it. */
 const NO_STORE = { 'Cache-Control': 'no-store' } as const;

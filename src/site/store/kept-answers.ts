@@ -44,7 +44,12 @@ import type { Viewer } from './visibility.js';
 // generation again and rebuilds what changed meanwhile. Only the failing path
 // looks for a stale answer: a request the database answers does nothing more.
 
-export const VISITOR_ANSWERS: LruOptions = { maxEntries: 256, maxBytes: 32 * 1024 * 1024 };
+// The visitors' answers are also what a process serves while PostgreSQL is away, so
+// they are bounded by bytes, not by a count a mid-size catalogue outgrows: with 256
+// entries, 2000 plugins' details (with and without related) and ratings pages
+// pushed out answers seen minutes before, and a 3-minute soak had 16 visitor reads
+// this process had answered fail during a PostgreSQL outage.
+export const VISITOR_ANSWERS: LruOptions = { maxEntries: 8192, maxBytes: 32 * 1024 * 1024 };
 export const OWN_ANSWERS: LruOptions = { maxEntries: 1024, maxBytes: 32 * 1024 * 1024 };
 /** Users whose "has submitted a plugin" is known under some generation (a few dozen bytes each). */
 const SUBMITTERS: LruOptions = { maxEntries: 10_000, maxBytes: 1024 * 1024 };
