@@ -55,7 +55,7 @@ export const OWN_ANSWERS: LruOptions = { maxEntries: 1024, maxBytes: 32 * 1024 *
 const SUBMITTERS: LruOptions = { maxEntries: 10_000, maxBytes: 1024 * 1024 };
 
 /** Answers depend on the session: no shared cache may keep them. */
-const NO_STORE = { 'Cache-Control': 'no-store' };
+const NO_STORE = 'no-store';
 
 interface Kept {
   generation: bigint;
@@ -152,8 +152,9 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
     const found = cache.get(key);
     if (found?.generation === generation) return Promise.resolve(found.answer);
     return building(`${generation} ${key}`, async () => {
-      // Sent with no-store: no ETag to hash.
-      const answer = prepareJson(await build(), { etag: false });
+      // Sent with no-store: no ETag to hash. The header is in the prepared list, so
+      // sending it copies no list per request (http/respond.ts).
+      const answer = prepareJson(await build(), { etag: false, cacheControl: NO_STORE });
       // A slower build of an older generation never replaces a newer answer.
       const current = cache.get(key);
       if (!current || current.generation < generation) cache.set(key, { generation, answer }, answer.bytes + key.length);
@@ -197,7 +198,7 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
   return {
     readAhead,
     async send(ctx, question, viewer, build) {
-      sendPrepared(ctx, await answerTo(question, viewer, build, generations.readFor(ctx)), NO_STORE);
+      sendPrepared(ctx, await answerTo(question, viewer, build, generations.readFor(ctx)));
     },
     answer: (question, viewer, build) => answerTo(question, viewer, build, generations.read()),
   };

@@ -19,7 +19,8 @@ import { normalized, updatesInput, type Installed } from './updates-input.js';
 // question between two changes of the store share one build.
 
 const CORS = { 'Access-Control-Allow-Origin': '*' } as const;
-const ANSWER_HEADERS = { ...CORS, 'Cache-Control': 'no-store' };
+/** Kept answers carry their `Cache-Control: no-store` already (store/kept-answers.ts). */
+const ANSWER_HEADERS = CORS;
 
 interface LiveRow {
   n: number;

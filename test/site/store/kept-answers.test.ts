@@ -193,6 +193,18 @@ test('a kept answer is sent in each coding the client accepts, the same JSON', a
   }
 });
 
+test('kept answers say Cache-Control: no-store once, to visitors, authors and administrators', async () => {
+  for (const [what, cookie] of [['visitor', undefined], ['author', alice.cookie], ['administrator', admin.cookie]] as const) {
+    for (const path of ['/apps/api/plugins?limit=5', '/apps/api/plugins?limit=5&tag=map']) {
+      for (let i = 0; i < 2; i++) {
+        const answer = await fetch(first.url + path, { headers: cookie ? { cookie } : {} });
+        assert.is(answer.status, 200, `${what} ${path}`);
+        assert.is(answer.headers.get('cache-control'), 'no-store', `${what} ${path}`);
+      }
+    }
+  }
+});
+
 test('bad parameters are refused before anything is kept or built', async () => {
   const answer = await fetch(first.url + '/apps/api/plugins?limit=0');
   assert.is(answer.status, 400);

@@ -47,6 +47,7 @@ test('500 installed plugins by version: the older half is listed, with the live 
   const answer = await check({ plugins });
   assert.is(answer.status, 200, JSON.stringify(answer.body).slice(0, 300));
   assert.is(answer.headers.get('access-control-allow-origin'), '*');
+  assert.is(answer.headers.get('cache-control'), 'no-store', 'once');
   assert.equal(answer.body.unknown, []);
   assert.is(answer.body.updates.length, PLUGINS / 2);
   const first = answer.body.updates[0];
