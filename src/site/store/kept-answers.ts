@@ -165,8 +165,9 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
   // The shared read started when a request came in (readAhead): it began after the
   // request arrived, so it is as fresh as one started later, and it ran while the
   // session was looked up (whose guard shares it, auth/kept-sessions.ts).
+  const mayBeLoggedIn = (ctx: SiteContext) => ctx.req.headers.cookie !== undefined || ctx.req.headers.authorization !== undefined;
   const readAhead: SiteMiddleware = (ctx, next) => {
-    if (ctx.req.headers.cookie !== undefined || ctx.req.headers.authorization !== undefined) void generations.readFor(ctx);
+    if (mayBeLoggedIn(ctx)) void generations.readFor(ctx);
     return next();
   };
 
@@ -198,7 +199,9 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
   return {
     readAhead,
     async send(ctx, question, viewer, build) {
-      sendPrepared(ctx, await answerTo(question, viewer, build, generations.readFor(ctx)));
+      // A visitor's request needs no read of its own to remember (readAhead started none).
+      const shared = mayBeLoggedIn(ctx) ? generations.readFor(ctx) : generations.read();
+      sendPrepared(ctx, await answerTo(question, viewer, build, shared));
     },
     answer: (question, viewer, build) => answerTo(question, viewer, build, generations.read()),
   };
