@@ -37,11 +37,18 @@ export function sendFileRange(fd: number, start: number, end: number, res: Serve
       closed = true;
       close(fd, () => {});
     };
-    res.once('close', () => {
+    const finish = () => {
       done = true;
       closeFile();
       resolve();
-    });
+    };
+    // Cut before we start (the client reset while the file was opened): its 'close'
+    // has been and gone, and a write would wait for a 'drain' that never comes.
+    if (res.destroyed) {
+      finish();
+      return;
+    }
+    res.once('close', finish);
     // One read on its way at a time; it goes on while the socket drains, and its
     // chunk waits for 'drain' (as a read stream reads ahead), so the socket never
     // sits empty through a read after a drain.
@@ -49,8 +56,10 @@ export function sendFileRange(fd: number, start: number, end: number, res: Serve
     let held: { buffer: Buffer; bytes: number } | null = null;
     const write = (buffer: Buffer, bytes: number): void => {
       const more = res.write(bytes === buffer.length ? buffer : buffer.subarray(0, bytes), (writeError) => {
-        // A failed write may still be referenced by the socket: leave that buffer to the collector.
+        // A failed write may still be referenced by the socket: leave that buffer to the
+        // collector. The answer is cut and no 'drain' will come: stop and close the file.
         if (!writeError) give(buffer);
+        else finish();
       });
       if (!more) {
         draining = true;

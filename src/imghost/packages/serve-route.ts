@@ -32,6 +32,11 @@ export function servePackage(store: PackageStore) {
     if (found === 'removed') throw packageGone();
     if (!found) throw packageNotFound();
     const opened = 'read' in found ? found : undefined;
+    // The client left while we looked: its 'close' has been, nothing would ever let go of the file.
+    if (ctx.res.destroyed) {
+      opened?.release();
+      return;
+    }
     const redirect = store.redirectUrl(sha256);
     if (redirect !== undefined) {
       opened?.release();
@@ -53,6 +58,10 @@ export function servePackage(store: PackageStore) {
     }
     // Opened before the head is written, so a bucket that fails is still a clean 503.
     const stream = await opened.read(answer.start, answer.end);
+    if (ctx.res.destroyed) {
+      stream?.destroy();
+      return;
+    }
     if (!stream) throw (await store.isRemoved(sha256)) ? packageGone() : packageNotFound();
     ctx.res.writeHead(answer.status, answer.head);
     await streamTo(ctx, stream);
@@ -105,6 +114,12 @@ function planAnswer(ctx: ImghostContext, found: { etag: string; size: number }, 
 function streamTo(ctx: ImghostContext, stream: Readable): Promise<void> {
   const res = ctx.res;
   return new Promise((resolve) => {
+    // Cut already: 'close' will not come again, and a pipe would wait for a 'drain' forever.
+    if (res.destroyed) {
+      stream.destroy();
+      resolve();
+      return;
+    }
     stream.on('error', (error: NodeJS.ErrnoException) => {
       ctx.log.warn('package stream failed', { err: error });
       res.destroy(error);
