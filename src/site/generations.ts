@@ -28,6 +28,18 @@ export interface GenerationReader {
   read(): Promise<Generations>;
   /** The read of this request: started at its first call for the request, shared by its later ones. */
   readFor(ctx: SiteContext): Promise<Generations>;
+  /**
+   * The store generation of the newest read that succeeded on this process, and when
+   * it came back: what this process last knew to be current. While the database is
+   * away, only answers of that generation may be served stale (store/kept-answers.ts).
+   */
+  lastRead(): LastRead | undefined;
+}
+
+export interface LastRead {
+  store: bigint;
+  /** Date.now() when the read came back: answers of `store` were current then. */
+  at: number;
 }
 
 const readers = new WeakMap<Sql, GenerationReader>();
@@ -43,12 +55,19 @@ export function generationsOf(sql: Sql): GenerationReader {
 }
 
 function createReader(sql: Sql): GenerationReader {
+  let last: LastRead | undefined;
   const read = coalescedRead(() =>
-    runQuery<GenerationsRow>(sql, 'site/generations').then((rows): Generations => ({ store: BigInt(rows[0]!.store), sessions: BigInt(rows[0]!.sessions) })),
+    runQuery<GenerationsRow>(sql, 'site/generations').then((rows): Generations => {
+      const generations = { store: BigInt(rows[0]!.store), sessions: BigInt(rows[0]!.sessions) };
+      // A slower read that started earlier never takes the place of a newer one.
+      if (last === undefined || last.store <= generations.store) last = { store: generations.store, at: Date.now() };
+      return generations;
+    }),
   );
   const ofRequest = new WeakMap<SiteContext, Promise<Generations>>();
   return {
     read,
+    lastRead: () => last,
     readFor(ctx) {
       let started = ofRequest.get(ctx);
       if (started === undefined) {

@@ -2,6 +2,7 @@ import { compressFast } from '../../http/content-encoding.js';
 import { sendJson, sendJsonBytes } from '../../http/respond.js';
 import { createLru } from '../../lib/lru.js';
 import type { SiteContext, SiteDeps } from '../context.js';
+import { generationsOf } from '../generations.js';
 import { staleFor, staleStatus } from '../store/kept-answers.js';
 import { findVisiblePlugin } from '../store/visibility.js';
 import { readRatingsPage } from './ratings-reads.js';
@@ -12,6 +13,9 @@ import { parsePageRequest } from './validation.js';
  * while PostgreSQL cannot be reached (STALE_IF_ERROR_SECONDS, store/kept-answers.ts).
  * Not reused while it answers: replies and the raters' names change a page without
  * moving the store generation. Keeping one costs a map entry for bytes made anyway.
+ * Each is tagged with the store generation this process last read when it was built
+ * and served only while that is still the last one read (as the store's answers): a
+ * plugin hidden or removed since must not come back from here.
  */
 /** Bounded by bytes rather than count, as the store's visitor answers (store/kept-answers.ts): one first page per plugin fits. */
 export const LAST_VISITOR_PAGES = { maxEntries: 4096, maxBytes: 8 * 1024 * 1024 };
@@ -25,27 +29,42 @@ const NO_STORE = { 'Cache-Control': 'no-store' } as const;
  * or null) for a logged-in caller; visitors get no `myRating` key at all. Two
  * queries whatever the page: the visibility check and the page.
  */
+interface LastPage {
+  bytes: Buffer;
+  /** The store generation last read on this process before the page was built. */
+  generation: bigint;
+  /** Date.now() when built: the page was current then. */
+  builtAt: number;
+}
+
 export function ratingsPageHandler(deps: SiteDeps) {
-  const lastPages = createLru<Buffer>(LAST_VISITOR_PAGES);
+  const lastPages = createLru<LastPage>(LAST_VISITOR_PAGES);
+  const generations = generationsOf(deps.sql);
   return async (ctx: SiteContext) => {
     const user = ctx.locals.user;
     const { limit, offset } = parsePageRequest(ctx.query);
     const key = user === null ? `${ctx.params.id!.toLowerCase()} ${limit} ${offset}` : undefined;
     let body: Record<string, unknown>;
+    // Read before the page: a change after this read moves the generation past it.
+    const generation = generations.lastRead()?.store;
     try {
       const plugin = await findVisiblePlugin(deps.sql, ctx.params.id!, user);
       const page = await readRatingsPage(deps.sql, plugin.id, { limit, offset, viewerId: user?.id ?? null });
       body = { success: true, ...page.stats, ratings: page.ratings, limit, offset };
       if (user) body.myRating = page.mine;
     } catch (error) {
-      const secondsStale = key === undefined ? undefined : staleFor(deps.sql, error, deps.config.staleIfErrorSeconds);
-      const last = secondsStale === undefined ? undefined : lastPages.get(key!);
-      if (last === undefined) throw error;
-      return sendJsonBytes(ctx, 200, last, compressFast, { ...NO_STORE, 'Cache-Status': staleStatus(secondsStale!) });
+      const last = key === undefined ? undefined : lastPages.get(key);
+      const current = last !== undefined && last.generation === generations.lastRead()?.store;
+      // A page was last confirmed current when it was built: replies change it without moving the generation.
+      const secondsStale = current ? staleFor(deps.sql, error, deps.config.staleIfErrorSeconds, last.builtAt) : undefined;
+      if (secondsStale === undefined) throw error;
+      return sendJsonBytes(ctx, 200, last!.bytes, compressFast, { ...NO_STORE, 'Cache-Status': staleStatus(secondsStale) });
     }
     if (key === undefined) return sendJson(ctx, 200, body, NO_STORE);
     const bytes = Buffer.from(JSON.stringify(body));
-    lastPages.set(key, bytes, bytes.length + key.length);
+    // Untagged (no generation read yet on this process): never served stale.
+    if (generation !== undefined) lastPages.set(key, { bytes, generation, builtAt: Date.now() }, bytes.length + key.length + 48);
+    else lastPages.delete(key);
     sendJsonBytes(ctx, 200, bytes, compressFast, NO_STORE);
   };
 }

@@ -38,9 +38,11 @@ import type { Viewer } from './visibility.js';
 //
 // While PostgreSQL cannot be reached (the pool's breaker is open, db/breaker.ts),
 // the generation cannot be read, and a visitor is served the visitors' answer kept
-// for the question, whatever its generation, for up to STALE_IF_ERROR_SECONDS
-// after the database went away, marked in Cache-Status (http/cache-status.ts);
-// without one, the 503. Once the database answers, the next request reads the
+// for the question, for up to STALE_IF_ERROR_SECONDS after the database went away,
+// marked in Cache-Status (http/cache-status.ts) with its age since it was last
+// confirmed current; without one, the 503. Only an answer of the generation this
+// process last read is served: one built before a later change (a plugin hidden or
+// removed since, that nobody asked about again) is no longer what a visitor may see. Once the database answers, the next request reads the
 // generation again and rebuilds what changed meanwhile. Only the failing path
 // looks for a stale answer: a request the database answers does nothing more.
 
@@ -98,17 +100,18 @@ const STALE_DETAIL = 'stale-db-unreachable';
 
 /**
  * When `error` is the 503 of a database found unreachable (the breaker of `sql` is
- * open) less than `staleIfErrorSeconds` ago, the seconds since; else undefined: an
+ * open) less than `staleIfErrorSeconds` ago, the seconds since `confirmedAt` (when
+ * the answer to serve was last known current, Date.now() then); else undefined: an
  * answer held from before may be served stale only in the first case.
  */
-export function staleFor(sql: Sql, error: unknown, staleIfErrorSeconds: number): number | undefined {
+export function staleFor(sql: Sql, error: unknown, staleIfErrorSeconds: number, confirmedAt: number): number | undefined {
   const downSince = breakerOf(sql)?.downSince ?? 0;
   if (downSince === 0 || !isHttpError(error) || error.status !== 503) return undefined;
-  const seconds = (Date.now() - downSince) / 1000;
-  return seconds <= staleIfErrorSeconds ? seconds : undefined;
+  if ((Date.now() - downSince) / 1000 > staleIfErrorSeconds) return undefined;
+  return (Date.now() - confirmedAt) / 1000;
 }
 
-/** The Cache-Status of an answer served stale `secondsStale` after the database went away. */
+/** The Cache-Status of an answer served stale, `secondsStale` after it was last confirmed current. */
 export const staleStatus = (secondsStale: number): string => staleCacheStatus(secondsStale, STALE_DETAIL);
 
 export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): KeptAnswers {
@@ -122,10 +125,13 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
    * whose answer is kept, that answer, marked stale; else `error` is thrown on.
    */
   const staleOr = (error: unknown, question: Question, viewer: Viewer): PreparedAnswer => {
-    const secondsStale = viewer === null && question.shared !== undefined ? staleFor(sql, error, staleIfErrorSeconds) : undefined;
-    const found = secondsStale === undefined ? undefined : visitors.get(`v ${question.shared}`);
-    if (found === undefined) throw error;
-    return { ...found.answer, headers: Object.freeze([...found.answer.headers, 'Cache-Status', staleStatus(secondsStale!)]) };
+    // Only an answer of the generation last read was current when the database went
+    // away; it was last confirmed current when that read came back.
+    const last = generations.lastRead();
+    const found = viewer === null && question.shared !== undefined && last !== undefined ? visitors.get(`v ${question.shared}`) : undefined;
+    const secondsStale = found !== undefined && found.generation === last!.store ? staleFor(sql, error, staleIfErrorSeconds, last!.at) : undefined;
+    if (found === undefined || secondsStale === undefined) throw error;
+    return { ...found.answer, headers: Object.freeze([...found.answer.headers, 'Cache-Status', staleStatus(secondsStale)]) };
   };
   type GenerationRow = { generation: string; viewer_submits: boolean };
   const readGeneration = (viewerId: string) => runQuery<GenerationRow>(sql, 'store/generation', [viewerId]).then((rows) => rows[0]!);

@@ -129,6 +129,39 @@ test('database unreachable: an answer seen before 300 others of the same kind is
   }
 });
 
+// Defect: during an outage a visitor was served the answer kept for the question
+// whatever its generation, so a plugin hidden after the answer was built (pulled for
+// malware, nobody asked about it again on this process) came back as a 200, and the
+// Cache-Status ttl counted from the outage, not from when the answer was last current.
+test('database unreachable: a kept answer about a plugin hidden since is not served stale (503), one still current is', async () => {
+  await insertPlugin(sql, 'out-hidden', alice, 'approved');
+  await insertRating(sql, 'out-hidden', await testUser(sql, 'out-rater-2'), 5, 'Fine then');
+  const aboutHidden = ['/apps/api/plugins/out-hidden', '/apps/api/plugins/out-hidden/ratings?limit=10'];
+  for (const path of aboutHidden) assert.is((await fetch(site.url + path)).status, 200, path);
+  await sql`update plugins set status = 'rejected' where id = 'out-hidden'`;
+  // Another visitor's question reads the generation the hiding moved (this process now knows of the change).
+  const current = '/apps/api/plugins?q=still-current';
+  assert.is((await fetch(site.url + current)).status, 200);
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  await cut();
+  try {
+    for (const path of aboutHidden) {
+      const response = await fetch(site.url + path);
+      const body = (await response.json()) as { code?: string };
+      assert.is(response.status, 503, path);
+      assert.is(body.code, 'UNAVAILABLE', path);
+    }
+    const response = await fetch(site.url + current);
+    await response.arrayBuffer();
+    assert.is(response.status, 200, 'an answer of the generation last read');
+    // Last confirmed current over a second before the cut: the ttl says so.
+    assert.match(response.headers.get('cache-status') ?? '', /; ttl=-[2-9]\d*;|; ttl=-\d{2,};/);
+  } finally {
+    await proxy.start();
+    await waitForRecovery();
+  }
+});
+
 test('database unreachable: writes and answers never seen get 503 UNAVAILABLE with Retry-After, fast; /readyz is 503', async () => {
   await cut();
   try {
