@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, stat } from 'node:fs/promises';
+import { link, mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from '../../lib/log.js';
@@ -33,7 +33,6 @@ const TEMP_DIR = '.tmp';
 const originalName = (md5: string, format: ImageFormat) => `images/${md5.slice(0, 2)}/${md5}.${FORMATS[format].ext}`;
 const previewName = (md5: string) => `images/${md5.slice(0, 2)}/${md5}.preview.webp`;
 const previewEtag = (md5: string) => `"${md5}-webp"`;
-const keepFile = async () => {};
 /** An original's lookup key is its MD5, which its bytes must have; a preview's is "<md5>.webp". */
 const md5Of = (file: StoredFile) => (file.key.length === 32 ? file.key : undefined);
 
@@ -69,10 +68,33 @@ export async function openBucketImageStore(imagesDir: string, storage: ObjectSto
     return found.find((candidate) => candidate !== null) ?? null;
   }
 
+  /**
+   * A hard link of the cache's copy, ours until release(): the cache may evict (and
+   * delete) its file while a conversion waits for a decode slot. Undefined when no
+   * link could be made (gone again at once, another file system): download a copy.
+   */
+  async function pinnedCopy(file: StoredFile): Promise<LocalCopy | null | undefined> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const path = await cache.fill(file.path, (temp) => storage.download(file.path, temp, md5Of(file)));
+      if (!path) return null;
+      const pinned = temps.create('obj');
+      try {
+        await link(path, pinned);
+        return { path: pinned, release: () => temps.discard(pinned) };
+      } catch (error) {
+        await temps.discard(pinned);
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
+        // Evicted between the fill and the link: fetch it again.
+        cache.forget(file.path);
+      }
+    }
+    return undefined;
+  }
+
   async function localCopy(file: StoredFile): Promise<LocalCopy | null> {
     if (cache.admits(file.size)) {
-      const path = await cache.fill(file.path, (temp) => storage.download(file.path, temp, md5Of(file)));
-      return path ? { path, release: keepFile } : null;
+      const pinned = await pinnedCopy(file);
+      if (pinned !== undefined) return pinned;
     }
     const temp = temps.create('obj');
     try {

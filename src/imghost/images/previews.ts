@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { createSingleFlight } from '../../lib/single-flight.js';
 import { HttpError } from '../../http/errors.js';
 import type { Logger } from '../../lib/log.js';
@@ -15,6 +16,10 @@ export const conversionStats = { started: 0, failed: 0 };
 
 const conversionFailed = (cause: unknown) =>
   new HttpError(500, 'INTERNAL', 'Error converting image', { plain: true, cause });
+
+/** The local copy went away under the conversion: a retry fetches it again. */
+const sourceGone = (cause: unknown) =>
+  new HttpError(503, 'UNAVAILABLE', 'Image briefly unavailable, try again shortly', { plain: true, cause, headers: { 'Retry-After': '1' } });
 
 const busy = () =>
   new HttpError(503, 'UNAVAILABLE', 'Server busy, try again shortly', { plain: true, headers: { 'Retry-After': '5' } });
@@ -54,6 +59,7 @@ export function createPreviews(store: ImageStore, limiter: Limiter, log: Logger)
           // The original was deleted by hand while its lookup was remembered: the
           // image is gone, which is not a conversion failure.
           if (!(await store.stillThere(original))) return null;
+          if (!(await stat(source.path).then(() => true, () => false))) throw sourceGone(error);
           throw conversionFailed(error);
         }
       }, busy);

@@ -23,6 +23,8 @@ export async function openObjectCache(dir: string, maxBytes: number, log: Logger
   /** key -> bytes; a Map keeps insertion order, so its first key is the least recently used. */
   const entries = new Map<string, number>();
   let total = 0;
+  /** Evicted files still being deleted, by key. */
+  const removing = new Map<string, Promise<void>>();
   const singleFlight = createSingleFlight<string | null>();
   const pathOf = (key: string) => join(dir, key);
 
@@ -37,7 +39,13 @@ export async function openObjectCache(dir: string, maxBytes: number, log: Logger
       entries.delete(oldest);
       total -= size;
       // A reader that opened the file keeps reading it: unlinking does not cut it off.
-      rm(pathOf(oldest), { force: true }).catch((error: unknown) => log.warn('cache eviction failed', { err: error }));
+      // A fill of the same key waits for this (moveIn), or it would delete the new file.
+      const removal: Promise<void> = rm(pathOf(oldest), { force: true })
+        .catch((error: unknown) => log.warn('cache eviction failed', { err: error }))
+        .finally(() => {
+          if (removing.get(oldest) === removal) removing.delete(oldest);
+        });
+      removing.set(oldest, removal);
     }
   }
 
@@ -58,6 +66,7 @@ export async function openObjectCache(dir: string, maxBytes: number, log: Logger
     const path = pathOf(key);
     await syncFile(temp);
     await mkdir(dirname(path), { recursive: true });
+    await removing.get(key);
     await rename(temp, path);
     add(key, size);
     return path;
