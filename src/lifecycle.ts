@@ -7,7 +7,6 @@ import type { Logger } from './lib/log.js';
 import { onShutdownSignal } from './http/server.js';
 import { EmbeddedPostgresError } from './db/embedded.js';
 import { MigrationChainError } from './db/pre-release-chain.js';
-import { surviveStrayConnectionFailures } from './db/stray-rejections.js';
 
 export interface Closable {
   close(): Promise<void>;
@@ -30,7 +29,6 @@ export interface LifecycleOptions {
 }
 
 export function startLifecycle(log: Logger, options: LifecycleOptions = {}): Lifecycle {
-  surviveStrayConnectionFailures(log);
   const controller = new AbortController();
   const started: Closable[] = [];
   let inProgress: Promise<unknown> = Promise.resolve();

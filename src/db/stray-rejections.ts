@@ -1,5 +1,8 @@
+import { isIP } from 'node:net';
+import postgres from 'postgres';
 import type { Logger } from '../lib/log.js';
 import { hintsAtHang, isUnreachable, opensBreaker } from './deadline.js';
+import type { Sql } from './pool.js';
 
 // postgres.js runs work of its own that no request awaits: reconnecting the
 // LISTEN connection of the webhook worker, re-subscribing its channels, cancel
@@ -7,23 +10,57 @@ import { hintsAtHang, isUnreachable, opensBreaker } from './deadline.js';
 // a rejection nobody handles (a test with two sites on one pool crashed twice in
 // six runs on an unhandled ECONNREFUSED), and Node ends the process for it. A lost
 // connection is no reason for a service to die: the pool reconnects and the
-// breaker (breaker.ts) answers for the database meanwhile. Any other unhandled
-// rejection is a bug and still ends the process, as Node would.
+// breaker (breaker.ts) answers for the database meanwhile.
+//
+// Only the database's own failures are forgiven: an error PostgreSQL sent
+// (PostgresError), or a connection error that names the database's address (Node's
+// connect errors and postgres.js's CONNECTION_* / CONNECT_TIMEOUT carry address and
+// port; a DNS failure, the hostname). The same codes come from undici and any other
+// socket (ECONNRESET, ETIMEDOUT, ENOTFOUND...): those are leaks, bugs, and still
+// end the process as Node would, as does any other unhandled rejection.
 
-/** True for the errors of a database connection that failed or was lost. */
-export function isConnectionFailure(reason: unknown): boolean {
-  return opensBreaker(reason) || hintsAtHang(reason) || isUnreachable(reason);
+/** Where the pool connects: its hosts and ports (postgres.js's parsed options), or a Unix socket path. */
+export interface DatabaseAddress {
+  hosts: readonly string[];
+  ports: readonly number[];
+  path?: string;
 }
 
-/** The process's unhandledRejection handler: logs a lost database connection, rethrows anything else. */
-export function strayRejectionHandler(log: Logger): (reason: unknown) => void {
+export function databaseAddressOf(sql: Sql): DatabaseAddress {
+  const options = sql.options as unknown as { host: string[]; port: number[]; path?: string | false };
+  return { hosts: options.host, ports: options.port, path: options.path || undefined };
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+
+/** Whether `reason` came from the connection to `database` (not from any other socket). */
+function fromDatabase(reason: object, database: DatabaseAddress): boolean {
+  if (reason instanceof postgres.PostgresError) return true;
+  const { address, port, hostname } = reason as { address?: unknown; port?: unknown; hostname?: unknown };
+  if (database.path !== undefined) return address === database.path;
+  // A name that did not resolve: the error names it, with no address.
+  if (typeof hostname === 'string' && address === undefined) return database.hosts.includes(hostname);
+  if (typeof address !== 'string' || !database.ports.includes(Number(port))) return false;
+  // A host given by name connects to whatever it resolves to: its port must do (localhost: a loopback address).
+  return database.hosts.some((host) => host === address || (host === 'localhost' ? LOOPBACK.has(address) : isIP(host) === 0));
+}
+
+/** True for the errors of a connection to `database` that failed or was lost. */
+export function isConnectionFailure(reason: unknown, database: DatabaseAddress): boolean {
+  if (typeof reason !== 'object' || reason === null) return false;
+  if (!(opensBreaker(reason) || hintsAtHang(reason) || isUnreachable(reason))) return false;
+  return fromDatabase(reason, database);
+}
+
+/** The process's unhandledRejection handler: logs a lost connection to `database`, rethrows anything else. */
+export function strayRejectionHandler(log: Logger, database: DatabaseAddress): (reason: unknown) => void {
   return (reason) => {
-    if (!isConnectionFailure(reason)) throw reason;
+    if (!isConnectionFailure(reason, database)) throw reason;
     log.warn('a PostgreSQL connection failed outside any request; the pool reconnects', { code: (reason as { code?: unknown }).code });
   };
 }
 
-/** Installs strayRejectionHandler for the process (entrypoints only, once). */
-export function surviveStrayConnectionFailures(log: Logger): void {
-  process.on('unhandledRejection', strayRejectionHandler(log));
+/** Installs strayRejectionHandler for the pool `sql` (entrypoints of a process with a pool, once). */
+export function surviveStrayConnectionFailures(log: Logger, sql: Sql): void {
+  process.on('unhandledRejection', strayRejectionHandler(log, databaseAddressOf(sql)));
 }
