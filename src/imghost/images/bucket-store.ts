@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Logger } from '../../lib/log.js';
 import { createLru } from '../../lib/lru.js';
 import type { ObjectStorage } from '../storage/object-storage.js';
+import { createMissMemory } from '../storage/miss-memory.js';
 import { BucketUnavailable } from '../storage/s3-client.js';
 import { FORMAT_LIST, FORMATS, type ImageFormat } from './formats.js';
 import { openFile } from './open-file.js';
@@ -49,6 +50,8 @@ export async function openBucketImageStore(imagesDir: string, storage: ObjectSto
   await temps.sweepOrphans();
   const lookups = createLru<StoredFile>({ maxEntries: LOOKUP_CACHE_ENTRIES, maxBytes: Infinity });
   const { cache, client } = storage;
+  /** md5s no format of which is in the bucket, for a few seconds (miss-memory.ts). */
+  const misses = createMissMemory();
 
   /** The object `name`, from the cache's copy or a HEAD of the bucket; its SHA-256 when the bucket says. */
   async function objectAt(key: string, name: string, mime: string, etag: string): Promise<{ file: StoredFile; sha256?: string; cached?: true } | null> {
@@ -145,8 +148,11 @@ export async function openBucketImageStore(imagesDir: string, storage: ObjectSto
     async findOriginal(md5) {
       const known = lookups.get(md5);
       if (known) return known;
+      if (misses.has(md5)) return null;
+      const epoch = misses.epoch;
       const found = await originalAnywhere(md5);
       if (found) lookups.set(md5, found.file);
+      else misses.remember(md5, epoch);
       return found?.file ?? null;
     },
 
@@ -166,6 +172,7 @@ export async function openBucketImageStore(imagesDir: string, storage: ObjectSto
 
     async commitOriginal(temp, md5, format, size) {
       const name = originalName(md5, format);
+      misses.clear(md5);
       const sha256 = await sha256Of(temp);
       let stored = await originalAnywhere(md5);
       if (!stored) {

@@ -10,8 +10,12 @@ import { SHA256, type PackageStore } from './package-store.js';
 
 /** The bytes under a hash never change (RFC 8246). */
 export const PACKAGE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
-/** A redirect to STORAGE_PUBLIC_URL may be kept a day: the object under it never changes, the setting might. */
-const REDIRECT_CACHE_CONTROL = 'public, max-age=86400';
+/**
+ * A redirect to STORAGE_PUBLIC_URL is checked with us on every use: a shared cache
+ * that kept it would go on sending launchers to a package an administrator removed
+ * (which must answer 410 at once).
+ */
+export const PACKAGE_REDIRECT_CACHE_CONTROL = 'no-cache';
 
 export const packageNotFound = () => new HttpError(404, 'NOT_FOUND', 'Package not found');
 const packageGone = () => new HttpError(410, 'GONE', 'This package was removed by an administrator');
@@ -40,7 +44,7 @@ export function servePackage(store: PackageStore) {
     const redirect = store.redirectUrl(sha256);
     if (redirect !== undefined) {
       opened?.release();
-      ctx.res.writeHead(302, { Location: redirect, 'Cache-Control': REDIRECT_CACHE_CONTROL, 'Content-Length': '0' }).end();
+      ctx.res.writeHead(302, { Location: redirect, 'Cache-Control': PACKAGE_REDIRECT_CACHE_CONTROL, 'Content-Length': '0' }).end();
       return;
     }
     let answer: PlannedAnswer | null | undefined;

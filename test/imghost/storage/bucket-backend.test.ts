@@ -186,6 +186,19 @@ Bucket('with STORAGE_PUBLIC_URL, reads answer 302 to the object there', async ()
   }
 });
 
+Bucket('package redirect cached a day by shared caches: a 302 to STORAGE_PUBLIC_URL is no-cache, so a removal answers 410 at once', async () => {
+  const cdn = await startTestImghost({ ...bucket.env('backend'), STORAGE_PUBLIC_URL: 'https://cdn.example/files' });
+  try {
+    const stored = await fetch(cdn.url + '/api/packages', { method: 'POST', body: new Uint8Array(plugin), headers: { 'Content-Type': 'application/zip' } });
+    assert.is(stored.status, 201);
+    const pkg = await rawRequest(cdn.url, `/pkg/${sha256Of(plugin)}/demo.zip`);
+    assert.is(pkg.status, 302);
+    assert.is(pkg.headers['cache-control'], 'no-cache');
+  } finally {
+    await cdn.close();
+  }
+});
+
 Bucket('bucket stopped: uploads and uncached reads answer 503 UNAVAILABLE with Retry-After, /readyz 503; back: all resumes', async () => {
   const cachedPng = await makePng(30);
   const cached = (await upload(host.url, cachedPng, 'a.png')).body.data.url as string;
