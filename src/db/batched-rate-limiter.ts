@@ -146,7 +146,13 @@ export function createBatchedRateLimiter(sql: Sql, options: BatchedRateLimitOpti
     try {
       [row] = (await add([stored], [sent])) as [AddedRow];
     } catch (error) {
-      if (state) state.sending -= sent;
+      // Not counted by PostgreSQL: held back as pending, added at the next flush, and
+      // counted against the limit here meanwhile (else every failed add lost them).
+      if (state) {
+        state.sending -= sent;
+        state.pending += sent;
+        schedule();
+      }
       throw error;
     }
     const now = Date.now();

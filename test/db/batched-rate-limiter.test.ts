@@ -4,6 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createBatchedRateLimiter } from '../../src/db/batched-rate-limiter.js';
 import { createPool } from '../../src/db/pool.js';
+import { startPgProxy } from '../helpers/pg-proxy.js';
 import { closeTestSql, testSql } from '../helpers/servers.js';
 
 const MINUTE = 60_000;
@@ -71,6 +72,35 @@ test('a refused key waits for its window to end, then is allowed again', async (
   await sleep(600);
   assert.ok((await limiter.hit('k')).allowed);
   await limiter.close();
+});
+
+// Defect: when the add of a hit that must wait for PostgreSQL failed, the key's
+// pending hits had already been set to 0, so they were lost: on an unreachable
+// database every hit went to PostgreSQL again and was never counted, no limit held.
+test('hits PostgreSQL could not count are held and counted: past the limit the key is refused in memory, and added once it is back', async () => {
+  const name = 'test:batched-failed-add';
+  const proxy = await startPgProxy(process.env.TEST_DB_URL!);
+  const pool = createPool(proxy.url);
+  const limiter = createBatchedRateLimiter(pool, { name, limit: 3, windowMs: MINUTE, unflushed: 1, flushMs: 50 });
+  try {
+    await proxy.stop();
+    const outcomes: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      try {
+        outcomes.push((await limiter.hit('k')).allowed ? 'allowed' : 'refused');
+      } catch (error) {
+        outcomes.push(`failed ${(error as { status?: number }).status}`);
+      }
+    }
+    assert.equal(outcomes, ['failed 503', 'failed 503', 'failed 503', 'refused', 'refused', 'refused']);
+    await proxy.start();
+    for (let i = 0; i < 100 && (await storedHits(name, 'k')) < 3; i++) await sleep(50);
+    assert.is(await storedHits(name, 'k'), 3, 'the held hits are added when PostgreSQL answers again');
+  } finally {
+    await limiter.close().catch(() => {});
+    await pool.end({ timeout: 1 });
+    await proxy.stop().catch(() => {});
+  }
 });
 
 test.run();

@@ -4,6 +4,8 @@ import { parseJsonBytes } from '../../http/json-body.js';
 import { sendPrepared } from '../../http/prepared-answer.js';
 import { rateLimited, type RateDecision } from '../../http/rate-limited.js';
 import type { BatchedRateLimiter } from '../../db/batched-rate-limiter.js';
+import { breakerOf } from '../../db/breaker.js';
+import type { Sql } from '../../db/pool.js';
 import { runQuery } from '../../db/queries.js';
 import type { SiteContext, SiteDeps, SiteMiddleware } from '../context.js';
 import type { KeptAnswers } from '../store/kept-answers.js';
@@ -56,12 +58,12 @@ export function updatesPreflight(ctx: SiteContext): void {
 export function updatesHandler(deps: SiteDeps, kept: KeptAnswers, limiter: BatchedRateLimiter) {
   const scheme = deps.config.installScheme;
   const imageHost = deps.config.imageHostPublicUrl.replace(/\/+$/, '');
+  const uncounted = uncountedWhileUnreachable(deps.sql);
   return async (ctx: SiteContext) => {
     // The limit first, in memory (db/batched-rate-limiter.ts): a refused caller costs nothing more.
-    // A hit PostgreSQL must count but cannot (it is away) counts nothing: the kept
-    // answer then decides (served stale, db/breaker.ts, else its 503).
+    // A hit PostgreSQL must count but cannot: see uncountedWhileUnreachable.
     const hit = limiter.hit(ctx.ip);
-    const decision = hit instanceof Promise ? await hit.catch(uncountedWhileUnavailable) : hit;
+    const decision = hit instanceof Promise ? await hit.catch(uncounted) : hit;
     if (!decision.allowed) throw rateLimited(decision, 'Too many update checks; try again in a minute');
     // The answer is kept under a hash of the bytes asked: a launcher polling with the
     // same body again costs a hash and a lookup, no parse. The bytes are parsed,
@@ -77,10 +79,19 @@ export function updatesHandler(deps: SiteDeps, kept: KeptAnswers, limiter: Batch
   };
 }
 
-/** A hit the database could not count (503) lets the caller by; anything else is thrown on. */
-function uncountedWhileUnavailable(error: unknown): RateDecision {
-  if (error instanceof HttpError && error.status === 503) return UNCOUNTED;
-  throw error;
+/**
+ * What a hit the database could not count decides. While the breaker of `sql` is
+ * open (the database known unreachable, db/breaker.ts) it lets the caller by: only
+ * kept answers can be served then, stale, and the limiter holds the hit to count it
+ * later. Otherwise (a timeout on a slow database the breaker only suspects, any
+ * other 503) the error is thrown on, 503 UNAVAILABLE with Retry-After: letting such
+ * hits by gave one address unlimited checks, each a build, while PostgreSQL was slow.
+ */
+export function uncountedWhileUnreachable(sql: Sql): (error: unknown) => RateDecision {
+  return (error) => {
+    if (error instanceof HttpError && error.status === 503 && (breakerOf(sql)?.downSince ?? 0) !== 0) return UNCOUNTED;
+    throw error;
+  };
 }
 
 const UNCOUNTED: RateDecision = { allowed: true, remaining: 0, retryAfterSeconds: 1 };
