@@ -149,6 +149,11 @@ for (const row of [{ what: 'English', locale: 'en-US' }, { what: 'Chinese', loca
     const proposed = (await detail()).pendingUpdate.package;
     assert.is(await pkg.locator('.hash').textContent(), proposed.sha256);
     assert.is(await pkg.locator('.prose h3').textContent(), 'Fixes');
+    // The queue's record carries counts only; the lists come from the detail when opened.
+    assert.is(await pkg.locator('ul.files').count(), 0);
+    assert.match(String(await pkg.locator('h4').first().textContent()), /1\D+1\D+1/);
+    await pkg.locator('.show-files').click();
+    await pkg.locator('ul.files li').first().waitFor();
     const files = await pkg.locator('ul.files:last-of-type li').allTextContents();
     assert.equal(files.map((file) => file.replace(/ \(.*\)$/, '')).sort(), Object.keys(NEW_FILES).sort());
     const changes = await pkg.locator('[data-change]').evaluateAll((nodes) => nodes.map((node) => [(node as HTMLElement).dataset.change, node.textContent]));

@@ -158,9 +158,9 @@ export const SITE_OPENAPI = {
           updatedAt: isoDate,
           pendingUpdate: nullable({ type: 'object', required: ['submittedAt'], properties: {
             submittedAt: isoDate,
-            package: nullable({ description: 'Details for its author and administrators: the hosted version the update proposes, with files and `diff` ({added, removed, changed}) against the live version\'s files (null when the live version is not hosted)', type: 'object' }),
+            package: nullable({ description: 'Details for its author and administrators: the hosted version the update proposes, with files and `diff` ({added, removed, changed}) against the live version\'s files (null when the live version is not hosted), and `diffCounts` (the three counts); in a list (include=review) without files and diff', type: 'object' }),
           } }),
-          package: nullable({ description: 'Details for its author and administrators: the hosted version the plugin carries, with its files', type: 'object' }),
+          package: nullable({ description: 'Details for its author and administrators: the hosted version the plugin carries, with its files (not in a list: include=review)', type: 'object' }),
           review: nullable({ type: 'object', required: ['action', 'reason', 'at'], properties: { action: { enum: ['approve', 'reject'] }, reason: nullable({ type: 'string' }), at: isoDate } }),
           revision: {
             type: 'string',
@@ -361,7 +361,7 @@ export const SITE_OPENAPI = {
           queryParam('scope', 'mine: own plugins (login); admin: all (administrators)', { enum: ['mine', 'admin'] }),
           queryParam('status', 'Filter by status', { enum: ['pending', 'approved', 'rejected'] }),
           queryParam('update', 'pending: plugins with a pending update (review queue)'),
-          queryParam('include', 'review (with scope, at most 100 a page): each plugin as its detail shows it to its author or an administrator (longDescription, package, pendingUpdate.package)', { enum: ['review'] }),
+          queryParam('include', 'review (with scope, at most 100 a page): each plugin as its detail shows it to its author or an administrator (longDescription, package, pendingUpdate.package), the packages as summaries: no `files` or `diff` (entryCount and diffCounts stay)', { enum: ['review'] }),
           queryParam('featured', '1: featured only'),
           ...page,
         ],

@@ -13,6 +13,12 @@ import { versionRecord, type VersionRow } from './records.js';
 // Both carry {version, changelog, changelogTree, sha256, size, download, status,
 // createdAt, entryCount, files}. The record's `revision` changes whenever the pending
 // update does (sql/100), so a review naming it approves exactly these bytes.
+//
+// `pendingUpdate.package` also has `diffCounts: {added, removed, changed}`. In a
+// list (include=review) the packages are summaries: no `files`, no `diff`. A ZIP lists up to 1,000
+// long names, so full packages made ~4 MB a plugin and a page of 100 too big to keep
+// (store/kept-answers.ts): rebuilt per request. The review page reads one plugin's
+// files from its detail when the administrator opens them.
 
 export interface FileDiff {
   added: PackageEntry[];
@@ -50,7 +56,7 @@ export async function addPackages(sql: Sql, row: PluginRow, record: Record<strin
   applyPackages(row, record, rows);
 }
 
-/** addPackages for many records at once (the review queue's include=review): one round trip. */
+/** addPackages for many records at once (the review queue's include=review), as summaries (above): one round trip. */
 export async function addPackagesToMany(sql: Sql, pairs: Array<{ row: PluginRow; record: Record<string, unknown> }>): Promise<void> {
   if (pairs.length === 0) return;
   const ids: string[] = [];
@@ -71,13 +77,16 @@ export async function addPackagesToMany(sql: Sql, pairs: Array<{ row: PluginRow;
     if (list) list.push(version);
     else byPlugin.set(version.plugin_id, [version]);
   }
-  for (const { row, record } of pairs) applyPackages(row, record, byPlugin.get(row.id) ?? []);
+  for (const { row, record } of pairs) applyPackages(row, record, byPlugin.get(row.id) ?? [], true);
 }
 
-function applyPackages(row: PluginRow, record: Record<string, unknown>, rows: VersionRow[]): void {
+/** A package without its file list. */
+const summaryOf = (row: VersionRow) => versionRecord(row);
+
+function applyPackages(row: PluginRow, record: Record<string, unknown>, rows: VersionRow[], summary = false): void {
   const pendingVersion = wantedNumbers(row).pending;
   const live = rows.find((item) => item.version === row.version && item.sha256 === row.sha256 && item.download === row.download);
-  record.package = live ? packageOf(live) : null;
+  record.package = live ? (summary ? summaryOf(live) : packageOf(live)) : null;
   const update = record.pendingUpdate as Record<string, unknown> | null;
   if (!update) return;
   const proposed = pendingVersion === null ? undefined : rows.find(
@@ -87,5 +96,7 @@ function applyPackages(row: PluginRow, record: Record<string, unknown>, rows: Ve
     update.package = null;
     return;
   }
-  update.package = { ...packageOf(proposed), diff: live ? fileDiff(live.files ?? [], proposed.files ?? []) : null };
+  const diff = live ? fileDiff(live.files ?? [], proposed.files ?? []) : null;
+  const diffCounts = diff && { added: diff.added.length, removed: diff.removed.length, changed: diff.changed.length };
+  update.package = summary ? { ...summaryOf(proposed), diffCounts } : { ...packageOf(proposed), diff, diffCounts };
 }

@@ -2,8 +2,8 @@
 // The review queue (administrators): new plugins and updates waiting for review,
 // each update as a field-by-field diff; approve, reject with a reason, unlist the
 // plugin of an update (apart); each review names the revision shown; a ZIP the
-// store hosts shown with its hash, size, changelog, files and, for an update, the
-// files' difference against the live version; the
+// store hosts shown with its hash, size, changelog, files (read from the detail when
+// opened) and, for an update, the files' difference against the live version; the
 // featured switch of approved plugins; and, on its own tab, the open reports.
 import { sessionReady } from './header.js';
 import { $, api, changelog, enc, FIELDS, errorText, failed, formatDate, formatSize, h, hash, loginFirst, pluginIcon, rowHead, setStatus, showList, t } from './lib.js';
@@ -55,7 +55,7 @@ function item([plugin, kind]) {
     { dataset: { id: plugin.id, kind } },
     rowHead(plugin, t('review.by', { user: plugin.submitter, date: formatDate(update?.submittedAt ?? plugin.createdAt) }), badge(t(kind === 'update' ? 'review.kindUpdate' : 'review.kindNew'))),
     table(plugin, update),
-    packageView(update ? update.package : plugin.package),
+    packageView(update ? update.package : plugin.package, plugin.id, Boolean(update)),
     // An update: approve or reject it, or, apart, unlist the plugin. The review names
     // the revision shown, so a plugin changed since is refused (409), not approved unseen.
     actions(update ? 'decide-update' : 'decide', plugin.id, async (action, reason) => {
@@ -81,23 +81,33 @@ const fileList = (label, items) => h('ul.files', { tabIndex: 0, 'aria-label': la
 /**
  * A hosted ZIP as the reviewer must see it before approving: its SHA-256, size,
  * changelog and files, and for an update the difference against the live files
- * (added, removed, changed by CRC).
+ * (added, removed, changed by CRC). The queue's records carry no file lists (up to
+ * 1,000 names a ZIP: a page of 100 would weigh hundreds of MB), only their counts;
+ * the lists come from the plugin's detail when the reviewer opens them.
  */
-function packageView(pkg) {
+function packageView(pkg, id, isUpdate) {
   if (!pkg) return null;
-  const { diff, files = [] } = pkg;
+  const { diff, files } = pkg;
   const changes = diff && ['added', 'removed', 'changed'].flatMap((kind) => diff[kind].map((file) => h('li', { dataset: { change: kind }, text: t('review.' + kind + 'File', file) })));
-  return h(
+  // Another ZIP since the queue was read: said so, not its files shown.
+  const open = () => api(pluginApi(id)).then(({ plugin }) => {
+    const full = isUpdate ? plugin.pendingUpdate?.package : plugin.package;
+    if (full?.sha256 != pkg.sha256) throw new Error(t('review.changed', plugin));
+    node.replaceWith(packageView(full, id, isUpdate));
+  }).catch((error) => failed(node.lastChild, error));
+  const node = h(
     'section.package',
     { dataset: { version: pkg.version } },
     h('h3', { text: t('review.package', pkg) }),
     h('p', {}, t('versions.size', { size: formatSize(pkg.size) }), ' · SHA-256 ', hash(pkg.sha256)),
     changelog(pkg),
-    diff && h('h4', { text: t('review.fileDiff', { added: diff.added.length, removed: diff.removed.length, changed: diff.changed.length }) }),
+    pkg.diffCounts && h('h4', { text: t('review.fileDiff', pkg.diffCounts) }),
     changes?.length > 0 && fileList(t('review.diffLabel'), changes),
     h('h4', { text: t('review.files', { n: pkg.entryCount }) }),
-    fileList(t('review.filesLabel'), files.slice(0, MAX_FILES).map((file) => h('li', { text: `${file.name} (${formatSize(file.size)})` }))),
+    files ? fileList(t('review.filesLabel'), files.slice(0, MAX_FILES).map((file) => h('li', { text: `${file.name} (${formatSize(file.size)})` })))
+      : [h('button.show-files', { text: t('review.showFiles'), onclick: open }), h('span.status', { role: 'status' })],
   );
+  return node;
 }
 const pluginApi = (id) => '/apps/api/plugins/' + enc(id);
 const badge = (text) => h('span.badge.pending', { text });
@@ -114,7 +124,7 @@ async function load() {
   if (onReports) return loadReports();
   findFeatured('');
   const read = async () => {
-    // include=review: each plugin with what its detail adds (long description, hosted files), in the one answer.
+    // include=review: each plugin with what its detail adds (long description, hosted packages without their file lists), in the one answer.
     const [fresh, updates] = await Promise.all([
       api('/apps/api/plugins?scope=admin&status=pending&include=review&limit=100'),
       api('/apps/api/plugins?scope=admin&update=pending&include=review&limit=100'),
