@@ -27,8 +27,6 @@
 // (the default).
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { crc32 } from 'node:zlib';
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -36,6 +34,7 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { Pool } from 'undici';
 import { projectRoot } from '../src/lib/project-root.js';
+import { storedZip, withComment } from './bench/test-files.js';
 import {
   benchDir,
   buildDist,
@@ -218,14 +217,6 @@ async function photoJpeg(seed: number, width: number, height: number, quality: n
   return sharp(raw, { raw: { width, height, channels: 3 } }).jpeg({ quality }).toBuffer();
 }
 
-/** The same JPEG with a distinct comment segment after SOI: new md5, no re-encode. */
-function withComment(jpeg: Buffer, text: string): Buffer {
-  const comment = Buffer.from(text);
-  const segment = Buffer.alloc(4);
-  segment.writeUInt16BE(0xfffe, 0);
-  segment.writeUInt16BE(comment.length + 2, 2);
-  return Buffer.concat([jpeg.subarray(0, 2), segment, comment, jpeg.subarray(2)]);
-}
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
@@ -370,7 +361,7 @@ async function main(): Promise<void> {
 
     // A plugin package (ZIP) vs createReadStream of the same file.
     if (runs('packages')) {
-      const zip = benchZip(PACKAGE_BYTES);
+      const zip = storedZip(PACKAGE_BYTES);
       const res = await fetch(imghost.origin + '/api/packages?name=bench', { method: 'POST', headers: { 'content-type': 'application/zip' }, body: new Uint8Array(zip) });
       const answer = (await res.json()) as { data: { sha256: string; url: string } };
       if (res.status !== 201) throw new Error(`package upload answered ${res.status}: ${JSON.stringify(answer)}`);
@@ -390,23 +381,6 @@ async function main(): Promise<void> {
   if (comparisons.length > 0) printComparisons(`node dist/imghost.js (${STORAGE === 's3' ? 'files in a bucket, local cache' : 'files on disk'}), request log to a file, vs plain and bare node:http`, comparisons);
 }
 
-/** A ZIP of one stored entry of `size` random bytes (random: no compression to speak of). */
-function benchZip(size: number): Buffer {
-  const data = randomBytes(size);
-  const name = Buffer.from('plugin.bin');
-  const crc = crc32(data);
-  const head = (fields: Array<[number, 2 | 4]>) => Buffer.concat(fields.map(([value, bytes]) => {
-    const b = Buffer.alloc(bytes);
-    if (bytes === 2) b.writeUInt16LE(value);
-    else b.writeUInt32LE(value >>> 0);
-    return b;
-  }));
-  const local = head([[0x04034b50, 4], [20, 2], [0, 2], [0, 2], [0, 2], [0x21, 2], [crc, 4], [size, 4], [size, 4], [name.length, 2], [0, 2]]);
-  const central = head([[0x02014b50, 4], [0x031e, 2], [20, 2], [0, 2], [0, 2], [0, 2], [0x21, 2], [crc, 4], [size, 4], [size, 4], [name.length, 2], [0, 2], [0, 2], [0, 2], [0, 2], [0o100644 << 16, 4], [0, 4]]);
-  const centralOffset = local.length + name.length + size;
-  const end = head([[0x06054b50, 4], [0, 2], [0, 2], [1, 2], [1, 2], [central.length + name.length, 4], [centralOffset, 4], [0, 2]]);
-  return Buffer.concat([local, name, data, central, name, end]);
-}
 
 async function pickIcon(base: string): Promise<string | null> {
   const res = await fetch(base + '/api/svg_files');

@@ -16,9 +16,9 @@ import type { Browser, Page } from 'playwright-core';
 import { startEmbeddedPostgres } from '../src/db/embedded.js';
 import { migrate } from '../src/db/migrate.js';
 import { createPool } from '../src/db/pool.js';
-import { createLocalAccount } from '../src/site/auth/local-accounts.js';
 import { createLogger } from '../src/lib/log.js';
 import { launchChromium } from '../test/helpers/chromium.js';
+import { seedSpeedCatalogue } from '../test/helpers/speed-catalogue.js';
 import { benchDir, machineLoad } from './bench/harness.js';
 
 const PLUGINS = 10_000;
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   const site = await startPagesSite({ provider: false });
   let browser: Browser | undefined;
   try {
-    await seed(sql);
+    await seedSpeedCatalogue(sql, PLUGINS);
     browser = await launchChromium();
     console.log(`load average before: ${machineLoad()}`);
     const first = await storeFirstResults(browser, site.url);
@@ -63,19 +63,6 @@ async function main(): Promise<void> {
     await sql.end({ timeout: 2 });
     await embedded.stop();
   }
-}
-
-async function seed(sql: ReturnType<typeof createPool>): Promise<void> {
-  await createLocalAccount(sql, { username: 'keeper', password: 'correct horse battery' });
-  const [owner] = await sql<Array<{ id: string }>>`select id::text from users where username = 'keeper'`;
-  await sql.begin(async (tx) => {
-    await tx`set local statement_timeout = 0`;
-    await tx`insert into plugins (id, submitter_id, name, version, author, description, download, tags, status, install_count)
-              select 'speed-' || n, ${owner!.id}, 'Speed plugin ' || n, '1.' || (n % 10), 'Author ' || (n % 97),
-                     'Plugin number ' || n || ' for the speed test', 'https://github.com/speed/' || n || '.zip',
-                     array['tag' || (n % 20), 'speed'], 'approved', n % 1000
-                from generate_series(1, ${PLUGINS}) as n`;
-  });
 }
 
 /** From navigation start to the first result card, in the page's own clock, each in a cold context. */

@@ -2,6 +2,7 @@
 // pick is one Planned request; some carry a follow-up (an upload's preview) or a
 // check of the bytes answered (a resumed download must be the file's tail).
 import { createHash } from 'node:crypto';
+import { withComment } from '../bench/test-files.js';
 import { packageZip, PACKAGE_BYTES, sha256, type SoakData } from './seed.js';
 
 export type Kind =
@@ -176,11 +177,3 @@ function multipart(parts: Part[]): Buffer {
   return Buffer.concat(chunks);
 }
 
-/** The same JPEG with a distinct comment segment after SOI: new bytes, no re-encode. */
-function withComment(jpeg: Buffer, text: string): Buffer {
-  const comment = Buffer.from(text);
-  const segment = Buffer.alloc(4);
-  segment.writeUInt16BE(0xfffe, 0);
-  segment.writeUInt16BE(comment.length + 2, 2);
-  return Buffer.concat([jpeg.subarray(0, 2), segment, comment, jpeg.subarray(2)]);
-}

@@ -3,11 +3,11 @@
 // stored through the image hosts), hosted package versions of the most installed
 // plugins (ZIPs uploaded to the image hosts, the versions approved), visitors'
 // accounts with sessions, and the plugins' authors' sessions.
-import { createHash, randomBytes } from 'node:crypto';
-import { crc32 } from 'node:zlib';
+import { createHash } from 'node:crypto';
 import type { Logger } from '../../src/lib/log.js';
 import type { Sql } from '../../src/db/pool.js';
 import { createSession } from '../../src/site/auth/sessions.js';
+import { storedZip } from '../bench/test-files.js';
 import { buildCatalogue } from '../seed/catalogue.js';
 import { drawPictures } from '../seed/pictures.js';
 import { pictureTarget, storePictures } from '../seed/store-pictures.js';
@@ -50,22 +50,7 @@ export interface SoakData {
 export const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 /** A ZIP of one stored entry of random bytes (random: nothing to compress). */
-export function packageZip(size: number): Buffer {
-  const data = randomBytes(size);
-  const name = Buffer.from('plugin.bin');
-  const crc = crc32(data);
-  const head = (fields: Array<[number, 2 | 4]>) =>
-    Buffer.concat(fields.map(([value, bytes]) => {
-      const b = Buffer.alloc(bytes);
-      if (bytes === 2) b.writeUInt16LE(value);
-      else b.writeUInt32LE(value >>> 0);
-      return b;
-    }));
-  const local = head([[0x04034b50, 4], [20, 2], [0, 2], [0, 2], [0, 2], [0x21, 2], [crc, 4], [size, 4], [size, 4], [name.length, 2], [0, 2]]);
-  const central = head([[0x02014b50, 4], [0x031e, 2], [20, 2], [0, 2], [0, 2], [0, 2], [0x21, 2], [crc, 4], [size, 4], [size, 4], [name.length, 2], [0, 2], [0, 2], [0, 2], [0, 2], [0o100644 << 16, 4], [0, 4]]);
-  const end = head([[0x06054b50, 4], [0, 2], [0, 2], [1, 2], [1, 2], [central.length + name.length, 4], [local.length + name.length + size, 4], [0, 2]]);
-  return Buffer.concat([local, name, data, central, name, end]);
-}
+export const packageZip = storedZip;
 
 async function uploadPackage(imghost: string, name: string, zip: Buffer): Promise<{ path: string; sha256: string }> {
   const res = await fetch(`${imghost}/api/packages?name=${encodeURIComponent(name)}`, {

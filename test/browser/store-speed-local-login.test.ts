@@ -5,10 +5,10 @@
 import type { Browser, Page } from 'playwright-core';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createLocalAccount } from '../../src/site/auth/local-accounts.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { axeViolations, startPagesSite, type PagesSite } from '../helpers/pages-site.js';
 import { closeTestSql, testSql } from '../helpers/servers.js';
+import { seedSpeedCatalogue } from '../helpers/speed-catalogue.js';
 
 const WAIT = { timeout: 20_000 };
 const PLUGINS = 10_000;
@@ -30,19 +30,7 @@ test.before(async () => {
 async function setUp(): Promise<void> {
   site = await startPagesSite({ provider: false });
   browser = await launchChromium();
-  const sql = testSql();
-  await createLocalAccount(sql, { username: 'keeper', password: 'correct horse battery' });
-  const [owner] = await sql<Array<{ id: string }>>`select id::text from users where username = 'keeper'`;
-  // One statement for 10,000 rows and their triggers: past the pool's 4 s
-  // statement timeout on a busy machine, so this seeding transaction lifts it.
-  await sql.begin(async (tx) => {
-    await tx`set local statement_timeout = 0`;
-    await tx`insert into plugins (id, submitter_id, name, version, author, description, download, tags, status, install_count)
-              select 'speed-' || n, ${owner!.id}, 'Speed plugin ' || n, '1.' || (n % 10), 'Author ' || (n % 97),
-                     'Plugin number ' || n || ' for the speed test', 'https://github.com/speed/' || n || '.zip',
-                     array['tag' || (n % 20), 'speed'], 'approved', n % 1000
-                from generate_series(1, ${PLUGINS}) as n`;
-  });
+  await seedSpeedCatalogue(testSql(), PLUGINS);
 }
 
 test.after(async () => {
