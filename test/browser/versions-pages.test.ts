@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Sql } from '../../src/db/pool.js';
 import { launchChromium } from '../helpers/chromium.js';
-import { axeViolations, startPagesSite, type PagesSite } from '../helpers/pages-site.js';
+import { axeViolations, openPageAs, startPagesSite, type PagesSite } from '../helpers/pages-site.js';
 import { closeTestSql, testSql } from '../helpers/servers.js';
 import { insertPlugin, testUser, type TestUser } from '../helpers/store-fixtures.js';
 import { uploadVersion, zipOf } from '../site/versions/versions-client.js';
@@ -26,15 +26,8 @@ let admin: TestUser;
 const contexts: BrowserContext[] = [];
 const problems: string[] = [];
 
-async function pageAs(user: TestUser | null, locale = 'en-US'): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale });
-  context.setDefaultTimeout(WAIT.timeout);
-  contexts.push(context);
-  await site.mapImages(context);
-  if (user) await context.addCookies([{ name: 'sid', value: user.cookie.slice('sid='.length), url: site.url }]);
-  const page = await context.newPage();
-  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
-  return page;
+function pageAs(user: TestUser | null, locale = 'en-US'): Promise<Page> {
+  return openPageAs(browser, site, user?.cookie ?? null, { contexts, problems }, locale);
 }
 
 /** axe-core (light, then dark theme), and no element wider than the window at 390 px. */

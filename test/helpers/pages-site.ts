@@ -6,7 +6,7 @@
 import { copyFileSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { projectRoot } from '../../src/lib/project-root.js';
 import { listen, type RunningServer } from '../../src/http/server.js';
 import { createSite } from '../../src/site/app.js';
@@ -111,4 +111,25 @@ export async function axeViolations(page: Page): Promise<string[]> {
   return results.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
+
+/** Where pages opened by openPageAs put their contexts (to close) and script errors (to assert none). */
+export interface PageTrail {
+  contexts: BrowserContext[];
+  problems: string[];
+}
+
+/**
+ * A page in a fresh browser context of its own, images mapped to the image host,
+ * logged in by the `sid=...` cookie when one is given (else a visitor).
+ */
+export async function openPageAs(browser: Browser, site: PagesSite, cookie: string | null, trail: PageTrail, locale = 'en-US'): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale });
+  context.setDefaultTimeout(20_000);
+  trail.contexts.push(context);
+  await site.mapImages(context);
+  if (cookie) await context.addCookies([{ name: 'sid', value: cookie.slice('sid='.length), url: site.url }]);
+  const page = await context.newPage();
+  page.on('pageerror', (error) => trail.problems.push(`pageerror: ${error.message}`));
+  return page;
 }
