@@ -42,10 +42,21 @@ async function locate(): Promise<ChromiumBinary> {
     return { executablePath: chosen, env: {} };
   }
   const entry = import.meta.resolve(PACKAGE);
-  const { version } = JSON.parse(readFileSync(join(dirname(fileURLToPath(entry)), '..', 'package.json'), 'utf8')) as { version: string };
+  const { version } = packageJsonAbove(fileURLToPath(entry));
   const home = join(tmpdir(), `launcher-web-chromium-${version}`);
   if (!existsSync(join(home, 'chromium'))) await unpackInto(home, entry);
   return { executablePath: join(home, 'chromium'), env: { FONTCONFIG_FILE: join(home, 'fonts.conf') } };
+}
+
+/** The package's own package.json: the nearest one above its entry (build/ or build/esm/, by release). */
+function packageJsonAbove(file: string): { name: string; version: string } {
+  for (let folder = dirname(file); folder !== dirname(folder); folder = dirname(folder)) {
+    const candidate = join(folder, 'package.json');
+    if (!existsSync(candidate)) continue;
+    const manifest = JSON.parse(readFileSync(candidate, 'utf8')) as { name?: string; version: string };
+    if (manifest.name === PACKAGE) return { name: PACKAGE, version: manifest.version };
+  }
+  throw new Error(`${PACKAGE}: no package.json above ${file}`);
 }
 
 async function unpackInto(home: string, entry: string): Promise<void> {
