@@ -34,8 +34,13 @@ export function versionField(value: unknown): string {
  * In order: the user (the guard), the declared size, the user's upload rate, the
  * plugin (404 hidden, 403 not theirs), then the form. A `version` field that comes
  * before the file is checked (409 when the number was ever used) before a byte of
- * the file is relayed; the insert decides again, atomically. Whatever fails on the
- * client's side aborts the relay mid-body, so the image host keeps nothing.
+ * the file is relayed; whatever the order, the number and the plugin are checked
+ * again once the form is complete, before the relay's body ends; the insert decides
+ * a last time, atomically. Whatever fails before that aborts the relay mid-body, so
+ * the image host keeps nothing for a refused version. Left: a version the insert
+ * refuses after the image host stored it (the same number taken by a concurrent
+ * upload in the moment between, or the plugin taken away then) leaves its file
+ * unreferenced; it is logged with its hash.
  */
 export function uploadVersionHandler(deps: SiteDeps, client: PackageClient, limiter: SharedRateLimiter) {
   const maxBytes = deps.config.packageMaxBytes;
@@ -68,6 +73,7 @@ export function uploadVersionHandler(deps: SiteDeps, client: PackageClient, limi
           if (part.name === 'version') {
             if (version !== null) throw badRequest('Send one version field', 'version');
             version = versionField(part.value);
+            // Before the file: refused before a byte is relayed. After it: checked below, before release.
             if (relay === null) await checkVersionFree(deps.sql, pluginId, user, version);
           } else if (part.name === 'changelog') {
             if (changelog !== null) throw badRequest('Send one changelog field', 'changelog');
@@ -85,9 +91,17 @@ export function uploadVersionHandler(deps: SiteDeps, client: PackageClient, limi
       }
       if (version === null) throw validationFailed('version', 'version is required');
       if (relay === null) throw noFile();
+      // The last word before the image host keeps the file: the number (a `version`
+      // field after the file part was not checked yet; one before it may have been
+      // taken since) and the caller's right to the plugin. A refusal here aborts the
+      // unfinished upload, so nothing is stored for a version that is refused.
+      await checkVersionFree(deps.sql, pluginId, user, version);
       relay.release();
       const stored = await relay.answer;
-      const row = await insertVersion(deps.sql, pluginId, user, { version, changelog: changelog ?? '' }, stored);
+      const row = await insertVersion(deps.sql, pluginId, user, { version, changelog: changelog ?? '' }, stored).catch((error: unknown) => {
+        ctx.log.warn('version refused after its file was stored: the package may be unreferenced', { plugin: pluginId, version, sha256: stored.sha256, err: error });
+        throw error;
+      });
       sendOk(ctx, { version: versionRecord(row) }, 201);
     } catch (error) {
       relay?.abort();

@@ -2,6 +2,7 @@
 // through the site to an image host started here; its life (pending, approved and
 // live in the list, the manifest and the install link, withdrawn, removed and 410)
 // and the numbers never reused.
+import { createHash } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Sql } from '../../../src/db/pool.js';
@@ -140,6 +141,31 @@ test('a version number is never used twice, not even after a withdrawal', async 
   assert.is(late.body.field, 'version');
   // The withdrawn update left the pending update.
   assert.is((await client.get('/apps/api/plugins/ver-numbers', as(author))).body.plugin.pendingUpdate, null);
+});
+
+// The defect: with the file part before the `version` field, the file was relayed and
+// stored on the image host before the number was checked, and kept after the 409.
+const keptOnImageHost = async (zip: Buffer) => (await fetch(`${imghost.url}/pkg/${createHash('sha256').update(zip).digest('hex')}/p.zip`, { method: 'HEAD' })).status;
+
+test('orphan package file: a refused version sent file first keeps nothing on the image host', async () => {
+  await approvedPlugin('ver-orphan');
+  assert.is((await upload('ver-orphan', '1.1.0', { 'a.txt': 'a' })).status, 201);
+  const cases = [
+    { what: 'a number already used', files: { 'a.txt': 'orphan-used' }, version: '1.1.0', changelog: 'x', user: author, status: 409, field: 'version' },
+    { what: 'a changelog too long', files: { 'a.txt': 'orphan-long' }, version: '1.2.0', changelog: 'x'.repeat(10_001), user: author, status: 400, field: 'changelog' },
+    { what: 'an empty version', files: { 'a.txt': 'orphan-empty' }, version: ' ', changelog: 'x', user: author, status: 400, field: 'version' },
+  ];
+  for (const c of cases) {
+    const zip = zipOf(c.files);
+    const answer = await uploadVersion(site.url, 'ver-orphan', { zip, version: c.version, changelog: c.changelog, order: ['file', 'changelog', 'version'] }, as(c.user));
+    assert.is(answer.status, c.status, `${c.what}: ${JSON.stringify(answer.body)}`);
+    assert.is(answer.body.field, c.field, c.what);
+    assert.is(await keptOnImageHost(zip), 404, `${c.what}: the file is not kept`);
+  }
+  // The same form with a free number is stored: the check above looks where the file would be.
+  const zip = zipOf({ 'a.txt': 'orphan-free' });
+  assert.is((await uploadVersion(site.url, 'ver-orphan', { zip, version: '1.3.0', changelog: 'x', order: ['file', 'version'] }, as(author))).status, 201);
+  assert.is(await keptOnImageHost(zip), 200);
 });
 
 test('a withdrawn or rejected pending version leaves the update; only the author and administrators upload', async () => {
