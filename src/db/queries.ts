@@ -120,12 +120,35 @@ export function runQuery<T extends object = Record<string, unknown>>(sql: Sql, n
   if (names !== undefined && params.length !== names.length) throw new Error(`${name} takes ${names.length} parameters (${names.join(', ')}), not ${params.length}`);
   const breaker = breakerOf(sql);
   if (breaker !== undefined && breaker.downSince !== 0) return Promise.reject(databaseUnreachable());
-  const query = sql.unsafe(text, params as never[], { prepare: true }) as unknown as PendingQuery<T[]>;
-  const answer = withDeadline(query, QUERY_TIMEOUT_MS, () => abandon(query, breaker), breaker);
+  const send = () => sql.unsafe(text, params as never[], { prepare: true }) as unknown as PendingQuery<T[]>;
+  let query = send();
+  // Asked once more when refused with a shutdown notice left over from before a restart (see leftOverNotice).
+  const asked = Promise.resolve(query).catch((error: unknown) => {
+    if (!leftOverNotice(error, query)) throw error;
+    query = send();
+    return query;
+  });
+  const answer = withDeadline(asked, QUERY_TIMEOUT_MS, () => abandon(query, breaker), breaker);
   // A query inside a transaction uses the transaction's connection, counted there.
   if (transactions.has(sql)) return answer;
   poolUse.queries++;
   return answer.finally(() => poolUse.queries--);
+}
+
+/**
+ * True when `query` was refused with PostgreSQL's "terminating connection" notice
+ * (57P01 admin_shutdown, 57P02 crash_shutdown) although it was never sent (postgres.js
+ * sets `state` when it hands a query to a connection). A server says that only to a
+ * session it ends, so the notice is a leftover: postgres.js 3.4 keeps the error of a
+ * query cut off by a shutdown in its connection and, when that connection next
+ * connects to the server that is back (maybe minutes later, when the load first
+ * needs it), fails the query that made it connect with it. In a 30-minute soak a
+ * store detail got 503 31 s after PostgreSQL was back, and the breaker opened on a
+ * healthy server. Nothing ran, so asking again is safe, writes included.
+ */
+export function leftOverNotice(error: unknown, query: { state?: unknown }): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return (code === '57P01' || code === '57P02') && query.state == null;
 }
 
 /** The `tx` handles of transactions under way (see poolUse). */
@@ -159,13 +182,20 @@ export function inTransaction<T>(sql: Sql, work: (tx: Sql) => Promise<T>, ms = 2
   const breaker = breakerOf(sql);
   if (breaker !== undefined && breaker.downSince !== 0) return Promise.reject(databaseUnreachable());
   let abandoned = false;
+  let began = false;
   poolUse.transactions++;
-  const transaction = sql.begin(async (tx) => {
+  const begin = () => sql.begin(async (tx) => {
+    began = true;
     transactions.add(tx as unknown as Sql);
     const result = await work(tx as unknown as Sql);
     if (abandoned) throw new Error('transaction outlived its deadline; rolled back');
     return result;
   }) as Promise<T>;
+  // BEGIN refused with a leftover shutdown notice (leftOverNotice): nothing ran, begin again once.
+  const transaction = begin().catch((error: unknown) => {
+    if (began || abandoned || !leftOverNotice(error, {})) throw error;
+    return begin();
+  });
   return withDeadline(transaction, ms, () => {
     abandoned = true;
   }, breaker).finally(() => poolUse.transactions--);
