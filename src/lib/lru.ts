@@ -8,6 +8,9 @@ export interface LruOptions {
   maxBytes: number;
 }
 
+/** Hears an entry pushed out to make room (not one replaced, deleted or cleared). */
+export type Evicted<V> = (key: string, value: V, bytes: number) => void;
+
 export interface Lru<V> {
   get(key: string): V | undefined;
   /** Values larger than maxBytes on their own are not kept at all. */
@@ -18,7 +21,7 @@ export interface Lru<V> {
   readonly bytes: number;
 }
 
-export function createLru<V>(options: LruOptions): Lru<V> {
+export function createLru<V>(options: LruOptions, onEvict?: Evicted<V>): Lru<V> {
   const entries = new Map<string, { value: V; bytes: number }>();
   let total = 0;
   /** The most recently used key: reading it again needs no reordering. */
@@ -53,7 +56,9 @@ export function createLru<V>(options: LruOptions): Lru<V> {
       total += bytes;
       for (const oldest of entries.keys()) {
         if (entries.size <= options.maxEntries && total <= options.maxBytes) break;
+        const pushedOut = onEvict === undefined ? undefined : entries.get(oldest);
         remove(oldest);
+        if (pushedOut !== undefined) onEvict!(oldest, pushedOut.value, pushedOut.bytes);
       }
     },
     delete(key) {

@@ -15,11 +15,16 @@ import type { SiteContext } from './context.js';
 
 export interface Generations {
   store: bigint;
+  /** Moves only with what a visitor may see (sql/240): answers of an older one are never served stale. */
+  visibility: bigint;
   sessions: bigint;
+  /** Date.now() when the read came back: answers of `store` were current then. */
+  at: number;
 }
 
 interface GenerationsRow {
   store: string;
+  visibility: string;
   sessions: string;
 }
 
@@ -29,15 +34,17 @@ export interface GenerationReader {
   /** The read of this request: started at its first call for the request, shared by its later ones. */
   readFor(ctx: SiteContext): Promise<Generations>;
   /**
-   * The store generation of the newest read that succeeded on this process, and when
-   * it came back: what this process last knew to be current. While the database is
-   * away, only answers of that generation may be served stale (store/kept-answers.ts).
+   * The generations of the newest read that succeeded on this process, and when it
+   * came back: what this process last knew to be current. While the database is
+   * away, only answers of that visibility generation may be served stale
+   * (store/kept-answers.ts).
    */
   lastRead(): LastRead | undefined;
 }
 
 export interface LastRead {
   store: bigint;
+  visibility: bigint;
   /** Date.now() when the read came back: answers of `store` were current then. */
   at: number;
 }
@@ -58,9 +65,12 @@ function createReader(sql: Sql): GenerationReader {
   let last: LastRead | undefined;
   const read = coalescedRead(() =>
     runQuery<GenerationsRow>(sql, 'site/generations').then((rows): Generations => {
-      const generations = { store: BigInt(rows[0]!.store), sessions: BigInt(rows[0]!.sessions) };
-      // A slower read that started earlier never takes the place of a newer one.
-      if (last === undefined || last.store <= generations.store) last = { store: generations.store, at: Date.now() };
+      const row = rows[0]!;
+      const generations: Generations = { store: BigInt(row.store), visibility: BigInt(row.visibility), sessions: BigInt(row.sessions), at: Date.now() };
+      // A slower read that started earlier never takes the place of a newer one (both numbers only grow).
+      if (last === undefined || last.store < generations.store || (last.store === generations.store && last.visibility <= generations.visibility)) {
+        last = generations;
+      }
       return generations;
     }),
   );

@@ -11,7 +11,8 @@
 -- administrator rows). A scalar subquery keeps its ORDER BY, which only the
 -- submitter index (plugins_submitter_updated) gives without sorting every row.
 -- params: $1 viewer_id
-select g.generation::text as generation,
+-- With the visibility generation (sql/240), which tags the answers built after it.
+select g.generation::text as generation, g.visibility::text as visibility,
        (select true from plugins p
          where p.submitter_id = $1::bigint
          order by p.updated_at desc, p.id

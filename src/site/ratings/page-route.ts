@@ -13,12 +13,13 @@ import { parsePageRequest } from './validation.js';
  * while PostgreSQL cannot be reached (STALE_IF_ERROR_SECONDS, store/kept-answers.ts).
  * Not reused while it answers: replies and the raters' names change a page without
  * moving the store generation. Keeping one costs a map entry for bytes made anyway.
- * Each is tagged with the store generation this process last read when it was built
- * and served only while that is still the last one read (as the store's answers): a
- * plugin hidden or removed since must not come back from here.
+ * Each is tagged with the visibility generation (sql/240) this process last read when
+ * it was built and served only while that is still the last one read (as the store's
+ * answers): a plugin hidden or removed, or a rating hidden or deleted since, must not
+ * come back from here; a new rating elsewhere does not stop it.
  */
 /** Bounded by bytes rather than count, as the store's visitor answers (store/kept-answers.ts): one first page per plugin fits. */
-export const LAST_VISITOR_PAGES = { maxEntries: 4096, maxBytes: 8 * 1024 * 1024 };
+export const LAST_VISITOR_PAGES = { maxEntries: 8192, maxBytes: 16 * 1024 * 1024 };
 
 /** The answer depends on the session (myRating, hidden plugins): no shared cache may keep it. */
 const NO_STORE = { 'Cache-Control': 'no-store' } as const;
@@ -31,7 +32,7 @@ const NO_STORE = { 'Cache-Control': 'no-store' } as const;
  */
 interface LastPage {
   bytes: Buffer;
-  /** The store generation last read on this process before the page was built. */
+  /** The visibility generation last read on this process before the page was built. */
   generation: bigint;
   /** Date.now() when built: the page was current then. */
   builtAt: number;
@@ -46,7 +47,7 @@ export function ratingsPageHandler(deps: SiteDeps) {
     const key = user === null ? `${ctx.params.id!.toLowerCase()} ${limit} ${offset}` : undefined;
     let body: Record<string, unknown>;
     // Read before the page: a change after this read moves the generation past it.
-    const generation = generations.lastRead()?.store;
+    const generation = generations.lastRead()?.visibility;
     try {
       const plugin = await findVisiblePlugin(deps.sql, ctx.params.id!, user);
       const page = await readRatingsPage(deps.sql, plugin.id, { limit, offset, viewerId: user?.id ?? null });
@@ -54,7 +55,7 @@ export function ratingsPageHandler(deps: SiteDeps) {
       if (user) body.myRating = page.mine;
     } catch (error) {
       const last = key === undefined ? undefined : lastPages.get(key);
-      const current = last !== undefined && last.generation === generations.lastRead()?.store;
+      const current = last !== undefined && last.generation === generations.lastRead()?.visibility;
       // A page was last confirmed current when it was built: replies change it without moving the generation.
       const secondsStale = current ? staleFor(deps.sql, error, deps.config.staleIfErrorSeconds, last.builtAt) : undefined;
       if (secondsStale === undefined) throw error;

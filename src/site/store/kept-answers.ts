@@ -40,11 +40,21 @@ import type { Viewer } from './visibility.js';
 // the generation cannot be read, and a visitor is served the visitors' answer kept
 // for the question, for up to STALE_IF_ERROR_SECONDS after the database went away,
 // marked in Cache-Status (http/cache-status.ts) with its age since it was last
-// confirmed current; without one, the 503. Only an answer of the generation this
-// process last read is served: one built before a later change (a plugin hidden or
-// removed since, that nobody asked about again) is no longer what a visitor may see. Once the database answers, the next request reads the
+// confirmed current; without one, the 503. Only an answer of the VISIBILITY
+// generation this process last read is served (sql/240: it moves only when what a
+// visitor may see changes): one built before a plugin was hidden or removed, a
+// version removed or a rating hidden is not served, one built before an install
+// click or a new rating is. Once the database answers, the next request reads the
 // generation again and rebuilds what changed meanwhile. Only the failing path
 // looks for a stale answer: a request the database answers does nothing more.
+//
+// Outage copies: an answer a visitor was served within STALE_IF_ERROR_SECONDS must
+// outlive the churn of lists and searches through the bounded cache. When the
+// visitors' cache pushes an answer out to make room, it moves (the same object, the
+// same Buffers: nothing is copied) to a second store bounded by bytes, if it was
+// served within that time and is of the last visibility generation; rebuilding the
+// answer takes it out again. So each answer is held by one store at a time, and a
+// hit costs one property write (when it was last served) and nothing more.
 
 // The visitors' answers are also what a process serves while PostgreSQL is away, so
 // they are bounded by bytes, not by a count a mid-size catalogue outgrows: with 256
@@ -52,6 +62,12 @@ import type { Viewer } from './visibility.js';
 // pushed out answers seen minutes before, and a 3-minute soak had 16 visitor reads
 // this process had answered fail during a PostgreSQL outage.
 export const VISITOR_ANSWERS: LruOptions = { maxEntries: 8192, maxBytes: 32 * 1024 * 1024 };
+/**
+ * The outage copies (above): what the visitors' cache pushed out that was served
+ * within STALE_IF_ERROR_SECONDS. A 2,000-plugin catalogue's details, ratings-free
+ * lists and searches (the soak's) fit in it beside the 32 MiB of the cache.
+ */
+export const OUTAGE_COPIES_MAX_BYTES = 96 * 1024 * 1024;
 export const OWN_ANSWERS: LruOptions = { maxEntries: 1024, maxBytes: 32 * 1024 * 1024 };
 /** Users whose "has submitted a plugin" is known under some generation (a few dozen bytes each). */
 const SUBMITTERS: LruOptions = { maxEntries: 10_000, maxBytes: 1024 * 1024 };
@@ -60,8 +76,20 @@ const SUBMITTERS: LruOptions = { maxEntries: 10_000, maxBytes: 1024 * 1024 };
 const NO_STORE = 'no-store';
 
 interface Kept {
+  /** The store generation it was built under: reused while it is current. */
   generation: bigint;
+  /** The visibility generation read with it (sql/240): served stale only while it is the last one read. */
+  visibility: bigint;
   answer: PreparedAnswer;
+  /** Date.now() when the read it was last served under came back: it was current then. */
+  servedAt: number;
+}
+
+/** The generations an answer is built or served under, from one read. */
+interface Tag {
+  store: bigint;
+  visibility: bigint;
+  at: number;
 }
 
 /** What decides an answer, as a key (the caller's identity is added for `own`). */
@@ -91,6 +119,8 @@ export interface KeptAnswers {
 export interface KeptAnswersOptions {
   visitors?: LruOptions;
   own?: LruOptions;
+  /** The outage copies' bound, bytes (OUTAGE_COPIES_MAX_BYTES). */
+  outageCopiesMaxBytes?: number;
   /** STALE_IF_ERROR_SECONDS (site settings). */
   staleIfErrorSeconds?: number;
 }
@@ -115,55 +145,92 @@ export function staleFor(sql: Sql, error: unknown, staleIfErrorSeconds: number, 
 export const staleStatus = (secondsStale: number): string => staleCacheStatus(secondsStale, STALE_DETAIL);
 
 export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): KeptAnswers {
-  const visitors = createLru<Kept>(options.visitors ?? VISITOR_ANSWERS);
+  const staleIfErrorSeconds = options.staleIfErrorSeconds ?? DEFAULT_STALE_IF_ERROR_SECONDS;
+  // The store's generations, read with the sessions' in one statement shared by the
+  // callers arriving together (site/generations.ts): a visitor's, an
+  // administrator's, and a user's whose "has submitted" is known (below).
+  const generations = generationsOf(sql);
+
+  // The outage copies (above), oldest moved in first.
+  const copies = new Map<string, { kept: Kept; bytes: number }>();
+  const copiesMaxBytes = options.outageCopiesMaxBytes ?? OUTAGE_COPIES_MAX_BYTES;
+  let copiesBytes = 0;
+  const dropCopy = (key: string) => {
+    const copy = copies.get(key);
+    if (copy === undefined) return;
+    copies.delete(key);
+    copiesBytes -= copy.bytes;
+  };
+  const keepCopy = (key: string, kept: Kept, bytes: number) => {
+    const last = generations.lastRead();
+    const servedSince = Date.now() - staleIfErrorSeconds * 1000;
+    if (last === undefined || kept.visibility !== last.visibility || kept.servedAt < servedSince || bytes > copiesMaxBytes) return;
+    dropCopy(key);
+    copies.set(key, { kept, bytes });
+    copiesBytes += bytes;
+    // The oldest first: over the bound, or no longer servable (not served for too long, or of an older visibility).
+    for (const [oldest, copy] of copies) {
+      if (copiesBytes <= copiesMaxBytes && copy.kept.servedAt >= servedSince && copy.kept.visibility === last.visibility) break;
+      dropCopy(oldest);
+    }
+  };
+  const visitors = createLru<Kept>(options.visitors ?? VISITOR_ANSWERS, keepCopy);
   const own = createLru<Kept>(options.own ?? OWN_ANSWERS);
   const building = createSingleFlight<PreparedAnswer>();
-  const staleIfErrorSeconds = options.staleIfErrorSeconds ?? DEFAULT_STALE_IF_ERROR_SECONDS;
 
   /**
    * When `error` is the 503 of an unreachable database and a visitor asks a question
    * whose answer is kept, that answer, marked stale; else `error` is thrown on.
    */
   const staleOr = (error: unknown, question: Question, viewer: Viewer): PreparedAnswer => {
-    // Only an answer of the generation last read was current when the database went
-    // away; it was last confirmed current when that read came back.
+    // Only an answer of the visibility generation last read shows nothing a visitor
+    // may no longer see. One of the store generation last read was current when that
+    // read came back; an older one, when it was last served.
     const last = generations.lastRead();
-    const found = viewer === null && question.shared !== undefined && last !== undefined ? visitors.get(`v ${question.shared}`) : undefined;
-    const secondsStale = found !== undefined && found.generation === last!.store ? staleFor(sql, error, staleIfErrorSeconds, last!.at) : undefined;
-    if (found === undefined || secondsStale === undefined) throw error;
+    if (viewer !== null || question.shared === undefined || last === undefined) throw error;
+    const key = `v ${question.shared}`;
+    let found = visitors.get(key);
+    if (found === undefined || found.visibility !== last.visibility) found = copies.get(key)?.kept;
+    if (found === undefined || found.visibility !== last.visibility) throw error;
+    const secondsStale = staleFor(sql, error, staleIfErrorSeconds, found.generation === last.store ? last.at : found.servedAt);
+    if (secondsStale === undefined) throw error;
     return { ...found.answer, headers: Object.freeze([...found.answer.headers, 'Cache-Status', staleStatus(secondsStale)]) };
   };
-  type GenerationRow = { generation: string; viewer_submits: boolean };
+  type GenerationRow = { generation: string; visibility: string; viewer_submits: boolean };
   const readGeneration = (viewerId: string) => runQuery<GenerationRow>(sql, 'store/generation', [viewerId]).then((rows) => rows[0]!);
-  // The store's generation, read with the sessions' in one statement shared by the
-  // callers arriving together (site/generations.ts): a visitor's, an
-  // administrator's, and a user's whose "has submitted" is known (below).
-  const generations = generationsOf(sql);
   // Whether a user has submitted any plugin, under the generation it was read at:
   // it changes only with a write to plugins, which moves the generation, so while
   // the generation is the same the user needs only the shared read above, not a
   // read of their own.
   const submitters = createLru<{ generation: bigint; submits: boolean }>(SUBMITTERS);
-  const readAs = async (viewer: NonNullable<Viewer>, shared: bigint): Promise<{ generation: bigint; submits: boolean }> => {
+  const readAs = async (viewer: NonNullable<Viewer>, shared: Tag): Promise<{ tag: Tag; submits: boolean }> => {
     const known = submitters.get(viewer.id);
-    if (known?.generation === shared) return known;
+    if (known?.generation === shared.store) return { tag: shared, submits: known.submits };
     const row = await readGeneration(viewer.id);
-    const read = { generation: BigInt(row.generation), submits: row.viewer_submits };
+    const tag: Tag = { store: BigInt(row.generation), visibility: BigInt(row.visibility), at: Date.now() };
     const current = submitters.get(viewer.id);
-    if (!current || current.generation < read.generation) submitters.set(viewer.id, read, viewer.id.length + 32);
-    return read;
+    if (!current || current.generation < tag.store) submitters.set(viewer.id, { generation: tag.store, submits: row.viewer_submits }, viewer.id.length + 32);
+    return { tag, submits: row.viewer_submits };
   };
 
-  const keep = (cache: Lru<Kept>, key: string, generation: bigint, build: () => Promise<unknown>): Promise<PreparedAnswer> => {
+  const keep = (cache: Lru<Kept>, key: string, tag: Tag, build: () => Promise<unknown>): Promise<PreparedAnswer> => {
     const found = cache.get(key);
-    if (found?.generation === generation) return Promise.resolve(found.answer);
+    if (found?.generation === tag.store) {
+      found.servedAt = tag.at;
+      return Promise.resolve(found.answer);
+    }
+    const generation = tag.store;
     return building(`${generation} ${key}`, async () => {
       // Sent with no-store: no ETag to hash. The header is in the prepared list, so
       // sending it copies no list per request (http/respond.ts).
       const answer = prepareJson(await build(), { etag: false, cacheControl: NO_STORE });
       // A slower build of an older generation never replaces a newer answer.
       const current = cache.get(key);
-      if (!current || current.generation < generation) cache.set(key, { generation, answer }, answer.bytes + key.length);
+      if (!current || current.generation < generation) {
+        cache.set(key, { generation, visibility: tag.visibility, answer, servedAt: tag.at }, answer.bytes + key.length);
+        // Held by the cache again: one store at a time (above).
+        if (cache === visitors) dropCopy(key);
+      }
       return answer;
     });
   };
@@ -181,11 +248,11 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
     question: Question, viewer: Viewer, build: (viewer: Viewer) => Promise<unknown>, shared: Promise<Generations>,
   ): Promise<PreparedAnswer> => {
     // An administrator never gets the visitors' answers: whether they submitted any does not matter.
-    let generation: bigint;
+    let tag: Tag;
     let submits = false;
     try {
-      generation = (await shared).store;
-      if (viewer !== null && !viewer.admin) ({ generation, submits } = await readAs(viewer, generation));
+      tag = await shared;
+      if (viewer !== null && !viewer.admin) ({ tag, submits } = await readAs(viewer, tag));
     } catch (error) {
       return staleOr(error, question, viewer);
     }
@@ -193,13 +260,16 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
     if (asVisitor && question.shared !== undefined) {
       const key = `v ${question.shared}`;
       const found = visitors.get(key);
-      if (found?.generation === generation) return found.answer;
+      if (found?.generation === tag.store) {
+        found.servedAt = tag.at;
+        return found.answer;
+      }
       // The database went away between the generation and the build: as above.
-      return keep(visitors, key, generation, () => build(null)).catch((error: unknown) => staleOr(error, question, viewer));
+      return keep(visitors, key, tag, () => build(null)).catch((error: unknown) => staleOr(error, question, viewer));
     }
     // Visitors are never asked an own question (those routes need a user): kept under nobody's name all the same.
     const who = viewer === null ? '-' : `${viewer.id}${viewer.admin ? 'a' : 'u'}`;
-    return keep(own, `o ${who} ${question.own}`, generation, () => build(viewer));
+    return keep(own, `o ${who} ${question.own}`, tag, () => build(viewer));
   };
 
   return {

@@ -1,0 +1,55 @@
+// The visitors' answers served within STALE_IF_ERROR_SECONDS outlive the churn of
+// the bounded cache (store/kept-answers.ts, outage copies): during an outage a
+// visitor still gets the answer this process served them, however many other
+// lists and searches passed through the cache since.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createPool } from '../../../src/db/pool.js';
+import { breakerOf } from '../../../src/db/breaker.js';
+import { createKeptAnswers } from '../../../src/site/store/kept-answers.js';
+import { startPgProxy } from '../../helpers/pg-proxy.js';
+
+/** Room for four answers of the ones below (each ~1.5 KiB as kept). */
+const SMALL = { maxEntries: 1000, maxBytes: 4 * 1500 };
+const answer = (n: number) => async () => ({ success: true, n, filler: 'x'.repeat(1000) });
+
+async function withOutage(options: { outageCopiesMaxBytes?: number; staleIfErrorSeconds?: number }) {
+  const proxy = await startPgProxy(process.env.TEST_DB_URL!);
+  const sql = createPool(proxy.url);
+  const kept = createKeptAnswers(sql, { visitors: SMALL, ...options });
+  const ask = (n: number) => kept.answer({ shared: `q${n}`, own: `q${n}` }, null, answer(n));
+  // Served, then pushed out of the cache by 50 other questions.
+  await ask(0);
+  for (let n = 1; n <= 50; n++) await ask(n);
+  await proxy.stop();
+  const outcome = await ask(0).then(
+    (served) => ({ status: 200, body: JSON.parse(served.body.toString()) as { n: number }, headers: [...served.headers] }),
+    (error: { status?: number; code?: string }) => ({ status: error.status, code: error.code }),
+  );
+  assert.ok(breakerOf(sql)!.downSince !== 0, 'the breaker opened');
+  await sql.end({ timeout: 1 });
+  await proxy.stop();
+  return outcome;
+}
+
+// Defect: the visitors' cache (32 MiB) was also all a process could serve during an
+// outage, and list and search churn pushed out details seen minutes before (a
+// 30-minute soak: reads the process had answered got 503 during PostgreSQL stops).
+test('an answer served before 50 others went through a cache of 4 is served stale during an outage', async () => {
+  const outcome = await withOutage({});
+  assert.is(outcome.status, 200, JSON.stringify(outcome));
+  assert.is((outcome as { body: { n: number } }).body.n, 0);
+  assert.ok((outcome as { headers: string[] }).headers.some((h) => /detail=stale-db-unreachable/.test(h)), 'marked stale');
+});
+
+test('outage copies are bounded by bytes: with no room, the answer pushed out is 503', async () => {
+  const outcome = await withOutage({ outageCopiesMaxBytes: 0 });
+  assert.equal(outcome, { status: 503, code: 'UNAVAILABLE' });
+});
+
+test('STALE_IF_ERROR_SECONDS 0 keeps no outage copy', async () => {
+  const outcome = await withOutage({ staleIfErrorSeconds: 0 });
+  assert.is(outcome.status, 503);
+});
+
+test.run();
