@@ -17,12 +17,15 @@ export const conversionStats = { started: 0, failed: 0 };
 const conversionFailed = (cause: unknown) =>
   new HttpError(500, 'INTERNAL', 'Error converting image', { plain: true, cause });
 
+// A preview's 503s are the JSON error envelope with Retry-After, as documented
+// (openapi: getImagePreview); its 404 and 500 stay text, as /img's are.
+
 /** The local copy went away under the conversion: a retry fetches it again. */
 const sourceGone = (cause: unknown) =>
-  new HttpError(503, 'UNAVAILABLE', 'Image briefly unavailable, try again shortly', { plain: true, cause, headers: { 'Retry-After': '1' } });
+  new HttpError(503, 'UNAVAILABLE', 'Image briefly unavailable, try again shortly', { cause, headers: { 'Retry-After': '1' } });
 
 const busy = () =>
-  new HttpError(503, 'UNAVAILABLE', 'Server busy, try again shortly', { plain: true, headers: { 'Retry-After': '5' } });
+  new HttpError(503, 'UNAVAILABLE', 'Server busy, try again shortly', { headers: { 'Retry-After': '5' } });
 
 
 /**

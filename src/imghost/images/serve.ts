@@ -42,8 +42,9 @@ export function serveImage(store: ImageStore, previews: Previews) {
     try {
       await serve(ctx);
     } catch (error) {
-      // A bucket that does not answer: 503 with Retry-After (plain text, as /img answers).
-      throw bucketFailureToHttp(error, true);
+      // A bucket that does not answer: 503 with Retry-After; plain text for an
+      // original, as /img answers, the JSON envelope for a preview, as documented.
+      throw bucketFailureToHttp(error, !ctx.params.file?.endsWith('.webp'));
     }
   };
 }

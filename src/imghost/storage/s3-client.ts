@@ -19,7 +19,14 @@ export interface S3Config {
 
 /** Connecting, a first byte, a stalled body: past these the bucket counts as unreachable. */
 export const CONNECT_TIMEOUT_MS = 2_000;
+/** A write's answer: the service may hash a large body before it answers. */
 export const HEADERS_TIMEOUT_MS = 10_000;
+/**
+ * A read's (GET, HEAD) first byte: a bucket that accepts connections but does not
+ * answer (hung, not refused) kept a visitor's image waiting 10 s for its 503; a
+ * live service answers a read in milliseconds, so this is a generous bound.
+ */
+export const READ_HEADERS_TIMEOUT_MS = 3_000;
 export const BODY_TIMEOUT_MS = 30_000;
 /** An error answer's body is read for the log only, this much at most. */
 const ERROR_BODY_BYTES = 1_024;
@@ -88,6 +95,7 @@ export function createS3Client(config: S3Config) {
         headers: { ...signedHeaders, authorization: signed.authorization },
         body: body ?? null,
         dispatcher: agent,
+        headersTimeout: method === 'GET' || method === 'HEAD' ? READ_HEADERS_TIMEOUT_MS : HEADERS_TIMEOUT_MS,
       });
     } catch (error) {
       if (body && !Buffer.isBuffer(body)) body.destroy();
