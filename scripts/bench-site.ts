@@ -18,7 +18,8 @@ const TARGET = 0.85;
 const root = projectRoot();
 
 async function main(): Promise<void> {
-  buildDist();
+  // BENCH_SKIP_BUILD=1 measures the dist/ already built.
+  if (process.env.BENCH_SKIP_BUILD !== '1') buildDist();
   const dir = await benchDir('bench-site-');
   const servers: Array<Pick<Server, 'stop'>> = [];
   try {
