@@ -1,0 +1,44 @@
+// The logger's lines: the request log's time, formatted from performance.now()
+// with the second's text made once (lib/log.ts), must read as the wall clock does.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createLogger, isoAt } from '../../src/lib/log.js';
+
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+test('isoAt: a performance.now() reading as the wall clock\'s ISO time, to the millisecond', async () => {
+  for (let i = 0; i < 50; i++) {
+    const before = Date.now();
+    const text = isoAt(performance.now());
+    const after = Date.now();
+    assert.match(text, ISO);
+    const at = Date.parse(text);
+    // The monotonic and wall clocks may disagree by a millisecond's rounding.
+    assert.ok(at >= before - 2 && at <= after + 2, `${text} not within ${new Date(before).toISOString()}..${new Date(after).toISOString()}`);
+    await new Promise((resolve) => setTimeout(resolve, i % 10 === 0 ? 37 : 1));
+  }
+});
+
+test('isoAt: the milliseconds of one second, and the next second', () => {
+  const now = performance.now();
+  const first = isoAt(now);
+  const later = isoAt(now + 1000);
+  assert.is(Date.parse(later) - Date.parse(first), 1000);
+  assert.is(Date.parse(isoAt(now + 1)) - Date.parse(first), 1);
+  assert.is(Date.parse(isoAt(now + 2500)) - Date.parse(first), 2500);
+});
+
+test('lineWriter: one JSON line with the time, level, fixed fields, message and the fragment', () => {
+  const lines: string[] = [];
+  const write = createLogger({ service: 'site' }, { write: (line) => void lines.push(line) }).lineWriter('info', 'request')!;
+  write('"status":200', performance.now());
+  assert.is(lines.length, 1);
+  assert.ok(lines[0]!.endsWith('}\n'));
+  const entry = JSON.parse(lines[0]!);
+  assert.equal(Object.keys(entry), ['time', 'level', 'service', 'msg', 'status']);
+  assert.match(entry.time, ISO);
+  assert.ok(Math.abs(Date.parse(entry.time) - Date.now()) < 50);
+  assert.is(entry.status, 200);
+});
+
+test.run();
