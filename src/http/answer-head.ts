@@ -166,28 +166,53 @@ export function writeBodyHead(res: ServerResponse, status: number, own: HeaderLi
 }
 
 /**
- * Per frozen list, the service's headers it was checked against and its heads by
+ * The head of an answer without a body (a 304 of a prepared answer, whose own
+ * headers are its ETag and Cache-Control), with `own` headers prepared once (a
+ * frozen list), written in one step like writeBodyHead's: the head is made once
+ * per list and each request copies it with its request id filled in. Anything
+ * else takes writeHead's way.
+ */
+export function writeEmptyHead(res: ServerResponse, status: number, own: HeaderList): ServerResponse {
+  const state = (res as AppResponse).answerState;
+  const ours = (res as AppResponse).answerHeaders;
+  const known = state === undefined || ours === undefined ? undefined : listHeadsOf(own, ours);
+  if (known === undefined || known.byType === null || setBefore(res, ours!.names)) return res.writeHead(status, own as OutgoingHttpHeader[]);
+  state!.contentLength = undefined;
+  const head = (known.bodiless ??= ['X-Request-Id', '', ...ours!.list, ...own]).slice();
+  head[1] = state!.id;
+  return nodeWriteHead.call(res, status, head);
+}
+
+/**
+ * Per frozen list, the service's headers it was checked against, its heads by
  * content type: `[X-Request-Id, <id>, ...ours, ...own, Content-Type, type,
- * Content-Length, <length>]`. A list that names one of ours, Content-Length or
- * Content-Type has none (null).
+ * Content-Length, <length>]`, and its head without a body (made on first use). A
+ * list that names one of ours, Content-Length or Content-Type has none (null).
  */
 interface ListHeads {
   readonly ours: AnswerHeaders;
   readonly byType: Map<string, OutgoingHttpHeader[]> | null;
+  bodiless: OutgoingHttpHeader[] | undefined;
 }
 const listHeads = new WeakMap<HeaderList, ListHeads>();
 /** Content types remembered per list: a list is sent with one or a few (the static files' table at most). */
 const MAX_TYPES_PER_LIST = 64;
 
-function headTemplate(own: HeaderList, ours: AnswerHeaders, contentType: string): OutgoingHttpHeader[] | undefined {
+/** What is known of a frozen list against a service's headers; undefined for a list that may still change. */
+function listHeadsOf(own: HeaderList, ours: AnswerHeaders): ListHeads | undefined {
   let known = listHeads.get(own);
   if (known === undefined || known.ours !== ours) {
     // Only a list that can no longer change may be remembered.
     if (!Object.isFrozen(own)) return undefined;
-    known = { ours, byType: isClean(own, ours) ? new Map() : null };
+    known = { ours, byType: isClean(own, ours) ? new Map() : null, bodiless: undefined };
     listHeads.set(own, known);
   }
-  if (known.byType === null) return undefined;
+  return known;
+}
+
+function headTemplate(own: HeaderList, ours: AnswerHeaders, contentType: string): OutgoingHttpHeader[] | undefined {
+  const known = listHeadsOf(own, ours);
+  if (known === undefined || known.byType === null) return undefined;
   let head = known.byType.get(contentType);
   if (head === undefined) {
     head = ['X-Request-Id', '', ...ours.list, ...own, 'Content-Type', contentType, 'Content-Length', 0];

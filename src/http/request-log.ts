@@ -68,10 +68,9 @@ export function requestLog(log: Logger, metered: boolean): (request: LoggedReque
     const status = request.clientErrorStatus ?? (finished || this.headersSent ? this.statusCode : CLIENT_CLOSED_REQUEST);
     request.meter?.observe(status, hundredths / 100);
     if (!logging) return;
-    const path = request.path.length > MAX_LOGGED_PATH ? request.path.slice(0, MAX_LOGGED_PATH) + '…' : request.path;
     const bytes = request.contentLength ?? 0;
     write!(
-      '"requestId":"' + request.id + (METHOD_FIELDS.get(request.method) ?? '","method":"' + request.method + '","path":') + JSON.stringify(path) +
+      '"requestId":"' + request.id + (METHOD_FIELDS.get(request.method) ?? '","method":"' + request.method + '","path":') + quotedPath(request.path) +
         ',"status":' + status + ',"ms":' + decimal(hundredths) + (bytes ? ',"bytes":' + bytes : '') +
         ',"ip":"' + request.logIp + (finished ? '"' : '","aborted":true'),
       now,
@@ -86,6 +85,20 @@ export function requestLog(log: Logger, metered: boolean): (request: LoggedReque
     (request.res as AppResponse).finishing = request;
     request.res.on('close', onClose);
   };
+}
+
+// Requests in a row often ask for the same path (launchers polling /api/info, a
+// page's icons): the last path's JSON is kept, and a repeat costs one comparison.
+let lastPath = '';
+let lastQuotedPath = '""';
+
+/** A logged path as a JSON string, cut to MAX_LOGGED_PATH characters. */
+function quotedPath(path: string): string {
+  if (path !== lastPath) {
+    lastPath = path;
+    lastQuotedPath = JSON.stringify(path.length > MAX_LOGGED_PATH ? path.slice(0, MAX_LOGGED_PATH) + '…' : path);
+  }
+  return lastQuotedPath;
 }
 
 /** The fields between the request id and the path, made once for the common methods. */

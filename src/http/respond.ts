@@ -1,5 +1,5 @@
 import type { OutgoingHttpHeader, OutgoingHttpHeaders } from 'node:http';
-import { isHeaderList, writeBodyHead, type HeaderList } from './answer-head.js';
+import { isHeaderList, writeBodyHead, writeEmptyHead, type HeaderList } from './answer-head.js';
 import { compressFast, preferredCoding, type Coding } from './content-encoding.js';
 import type { Context } from './context.js';
 
@@ -75,7 +75,12 @@ export function redirect(ctx: Context<any>, location: string, status = 302, head
 export function sendNoContent(ctx: Context<any>, status = 204, headers?: ExtraHeaders): void {
   const res = ctx.res;
   if (res.headersSent) return;
-  res.writeHead(status, (headers ?? NO_HEADERS) as OutgoingHttpHeader[]).end();
+  // A list prepared once (a prepared answer's 304) is written in one step (answer-head.ts).
+  if (headers === undefined || (isHeaderList(headers) && Object.isFrozen(headers))) {
+    writeEmptyHead(res, status, headers ?? NO_HEADERS).end();
+    return;
+  }
+  res.writeHead(status, headers as OutgoingHttpHeader[]).end();
 }
 
 const NO_HEADERS: HeaderList = Object.freeze([]);

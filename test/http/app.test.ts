@@ -7,12 +7,14 @@ import { createApp } from '../../src/http/app.js';
 import { HttpError } from '../../src/http/errors.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { jsonBody } from '../../src/http/json-body.js';
-import { redirect, sendOk } from '../../src/http/respond.js';
+import { redirect, sendNoContent, sendOk } from '../../src/http/respond.js';
+import { prepareJson, sendPrepared } from '../../src/http/prepared-answer.js';
 import { listen, type RunningServer } from '../../src/http/server.js';
 import { renderSiteError } from '../../src/site/errors.js';
 import { rawRequest } from '../helpers/raw-http.js';
 
 let server: RunningServer;
+const PREPARED = prepareJson({ prepared: true }, { cacheControl: 'public, max-age=60' });
 const logged: string[] = [];
 let calls = 0;
 
@@ -47,6 +49,9 @@ test.before(async () => {
         handler: (ctx) => void ctx.res.writeHead(201, 'Made', { 'Content-Type': 'text/plain', 'Content-Length': 2 }).end('ok'),
       },
       { method: 'GET', path: '/moved', handler: (ctx) => redirect(ctx, '/things/1') },
+      // A prepared answer: its 304 and its 200 are written from heads made once (answer-head.ts).
+      { method: 'GET', path: '/prepared', handler: (ctx) => sendPrepared(ctx, PREPARED) },
+      { method: 'GET', path: '/empty', handler: (ctx) => sendNoContent(ctx) },
       // A header value Node refuses: writeHead throws after it has set its reason phrase.
       { method: 'GET', path: '/bad-location', handler: (ctx) => redirect(ctx, '/a\nb') },
       {
@@ -216,10 +221,13 @@ const everyKindOfAnswer = [
   { what: 'redirect', method: 'GET', path: '/moved', status: 302 },
   { what: 'setHeader then end (implicit head)', method: 'GET', path: '/direct', status: 200 },
   { what: 'writeHead with a reason phrase and an object', method: 'GET', path: '/explicit', status: 201 },
+  { what: 'prepared answer', method: 'GET', path: '/prepared', status: 200 },
+  { what: 'prepared answer, 304', method: 'GET', path: '/prepared', status: 304, headers: { 'If-None-Match': PREPARED.etag! } },
+  { what: 'no content', method: 'GET', path: '/empty', status: 204 },
 ];
 for (const c of everyKindOfAnswer) {
   test(`security headers and request id on every answer: ${c.what}`, async () => {
-    const res = await rawRequest(server.url, c.method, c.path);
+    const res = await rawRequest(server.url, c.method, c.path, { headers: c.headers });
     assert.is(res.status, c.status);
     assert.is(res.headers['x-content-type-options'], 'nosniff');
     assert.is(res.headers['referrer-policy'], 'strict-origin-when-cross-origin');
