@@ -32,8 +32,11 @@ export interface RouteMatch<T> {
 export interface FindResult<T> {
   match: RouteMatch<T> | null;
   /** Methods that exist for this path; non-empty with no match means 405. */
-  allowed: Method[];
+  allowed: readonly Method[];
 }
+
+/** The `allowed` of every match: a caller reads it only when nothing matched. */
+const NONE_ALLOWED: readonly Method[] = Object.freeze([]);
 
 /**
  * The prototype of every parameter object: empty, frozen, with a null prototype, so
@@ -103,7 +106,7 @@ export function compileRoutes<T>(routes: Array<{ method: string; path: string; v
     for (const route of candidates) {
       if (route.method !== wanted) continue;
       const rawParams = matchPath(route.segments, path);
-      if (rawParams) return { match: { value: route.value, pattern: route.pattern, rawParams }, allowed: [] };
+      if (rawParams) return { match: { value: route.value, pattern: route.pattern, rawParams }, allowed: NONE_ALLOWED };
     }
     // No match: only now is it worth listing what the path does allow (405 or 404).
     const allowed = new Set<Method>(exact?.keys());
