@@ -45,7 +45,8 @@ async function startService(which: 'site' | 'imghost', checkout: string, tag: st
 async function main(): Promise<void> {
   const which = process.argv[2] === 'imghost' ? 'imghost' : 'site';
   const path = process.argv[3] ?? (which === 'site' ? '/api/info' : '/SF/home?color=red');
-  buildDist();
+  // BENCH_SKIP_BUILD=1 measures the dist/ already built.
+  if (process.env.BENCH_SKIP_BUILD !== '1') buildDist();
   const dir = await benchDir('bench-paired-');
   const servers: Server[] = [];
   try {
@@ -69,7 +70,7 @@ async function main(): Promise<void> {
       nodeArgs: [],
     });
     servers.push(plain);
-    const sides: Array<[string, Server, string]> = [['ours', ours, path], ...(base ? [['base', base, path] as [string, Server, string]] : []), ['plain', plain, '/']];
+    const sides: Array<[string, Server, string]> = [['ours', ours, path], ...(base ? [['base', base, path] as [string, Server, string]] : []), ['plain', plain, path]];
     const round = (seconds: number) => Promise.all(sides.map(([, server, target]) => runLoad(server, target, seconds, {}, answer.status)));
     process.stderr.write(`measuring ${which} ${path}: ${machineLoad()} before\n`);
     await round(2);
