@@ -16,6 +16,7 @@
 // else an embedded one in a temporary folder.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { createLogger } from '../src/lib/log.js';
@@ -29,6 +30,10 @@ const PLUGINS = Number(process.env.BENCH_PLUGINS ?? 10_000);
 const INSTALLED = Number(process.env.BENCH_INSTALLED ?? 200);
 const P99_TARGET_MS = 20;
 const LOAD_CORE = process.env.BENCH_LOAD_CORE ?? '1';
+// What real launchers send: Bloret-Launcher's Python `requests` asks `gzip, deflate`
+// by default, BloraLauncher's Dart http (dart:io HttpClient) `gzip`. BENCH_ACCEPT_ENCODING=''
+// sends none (the whole JSON answer on the wire).
+const ACCEPT_ENCODING = process.env.BENCH_ACCEPT_ENCODING ?? 'gzip, deflate';
 const root = projectRoot();
 const log = createLogger({ component: 'bench-updates' }, { level: 'warn' });
 
@@ -48,7 +53,7 @@ function load(url: string, bodyFile: string, seconds: number, sitePid: number): 
   const script = join(root, '.test-build', 'scripts', 'bench', 'post-load.js');
   const cpuBefore = cpuOf(sitePid);
   return new Promise((resolve, reject) => {
-    const child = spawn('taskset', ['-c', LOAD_CORE, process.execPath, script, url, bodyFile, String(CONNECTIONS), String(seconds)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('taskset', ['-c', LOAD_CORE, process.execPath, script, url, bodyFile, String(CONNECTIONS), String(seconds), ACCEPT_ENCODING], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
     child.once('exit', (code) => {
@@ -59,6 +64,20 @@ function load(url: string, bodyFile: string, seconds: number, sitePid: number): 
       const cpuUs = all > 0 ? (cpuOf(sitePid) - cpuBefore) / all : NaN;
       resolve({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, ok, other: all - ok + result.errors + result.timeouts, cpuUs });
     });
+  });
+}
+
+function wireBytes(url: string, body: Buffer, acceptEncoding: string): Promise<{ bytes: number; coding: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': body.length, 'x-forwarded-for': '192.0.2.2' };
+    if (acceptEncoding !== '') headers['accept-encoding'] = acceptEncoding;
+    const req = httpRequest(url, { method: 'POST', headers }, (res) => {
+      let bytes = 0;
+      res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      res.on('end', () => resolve({ bytes, coding: res.headers['content-encoding'] }));
+    });
+    req.on('error', reject);
+    req.end(body);
   });
 }
 
@@ -131,7 +150,10 @@ async function main(): Promise<void> {
     const check = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': '192.0.2.1' }, body: readFileSync(bodyFile) });
     const answer = (await check.json()) as { updates: unknown[]; unknown: unknown[] };
     if (check.status !== 200) throw new Error(`the update check answered ${check.status}`);
-    process.stdout.write(`answer: ${answer.updates.length} updates, ${answer.unknown.length} unknown\n`);
+    // The bytes on the wire, as the load asks (fetch would ask and decode on its own: node:http does not).
+    const wire = await wireBytes(url, readFileSync(bodyFile), ACCEPT_ENCODING);
+    process.stdout.write(`answer: ${answer.updates.length} updates, ${answer.unknown.length} unknown; ${JSON.stringify(answer).length} bytes of JSON, ` +
+      `${wire.bytes} on the wire (Accept-Encoding: ${ACCEPT_ENCODING || 'none'}, Content-Encoding: ${wire.coding ?? 'none'})\n`);
 
     // First answer after a change: the generation moves, the answer is built afresh.
     const firsts: number[] = [];

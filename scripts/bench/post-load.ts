@@ -3,13 +3,13 @@
 // per-address rate limit measures the route, not the limiter's 429. Run pinned to
 // the load core by its caller; prints autocannon's result as JSON on stdout.
 //
-//   node post-load.js <url> <body file> <connections> <seconds>
+//   node post-load.js <url> <body file> <connections> <seconds> [<Accept-Encoding>]
 import { readFileSync } from 'node:fs';
 
 // autocannon ships no type declarations; its options are documented in its README.
 const autocannon = (await import('autocannon' as string)).default as (options: Record<string, unknown>) => Promise<unknown>;
 
-const [url, bodyFile, connections, seconds] = process.argv.slice(2);
+const [url, bodyFile, connections, seconds, acceptEncoding = ''] = process.argv.slice(2);
 const body = readFileSync(bodyFile!, 'utf8');
 let address = 0;
 const nextAddress = () => {
@@ -24,7 +24,7 @@ const result = await autocannon({
   requests: [
     {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...(acceptEncoding === '' ? {} : { 'accept-encoding': acceptEncoding }) },
       body,
       setupRequest: (request: Record<string, any>) => ({ ...request, headers: { ...request.headers, 'x-forwarded-for': nextAddress() } }),
     },

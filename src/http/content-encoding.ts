@@ -13,6 +13,19 @@ export type Coding = 'br' | 'gzip';
  */
 export function preferredCoding(header: string | undefined): Coding | undefined {
   if (!header) return undefined;
+  const known = decided.get(header);
+  if (known !== undefined) return known === NONE ? undefined : known;
+  const coding = parseCoding(header);
+  // Clients send a handful of distinct headers: the first ones seen are kept, no more.
+  if (decided.size < DECIDED_MAX && header.length <= 256) decided.set(header, coding ?? NONE);
+  return coding;
+}
+
+const NONE = 'identity';
+const DECIDED_MAX = 64;
+const decided = new Map<string, Coding | typeof NONE>();
+
+function parseCoding(header: string): Coding | undefined {
   let br: number | undefined;
   let gzip: number | undefined;
   let any: number | undefined;

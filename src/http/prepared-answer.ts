@@ -75,6 +75,17 @@ export function answeredNotModified(ctx: Context<any>, etag: string, headers: Ex
   return true;
 }
 
+// The head of a compressed answer, made once per answer and coding (a frozen list is
+// written in one step, respond.ts). By answer object: a stale copy of an answer
+// (store/kept-answers.ts) has headers of its own, and so heads of its own.
+const codedHeads = new WeakMap<PreparedAnswer, Partial<Record<Coding, HeaderList>>>();
+
+function codedHead(answer: PreparedAnswer, coding: Coding): HeaderList {
+  let heads = codedHeads.get(answer);
+  if (heads === undefined) codedHeads.set(answer, (heads = {}));
+  return (heads[coding] ??= Object.freeze([...answer.headers, 'Content-Encoding', coding]));
+}
+
 /**
  * 304 when the client holds the answer; else `status` (200) with its bytes,
  * compressed when it is large and the client takes it. `extra`: headers of this
@@ -83,8 +94,9 @@ export function answeredNotModified(ctx: Context<any>, etag: string, headers: Ex
 export function sendPrepared(ctx: Context<any>, answer: PreparedAnswer, extra?: Record<string, string>, status = 200): void {
   if (answer.etag !== undefined && status === 200 && answeredNotModified(ctx, answer.etag, answer.headers)) return;
   const coding = answer.compressible ? preferredCoding(ctx.req.headers['accept-encoding']) : undefined;
-  if (coding === undefined && extra === undefined) {
-    sendBody(ctx, status, answer.body, answer.contentType, answer.headers);
+  if (extra === undefined) {
+    if (coding === undefined) sendBody(ctx, status, answer.body, answer.contentType, answer.headers);
+    else sendBody(ctx, status, answer.compressed(coding), answer.contentType, codedHead(answer, coding));
     return;
   }
   const head: Array<string | number | string[]> = [...answer.headers];

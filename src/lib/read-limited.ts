@@ -29,7 +29,8 @@ export function readLimited(stream: Readable, limit: number): Promise<LimitedRea
       if (size > limit) return done({ ok: false, reason: 'too-large' });
       chunks.push(chunk);
     };
-    const onEnd = () => done({ ok: true, bytes: Buffer.concat(chunks, size) });
+    // A small body usually comes in one chunk: no copy of it then.
+    const onEnd = () => done({ ok: true, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) });
     const onError = (error: unknown) => done({ ok: false, reason: 'cut', error });
     // 'close' before 'end' means the other side went away mid-body.
     const onClose = () => done({ ok: false, reason: 'cut', error: undefined });

@@ -18,7 +18,14 @@ const cases = [
 for (const c of cases) {
   test(`preferredCoding: ${c.what}`, () => {
     assert.is(preferredCoding(c.header), c.coding);
+    // The second time the header's decision is remembered: the same, a refusal included.
+    assert.is(preferredCoding(c.header), c.coding);
   });
 }
+
+test('preferredCoding: more distinct headers than it remembers are still decided', () => {
+  for (let i = 0; i < 200; i++) assert.is(preferredCoding(`gzip;q=0.${i % 9 + 1}, x-${i}`), 'gzip');
+  assert.is(preferredCoding('br;q=0, gzip;q=0, x-last'), undefined);
+});
 
 test.run();

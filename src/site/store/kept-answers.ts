@@ -123,6 +123,8 @@ export interface KeptAnswersOptions {
   outageCopiesMaxBytes?: number;
   /** STALE_IF_ERROR_SECONDS (site settings). */
   staleIfErrorSeconds?: number;
+  /** Headers of every answer kept here (the update check's CORS), prepared with it: none added per request. */
+  headers?: Record<string, string>;
 }
 
 /** What a kept answer served stale says in Cache-Status: the database could not be reached. */
@@ -223,7 +225,7 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
     return building(`${generation} ${key}`, async () => {
       // Sent with no-store: no ETag to hash. The header is in the prepared list, so
       // sending it copies no list per request (http/respond.ts).
-      const answer = prepareJson(await build(), { etag: false, cacheControl: NO_STORE });
+      const answer = prepareJson(await build(), { etag: false, cacheControl: NO_STORE, headers: options.headers });
       // A slower build of an older generation never replaces a newer answer.
       const current = cache.get(key);
       if (!current || current.generation < generation) {

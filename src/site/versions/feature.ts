@@ -10,7 +10,7 @@ import { createKeptAnswers } from '../store/kept-answers.js';
 import { UPDATE_CHECKS_PER_MINUTE, UPDATE_CHECKS_UNFLUSHED, UPDATES_BODY_LIMIT, UPLOAD_WINDOW_MS, UPLOADS_PER_WINDOW } from './limits.js';
 import { createPackageClient } from './package-client.js';
 import { getVersionHandler, listVersionsHandler } from './read-routes.js';
-import { crossOriginAnswers, updatesHandler, updatesPreflight } from './updates-route.js';
+import { CORS, crossOriginAnswers, updatesHandler, updatesPreflight } from './updates-route.js';
 import { uploadVersionHandler } from './upload-route.js';
 import { removeHandler, withdrawHandler } from './withdraw-routes.js';
 
@@ -34,8 +34,9 @@ export function versionsFeature(deps: SiteDeps, guards: Guards, options: Version
   });
   const stale = { staleIfErrorSeconds: deps.config.staleIfErrorSeconds };
   const kept = createKeptAnswers(deps.sql, stale);
-  // Update checks in a cache of their own: launchers' questions never crowd out the store's answers.
-  const keptChecks = createKeptAnswers(deps.sql, stale);
+  // Update checks in a cache of their own: launchers' questions never crowd out the
+  // store's answers. Their CORS header is prepared with each answer, not added per request.
+  const keptChecks = createKeptAnswers(deps.sql, { ...stale, headers: CORS });
   const versions = '/apps/api/plugins/:id/versions';
   return {
     routes: [

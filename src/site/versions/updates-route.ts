@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { HttpError } from '../../http/errors.js';
 import { parseJsonBytes } from '../../http/json-body.js';
 import { sendPrepared } from '../../http/prepared-answer.js';
@@ -20,9 +20,8 @@ import { normalized, updatesInput, type Installed } from './updates-input.js';
 // answers of the store are (store/kept-answers.ts), so launchers asking the same
 // question between two changes of the store share one build.
 
-const CORS = { 'Access-Control-Allow-Origin': '*' } as const;
-/** Kept answers carry their `Cache-Control: no-store` already (store/kept-answers.ts). */
-const ANSWER_HEADERS = CORS;
+/** Prepared into every kept answer of the route (feature.ts), with its `Cache-Control: no-store`. */
+export const CORS = { 'Access-Control-Allow-Origin': '*' } as const;
 
 interface LiveRow {
   n: number;
@@ -69,13 +68,13 @@ export function updatesHandler(deps: SiteDeps, kept: KeptAnswers, limiter: Batch
     // same body again costs a hash and a lookup, no parse. The bytes are parsed,
     // checked and put in canonical order only to build a missing answer.
     const bytes = ctx.body as Buffer;
-    const key = createHash('sha256').update(bytes).digest('base64');
+    const key = hash('sha256', bytes, 'base64');
     const answer = await kept.answer({ shared: key, own: key }, null, async () => {
       const asked = normalized(updatesInput(parseJsonBytes(bytes)));
       const rows = await runQuery<LiveRow>(deps.sql, 'versions/check-updates', [asked.map((entry) => entry.id)]);
       return updatesAnswer(asked, rows, scheme, imageHost);
     });
-    sendPrepared(ctx, answer, ANSWER_HEADERS);
+    sendPrepared(ctx, answer);
   };
 }
 

@@ -1,5 +1,7 @@
 // POST /apps/api/updates (issue 19): a launcher's installed plugins in, the ones
 // with another live version out, in one call.
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Sql } from '../../../src/db/pool.js';
@@ -73,6 +75,42 @@ test('500 installed plugins by hash: a hosted live version brings its size and c
   const four = answer.body.updates[1];
   assert.equal([four.latest.size, four.latest.changelog, four.installed.sha256], [1004, 'Changes of 4', hash(4, 1)]);
 });
+
+test('the kept answer in each coding a launcher asks for: the same JSON, the CORS and no-store headers on each', async () => {
+  const body = Buffer.from(JSON.stringify({ plugins: Array.from({ length: 100 }, (_, n) => ({ id: id(n), version: '1.0.0' })) }));
+  const cases = [
+    { what: 'Python requests', acceptEncoding: 'gzip, deflate', coding: 'gzip' },
+    { what: 'Dart http', acceptEncoding: 'gzip', coding: 'gzip' },
+    { what: 'a browser', acceptEncoding: 'gzip, deflate, br', coding: 'br' },
+    { what: 'none asked', acceptEncoding: undefined, coding: undefined },
+  ];
+  let json: unknown;
+  for (const c of cases) {
+    const answer = await rawPost('/apps/api/updates', body, { 'x-forwarded-for': `10.8.0.${++address % 250}`, ...(c.acceptEncoding ? { 'accept-encoding': c.acceptEncoding } : {}) });
+    assert.is(answer.status, 200, c.what);
+    assert.is(answer.headers['content-encoding'], c.coding, c.what);
+    assert.is(answer.headers['access-control-allow-origin'], '*', c.what);
+    assert.is(answer.headers['cache-control'], 'no-store', c.what);
+    assert.is(answer.headers.vary, 'Accept-Encoding', c.what);
+    const text = (c.coding === 'gzip' ? gunzipSync(answer.bytes) : c.coding === 'br' ? brotliDecompressSync(answer.bytes) : answer.bytes).toString();
+    json ??= JSON.parse(text);
+    assert.equal(JSON.parse(text), json, c.what);
+  }
+  assert.is((json as { updates: unknown[] }).updates.length, 100);
+});
+
+/** A POST through node:http, which neither asks for nor decodes a coding by itself (fetch does both). */
+function rawPost(path: string, body: Buffer, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; bytes: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(site.url + path, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length, ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, bytes: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 test('hidden and unknown plugins are unknown; ids are found in any case', async () => {
   const answer = await check({ plugins: [{ id: 'upd-hidden', version: '1' }, { id: 'no-such-plugin', version: '1' }, { id: 'UPD-003', version: '1' }, { id: '../x', sha256: 'a'.repeat(64) }] });
