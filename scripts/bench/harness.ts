@@ -23,6 +23,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
+import { get as httpGet } from 'node:http';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -152,14 +153,30 @@ export interface Answer {
 /** Headers Node writes by itself, or that differ per answer: the bare server makes its own. */
 const NOT_REPEATED = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'x-request-id']);
 
-/** One GET of `origin + path`, as the bare reference will repeat it. */
-export async function captureAnswer(origin: string, path: string, headers: Record<string, string> = {}): Promise<Answer> {
-  const res = await fetch(origin + path, { headers });
-  const body = Buffer.from(await res.arrayBuffer());
-  if (res.status !== 200 && res.status !== 304) throw new Error(`${path} answered ${res.status}`);
-  const kept: Array<[string, string]> = [];
-  for (const [name, value] of res.headers) if (!NOT_REPEATED.has(name)) kept.push([name, value]);
-  return { status: res.status, headers: kept, body, requestId: res.headers.get('x-request-id') ?? undefined };
+/**
+ * One GET of `origin + path` with exactly `headers`, as the bare reference will
+ * repeat it: the bytes as sent (node:http, not fetch, which asks for gzip by itself
+ * and hands back the body decoded under its Content-Encoding header).
+ */
+export function captureAnswer(origin: string, path: string, headers: Record<string, string> = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet(origin + path, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.once('error', reject);
+      res.once('end', () => {
+        const status = res.statusCode ?? 0;
+        if (status !== 200 && status !== 304) return reject(new Error(`${path} answered ${status}`));
+        const kept: Array<[string, string]> = [];
+        for (const [name, value] of Object.entries(res.headers)) {
+          if (value !== undefined && !NOT_REPEATED.has(name)) kept.push([name, Array.isArray(value) ? value.join(', ') : value]);
+        }
+        const requestId = res.headers['x-request-id'];
+        resolve({ status, headers: kept, body: Buffer.concat(chunks), requestId: typeof requestId === 'string' ? requestId : undefined });
+      });
+    });
+    req.once('error', reject);
+  });
 }
 
 /** A bare node:http server (bare.ts: a fresh header object and id per answer) answering `answer`, pinned like ours. */
