@@ -2,7 +2,7 @@ import { createLru, type LruOptions } from '../../lib/lru.js';
 import type { Sql } from '../../db/pool.js';
 import type { SessionUser, SiteContext } from '../context.js';
 import { generationsOf } from '../generations.js';
-import { findSessionByHash, hashToken, isWellFormedToken } from './sessions.js';
+import { findSessionByHash, isWellFormedToken, tokenKey } from './sessions.js';
 
 // Session lookups kept per session generation (sql/231_session_generation.sql), so
 // that a logged-in request sends no query of its own for its session: it waits for
@@ -43,9 +43,9 @@ export function createKeptSessions(sql: Sql, options: LruOptions = KEPT_SESSIONS
   const kept = createLru<Kept>(options);
   const generations = generationsOf(sql);
 
-  const lookUp = async (key: string, tokenHash: Buffer): Promise<SessionUser | null> => {
+  const lookUp = async (key: string): Promise<SessionUser | null> => {
     const sent = performance.now();
-    const session = await findSessionByHash(sql, tokenHash);
+    const session = await findSessionByHash(sql, Buffer.from(key, 'base64'));
     if (session === null) {
       kept.delete(key);
       return null;
@@ -64,14 +64,13 @@ export function createKeptSessions(sql: Sql, options: LruOptions = KEPT_SESSIONS
   return {
     async find(ctx, token) {
       if (!isWellFormedToken(token)) return null;
-      const tokenHash = hashToken(token);
-      const key = tokenHash.toString('base64');
-      if (kept.get(key) === undefined) return lookUp(key, tokenHash);
+      const key = tokenKey(token);
+      if (kept.get(key) === undefined) return lookUp(key);
       const { sessions: generation } = await generations.readFor(ctx);
       // Looked up again: another request may have replaced it while this one waited.
       const found = kept.get(key);
       if (found !== undefined && found.generation === generation && performance.now() < found.liveUntil) return found.user;
-      return lookUp(key, tokenHash);
+      return lookUp(key);
     },
   };
 }

@@ -1,3 +1,4 @@
+import * as nodeCrypto from 'node:crypto';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Sql } from '../../db/pool.js';
 import { runQuery } from '../../db/queries.js';
@@ -18,6 +19,20 @@ export function isWellFormedToken(token: string | undefined): token is string {
 
 export function hashToken(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/**
+ * The SHA-256 of `token` in base64: the key a process keeps a session lookup under
+ * (kept-sessions.ts), made on every logged-in request. Node's one-shot hash (20.12
+ * and later) makes no Hash object: about 1 µs against 8 for createHash, update,
+ * digest and toString, which were 5% of a kept answer's CPU under load.
+ */
+export const tokenKey: (token: string) => string = oneShotBase64() ?? ((token) => hashToken(token).toString('base64'));
+
+// Looked up on the namespace: a named import of `hash` fails to link on Node 20.9-20.11.
+function oneShotBase64(): ((token: string) => string) | undefined {
+  const hash = (nodeCrypto as { hash?: (algorithm: string, data: string, encoding: 'base64') => string }).hash;
+  return typeof hash === 'function' ? (token) => hash('sha256', token, 'base64') : undefined;
 }
 
 /** Creates a session for the user and returns the token for the cookie. */

@@ -9,6 +9,7 @@ import { identityFrom } from '../../../src/site/auth/identity.js';
 import { loginStateKey, openLoginState, pkceChallenge, sealLoginState, stateMatches } from '../../../src/site/auth/login-state.js';
 import { createHashGate } from '../../../src/site/auth/passwords.js';
 import { safeReturnTo } from '../../../src/site/auth/return-to.js';
+import { hashToken, tokenKey } from '../../../src/site/auth/sessions.js';
 import { cleanProviderUsername, usernameCandidates } from '../../../src/site/auth/usernames.js';
 import type { SessionUser, SiteContext } from '../../../src/site/context.js';
 
@@ -184,3 +185,17 @@ identity.run();
 usernames.run();
 guards.run();
 gate.run();
+
+// The key of a kept session lookup is the base64 of the hash stored in sessions.token_hash, one-shot or not.
+const keys = suite('tokenKey');
+const tokenCases: Array<{ what: string; token: string }> = [
+  { what: 'a session token', token: 'Ab3_-x'.repeat(7) + 'Z' },
+  { what: 'another token', token: 'q'.repeat(43) },
+];
+for (const c of tokenCases) {
+  keys(c.what, () => {
+    assert.is(tokenKey(c.token), hashToken(c.token).toString('base64'));
+    assert.equal(Buffer.from(tokenKey(c.token), 'base64'), hashToken(c.token));
+  });
+}
+keys.run();
