@@ -48,13 +48,16 @@ import type { Viewer } from './visibility.js';
 // generation again and rebuilds what changed meanwhile. Only the failing path
 // looks for a stale answer: a request the database answers does nothing more.
 //
-// Outage copies: an answer a visitor was served within STALE_IF_ERROR_SECONDS must
-// outlive the churn of lists and searches through the bounded cache. When the
-// visitors' cache pushes an answer out to make room, it moves (the same object, the
-// same Buffers: nothing is copied) to a second store bounded by bytes, if it was
-// served within that time and is of the last visibility generation; rebuilding the
-// answer takes it out again. So each answer is held by one store at a time, and a
-// hit costs one property write (when it was last served) and nothing more.
+// Outage copies: an answer a visitor was served must outlive the churn of lists and
+// searches through the bounded cache. When the visitors' cache pushes an answer out
+// to make room, it moves (the same object, the same Buffers: nothing is copied) to a
+// second store bounded by bytes, if it is of the last visibility generation;
+// rebuilding the answer takes it out again. So each answer is held by one store at
+// a time, and a hit costs one property write (when it was last served) and nothing
+// more. Not only those served within STALE_IF_ERROR_SECONDS: a plugin page a
+// visitor saw 15 minutes ago is still what a visitor may see (the visibility
+// generation says so), and a 30-minute soak asks for such pages during outages;
+// the bytes bound it, oldest pushed out first.
 
 // The visitors' answers are also what a process serves while PostgreSQL is away, so
 // they are bounded by bytes, not by a count a mid-size catalogue outgrows: with 256
@@ -63,9 +66,10 @@ import type { Viewer } from './visibility.js';
 // this process had answered fail during a PostgreSQL outage.
 export const VISITOR_ANSWERS: LruOptions = { maxEntries: 8192, maxBytes: 32 * 1024 * 1024 };
 /**
- * The outage copies (above): what the visitors' cache pushed out that was served
- * within STALE_IF_ERROR_SECONDS. A 2,000-plugin catalogue's details, ratings-free
- * lists and searches (the soak's) fit in it beside the 32 MiB of the cache.
+ * The outage copies (above): what the visitors' cache pushed out, of the last
+ * visibility generation. A 2,000-plugin catalogue's details, lists (3 sorts, 3
+ * page sizes, 80 tags) and searches (the soak's) fit in it beside the 32 MiB of
+ * the cache.
  */
 export const OUTAGE_COPIES_MAX_BYTES = 96 * 1024 * 1024;
 export const OWN_ANSWERS: LruOptions = { maxEntries: 1024, maxBytes: 32 * 1024 * 1024 };
@@ -139,7 +143,7 @@ const STALE_DETAIL = 'stale-db-unreachable';
 export function staleFor(sql: Sql, error: unknown, staleIfErrorSeconds: number, confirmedAt: number): number | undefined {
   const downSince = breakerOf(sql)?.downSince ?? 0;
   if (downSince === 0 || !isHttpError(error) || error.status !== 503) return undefined;
-  if ((Date.now() - downSince) / 1000 > staleIfErrorSeconds) return undefined;
+  if ((Date.now() - downSince) / 1000 >= staleIfErrorSeconds) return undefined;
   return (Date.now() - confirmedAt) / 1000;
 }
 
@@ -165,14 +169,13 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
   };
   const keepCopy = (key: string, kept: Kept, bytes: number) => {
     const last = generations.lastRead();
-    const servedSince = Date.now() - staleIfErrorSeconds * 1000;
-    if (last === undefined || kept.visibility !== last.visibility || kept.servedAt < servedSince || bytes > copiesMaxBytes) return;
+    if (last === undefined || kept.visibility !== last.visibility || bytes > copiesMaxBytes) return;
     dropCopy(key);
     copies.set(key, { kept, bytes });
     copiesBytes += bytes;
-    // The oldest first: over the bound, or no longer servable (not served for too long, or of an older visibility).
+    // The oldest first: over the bound, or of an older visibility generation (never servable again).
     for (const [oldest, copy] of copies) {
-      if (copiesBytes <= copiesMaxBytes && copy.kept.servedAt >= servedSince && copy.kept.visibility === last.visibility) break;
+      if (copiesBytes <= copiesMaxBytes && copy.kept.visibility === last.visibility) break;
       dropCopy(oldest);
     }
   };

@@ -1,5 +1,4 @@
-// The visitors' answers served within STALE_IF_ERROR_SECONDS outlive the churn of
-// the bounded cache (store/kept-answers.ts, outage copies): during an outage a
+// The visitors' answers served outlive the churn of the bounded cache (store/kept-answers.ts, outage copies): during an outage a
 // visitor still gets the answer this process served them, however many other
 // lists and searches passed through the cache since.
 import { test } from 'uvu';
@@ -47,7 +46,7 @@ test('outage copies are bounded by bytes: with no room, the answer pushed out is
   assert.equal(outcome, { status: 503, code: 'UNAVAILABLE' });
 });
 
-test('STALE_IF_ERROR_SECONDS 0 keeps no outage copy', async () => {
+test('STALE_IF_ERROR_SECONDS 0: nothing is served stale, outage copies included', async () => {
   const outcome = await withOutage({ staleIfErrorSeconds: 0 });
   assert.is(outcome.status, 503);
 });
