@@ -59,8 +59,9 @@ export async function writeCatalogue(sql: Sql, catalogue: Catalogue): Promise<Se
     // time), and events pending at commit, which CREATE INDEX refuses. The seed turns it
     // off for its own statements and bumps the generation once itself, in the same
     // transaction, so readers see the new catalogue and the new number together.
-    await tx.unsafe('alter table plugins disable trigger plugins_bump_generation');
-    await tx.unsafe('update store_generation set generation = generation + 1');
+    // The same for the visibility generation (sql/240), which plugins added move.
+    await tx.unsafe('alter table plugins disable trigger plugins_bump_generation, disable trigger plugins_bump_visibility_rows');
+    await tx.unsafe('update store_generation set generation = generation + 1, visibility = visibility + 1');
     const authorIds = await ensureUsers(tx, catalogue.authors);
     const raterIds = await ensureUsers(tx, catalogue.raters);
     step('users');
@@ -77,7 +78,7 @@ export async function writeCatalogue(sql: Sql, catalogue: Catalogue): Promise<Se
       }
     })());
     step('plugins');
-    await tx.unsafe('alter table plugins enable trigger plugins_bump_generation');
+    await tx.unsafe('alter table plugins enable trigger plugins_bump_generation, enable trigger plugins_bump_visibility_rows');
     await recreateIndexes(tx, pluginIndexes);
     step('plugin indexes');
 
