@@ -34,6 +34,8 @@ const LOAD_CORE = process.env.BENCH_LOAD_CORE ?? '1';
 // by default, BloraLauncher's Dart http (dart:io HttpClient) `gzip`. BENCH_ACCEPT_ENCODING=''
 // sends none (the whole JSON answer on the wire).
 const ACCEPT_ENCODING = process.env.BENCH_ACCEPT_ENCODING ?? 'gzip, deflate';
+// BENCH_RATE (requests/s): a fixed load instead of the most the site takes, to compare CPU per answer.
+const RATE = process.env.BENCH_RATE ?? '';
 const root = projectRoot();
 const log = createLogger({ component: 'bench-updates' }, { level: 'warn' });
 
@@ -53,7 +55,7 @@ function load(url: string, bodyFile: string, seconds: number, sitePid: number): 
   const script = join(root, '.test-build', 'scripts', 'bench', 'post-load.js');
   const cpuBefore = cpuOf(sitePid);
   return new Promise((resolve, reject) => {
-    const child = spawn('taskset', ['-c', LOAD_CORE, process.execPath, script, url, bodyFile, String(CONNECTIONS), String(seconds), ACCEPT_ENCODING], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('taskset', ['-c', LOAD_CORE, process.execPath, script, url, bodyFile, String(CONNECTIONS), String(seconds), ACCEPT_ENCODING, RATE], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
     child.once('exit', (code) => {
@@ -173,7 +175,7 @@ async function main(): Promise<void> {
     const answered = runs.reduce((sum, run) => sum + run.ok + run.other, 0);
     const p99 = median(runs.map((run) => run.p99));
     process.stdout.write(
-      `POST /apps/api/updates, ${INSTALLED} installed of ${PLUGINS} plugins, ${CONNECTIONS} connections, median of ${RUNS} x ${RUN_SECONDS} s:\n` +
+      `POST /apps/api/updates, ${INSTALLED} installed of ${PLUGINS} plugins, ${CONNECTIONS} connections${RATE ? ` at ${RATE} requests/s` : ''}, median of ${RUNS} x ${RUN_SECONDS} s:\n` +
         `  ${median(runs.map((run) => run.rps)).toFixed(0)} requests/s, p50 ${median(runs.map((run) => run.p50))} ms, p99 ${p99} ms ` +
         `(target < ${P99_TARGET_MS} ms: ${p99 < P99_TARGET_MS ? 'met' : 'NOT met'}); first answer after a change ${median(firsts).toFixed(1)} ms\n` +
         `  site CPU per answer ${median(runs.map((run) => run.cpuUs)).toFixed(0)} µs (runs: ${runs.map((run) => run.cpuUs.toFixed(0)).join(', ')}; p99s: ${runs.map((run) => run.p99).join(', ')} ms)\n` +
