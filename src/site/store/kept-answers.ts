@@ -41,10 +41,10 @@ import type { Viewer } from './visibility.js';
 // for the question, for up to STALE_IF_ERROR_SECONDS after the database went away,
 // marked in Cache-Status (http/cache-status.ts) with its age since it was last
 // confirmed current; without one, the 503. Only an answer of the VISIBILITY
-// generation this process last read is served (sql/240: it moves only when what a
-// visitor may see changes): one built before a plugin was hidden or removed, a
-// version removed or a rating hidden is not served, one built before an install
-// click or a new rating is. Once the database answers, the next request reads the
+// generation this process last read is served (sql/240, sql/241: it moves only when
+// what a visitor may see changes): one built before a plugin was hidden or removed,
+// its download replaced or its text edited, a version removed or a rating hidden is
+// not served, one built before an install click or a new rating is. Once the database answers, the next request reads the
 // generation again and rebuilds what changed meanwhile. Only the failing path
 // looks for a stale answer: a request the database answers does nothing more.
 //
@@ -72,6 +72,17 @@ export const VISITOR_ANSWERS: LruOptions = { maxEntries: 8192, maxBytes: 32 * 10
  * the cache.
  */
 export const OUTAGE_COPIES_MAX_BYTES = 96 * 1024 * 1024;
+/**
+ * And by count: a visitor can ask endless distinct searches whose answers are a
+ * few hundred bytes each, and each entry's objects weigh more than its bytes.
+ */
+export const OUTAGE_COPIES_MAX_ENTRIES = 16_384;
+/**
+ * What an entry weighs beside its answer's bytes and key (the Kept record, the
+ * prepared answer, its header list, the map's slot): measured at about 900 bytes of
+ * heap for a small answer, so the byte bounds hold for many small answers too.
+ */
+const ENTRY_OVERHEAD_BYTES = 1024;
 export const OWN_ANSWERS: LruOptions = { maxEntries: 1024, maxBytes: 32 * 1024 * 1024 };
 /** Users whose "has submitted a plugin" is known under some generation (a few dozen bytes each). */
 const SUBMITTERS: LruOptions = { maxEntries: 10_000, maxBytes: 1024 * 1024 };
@@ -125,6 +136,8 @@ export interface KeptAnswersOptions {
   own?: LruOptions;
   /** The outage copies' bound, bytes (OUTAGE_COPIES_MAX_BYTES). */
   outageCopiesMaxBytes?: number;
+  /** The outage copies' bound, entries (OUTAGE_COPIES_MAX_ENTRIES). */
+  outageCopiesMaxEntries?: number;
   /** STALE_IF_ERROR_SECONDS (site settings). */
   staleIfErrorSeconds?: number;
   /** Headers of every answer kept here (the update check's CORS), prepared with it: none added per request. */
@@ -160,6 +173,7 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
   // The outage copies (above), oldest moved in first.
   const copies = new Map<string, { kept: Kept; bytes: number }>();
   const copiesMaxBytes = options.outageCopiesMaxBytes ?? OUTAGE_COPIES_MAX_BYTES;
+  const copiesMaxEntries = options.outageCopiesMaxEntries ?? OUTAGE_COPIES_MAX_ENTRIES;
   let copiesBytes = 0;
   const dropCopy = (key: string) => {
     const copy = copies.get(key);
@@ -169,13 +183,14 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
   };
   const keepCopy = (key: string, kept: Kept, bytes: number) => {
     const last = generations.lastRead();
-    if (last === undefined || kept.visibility !== last.visibility || bytes > copiesMaxBytes) return;
+    // STALE_IF_ERROR_SECONDS=0 serves nothing stale: nothing to keep for it.
+    if (staleIfErrorSeconds <= 0 || last === undefined || kept.visibility !== last.visibility || bytes > copiesMaxBytes) return;
     dropCopy(key);
     copies.set(key, { kept, bytes });
     copiesBytes += bytes;
     // The oldest first: over the bound, or of an older visibility generation (never servable again).
     for (const [oldest, copy] of copies) {
-      if (copiesBytes <= copiesMaxBytes && copy.kept.visibility === last.visibility) break;
+      if (copiesBytes <= copiesMaxBytes && copies.size <= copiesMaxEntries && copy.kept.visibility === last.visibility) break;
       dropCopy(oldest);
     }
   };
@@ -232,7 +247,7 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
       // A slower build of an older generation never replaces a newer answer.
       const current = cache.get(key);
       if (!current || current.generation < generation) {
-        cache.set(key, { generation, visibility: tag.visibility, answer, servedAt: tag.at }, answer.bytes + key.length);
+        cache.set(key, { generation, visibility: tag.visibility, answer, servedAt: tag.at }, answer.bytes + key.length + ENTRY_OVERHEAD_BYTES);
         // Held by the cache again: one store at a time (above).
         if (cache === visitors) dropCopy(key);
       }

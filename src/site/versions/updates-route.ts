@@ -1,5 +1,5 @@
-import { hash } from 'node:crypto';
 import { HttpError } from '../../http/errors.js';
+import { sha256Base64 } from '../../lib/sha256-base64.js';
 import { parseJsonBytes } from '../../http/json-body.js';
 import { sendPrepared } from '../../http/prepared-answer.js';
 import { rateLimited, type RateDecision } from '../../http/rate-limited.js';
@@ -68,7 +68,7 @@ export function updatesHandler(deps: SiteDeps, kept: KeptAnswers, limiter: Batch
     // same body again costs a hash and a lookup, no parse. The bytes are parsed,
     // checked and put in canonical order only to build a missing answer.
     const bytes = ctx.body as Buffer;
-    const key = hash('sha256', bytes, 'base64');
+    const key = sha256Base64(bytes);
     const answer = await kept.answer({ shared: key, own: key }, null, async () => {
       const asked = normalized(updatesInput(parseJsonBytes(bytes)));
       const rows = await runQuery<LiveRow>(deps.sql, 'versions/check-updates', [asked.map((entry) => entry.id)]);

@@ -200,6 +200,13 @@ const visibilityChanges = [
   { what: 'a plugin deleted', plugin: 'out-gone', change: () => sql`delete from plugins where id = 'out-gone'` },
   { what: 'a plugin unapproved', plugin: 'out-pending', change: () => sql`update plugins set status = 'pending' where id = 'out-pending'` },
   { what: "a plugin's rating hidden", plugin: 'out-rated', change: () => sql`update plugin_ratings set hidden = true where plugin_id = 'out-rated'` },
+  // Stale answers served a replaced (say compromised) download and its hash (sql/241).
+  {
+    what: "a plugin's download replaced",
+    plugin: 'out-download',
+    change: () => sql`update plugins set download = 'https://example.com/clean.zip', sha256 = ${'a'.repeat(64)} where id = 'out-download'`,
+  },
+  { what: "a plugin's text edited by a moderator", plugin: 'out-edited', change: () => sql`update plugins set long_description = 'Removed by a moderator.' where id = 'out-edited'` },
 ];
 
 test('database unreachable: no answer built before a change of what visitors may see is served stale', async () => {

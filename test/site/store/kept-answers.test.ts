@@ -157,7 +157,9 @@ test('one kept answer per question: the order of the parameters, public=1 and un
   // A change the generation does not see: only a kept answer can still show the old version.
   await sql.begin(async (tx) => {
     await tx`alter table plugins disable trigger plugins_bump_generation`;
+    await tx`alter table plugins disable trigger plugins_bump_visibility_content`;
     await tx`update plugins set version = '9.9.9' where id = 'vl-one'`;
+    await tx`alter table plugins enable trigger plugins_bump_visibility_content`;
     await tx`alter table plugins enable trigger plugins_bump_generation`;
   });
   try {

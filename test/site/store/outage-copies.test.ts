@@ -8,11 +8,11 @@ import { breakerOf } from '../../../src/db/breaker.js';
 import { createKeptAnswers } from '../../../src/site/store/kept-answers.js';
 import { startPgProxy } from '../../helpers/pg-proxy.js';
 
-/** Room for four answers of the ones below (each ~1.5 KiB as kept). */
-const SMALL = { maxEntries: 1000, maxBytes: 4 * 1500 };
+/** Room for four answers of the ones below (each ~2.5 KiB as kept, with an entry's weight). */
+const SMALL = { maxEntries: 1000, maxBytes: 4 * 2600 };
 const answer = (n: number) => async () => ({ success: true, n, filler: 'x'.repeat(1000) });
 
-async function withOutage(options: { outageCopiesMaxBytes?: number; staleIfErrorSeconds?: number }) {
+async function withOutage(options: { outageCopiesMaxBytes?: number; outageCopiesMaxEntries?: number; staleIfErrorSeconds?: number }) {
   const proxy = await startPgProxy(process.env.TEST_DB_URL!);
   const sql = createPool(proxy.url);
   const kept = createKeptAnswers(sql, { visitors: SMALL, ...options });
@@ -43,6 +43,13 @@ test('an answer served before 50 others went through a cache of 4 is served stal
 
 test('outage copies are bounded by bytes: with no room, the answer pushed out is 503', async () => {
   const outcome = await withOutage({ outageCopiesMaxBytes: 0 });
+  assert.equal(outcome, { status: 503, code: 'UNAVAILABLE' });
+});
+
+// Defect (review): only bytes bounded the copies, so endless distinct searches of a
+// few hundred bytes each (counted without their objects' weight) grew them far past it.
+test('outage copies are bounded by count too: 50 answers through a bound of 10 entries push the first out', async () => {
+  const outcome = await withOutage({ outageCopiesMaxEntries: 10 });
   assert.equal(outcome, { status: 503, code: 'UNAVAILABLE' });
 });
 
