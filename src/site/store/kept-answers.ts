@@ -170,29 +170,15 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
   // administrator's, and a user's whose "has submitted" is known (below).
   const generations = generationsOf(sql);
 
-  // The outage copies (above), oldest moved in first.
-  const copies = new Map<string, { kept: Kept; bytes: number }>();
-  const copiesMaxBytes = options.outageCopiesMaxBytes ?? OUTAGE_COPIES_MAX_BYTES;
-  const copiesMaxEntries = options.outageCopiesMaxEntries ?? OUTAGE_COPIES_MAX_ENTRIES;
-  let copiesBytes = 0;
-  const dropCopy = (key: string) => {
-    const copy = copies.get(key);
-    if (copy === undefined) return;
-    copies.delete(key);
-    copiesBytes -= copy.bytes;
-  };
+  // The outage copies (above), bounded as the caches are (lib/lru.ts); one of an older visibility generation is
+  // never served (staleOr checks) and goes out as newer ones come in.
+  const copies = createLru<Kept>({
+    maxEntries: options.outageCopiesMaxEntries ?? OUTAGE_COPIES_MAX_ENTRIES,
+    maxBytes: options.outageCopiesMaxBytes ?? OUTAGE_COPIES_MAX_BYTES,
+  });
   const keepCopy = (key: string, kept: Kept, bytes: number) => {
-    const last = generations.lastRead();
     // STALE_IF_ERROR_SECONDS=0 serves nothing stale: nothing to keep for it.
-    if (staleIfErrorSeconds <= 0 || last === undefined || kept.visibility !== last.visibility || bytes > copiesMaxBytes) return;
-    dropCopy(key);
-    copies.set(key, { kept, bytes });
-    copiesBytes += bytes;
-    // The oldest first: over the bound, or of an older visibility generation (never servable again).
-    for (const [oldest, copy] of copies) {
-      if (copiesBytes <= copiesMaxBytes && copies.size <= copiesMaxEntries && copy.kept.visibility === last.visibility) break;
-      dropCopy(oldest);
-    }
+    if (staleIfErrorSeconds > 0 && kept.visibility === generations.lastRead()?.visibility) copies.set(key, kept, bytes);
   };
   const visitors = createLru<Kept>(options.visitors ?? VISITOR_ANSWERS, keepCopy);
   const own = createLru<Kept>(options.own ?? OWN_ANSWERS);
@@ -210,7 +196,7 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
     if (viewer !== null || question.shared === undefined || last === undefined) throw error;
     const key = `v ${question.shared}`;
     let found = visitors.get(key);
-    if (found === undefined || found.visibility !== last.visibility) found = copies.get(key)?.kept;
+    if (found === undefined || found.visibility !== last.visibility) found = copies.get(key);
     if (found === undefined || found.visibility !== last.visibility) throw error;
     const secondsStale = staleFor(sql, error, staleIfErrorSeconds, found.generation === last.store ? last.at : found.servedAt);
     if (secondsStale === undefined) throw error;
@@ -249,7 +235,7 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
       if (!current || current.generation < generation) {
         cache.set(key, { generation, visibility: tag.visibility, answer, servedAt: tag.at }, answer.bytes + key.length + ENTRY_OVERHEAD_BYTES);
         // Held by the cache again: one store at a time (above).
-        if (cache === visitors) dropCopy(key);
+        if (cache === visitors) copies.delete(key);
       }
       return answer;
     });
