@@ -26,6 +26,26 @@ const DECIDED_MAX = 64;
 const decided = new Map<string, Coding | typeof NONE>();
 
 function parseCoding(header: string): Coding | undefined {
+  const weights = acceptedWeights(header);
+  if (weights.br !== undefined && weights.br > 0) return 'br';
+  if (weights.gzip !== undefined && weights.gzip > 0) return 'gzip';
+  return undefined;
+}
+
+/**
+ * The first of `codings` (in the order given: the caller's preference) that an
+ * `Accept-Encoding` header accepts, else none. For an answer kept in one coding
+ * only (store/outage-copies.ts), not parsed once per header as preferredCoding is:
+ * it is asked only while the database is away.
+ */
+export function acceptedCoding(header: string | undefined, codings: readonly Coding[]): Coding | undefined {
+  if (!header) return undefined;
+  const weights = acceptedWeights(header);
+  return codings.find((coding) => (weights[coding] ?? 0) > 0);
+}
+
+/** The weight (q) of each coding we make, as the header gives it or `*` stands for it; absent: not accepted. */
+function acceptedWeights(header: string): Partial<Record<Coding, number>> {
   let br: number | undefined;
   let gzip: number | undefined;
   let any: number | undefined;
@@ -39,11 +59,7 @@ function parseCoding(header: string): Coding | undefined {
     else if (coding === 'gzip' || coding === 'x-gzip') gzip = weight;
     else if (coding === '*') any = weight;
   }
-  br ??= any;
-  gzip ??= any;
-  if (br !== undefined && br > 0) return 'br';
-  if (gzip !== undefined && gzip > 0) return 'gzip';
-  return undefined;
+  return { br: br ?? any, gzip: gzip ?? any };
 }
 
 /** At start-up, once per file: the smallest output, whatever it costs. */

@@ -1,7 +1,8 @@
 import type { HeaderList } from './answer-head.js';
-import { compressFast, preferredCoding, type Coding } from './content-encoding.js';
+import { acceptedCoding, compressFast, preferredCoding, type Coding } from './content-encoding.js';
 import type { Context } from './context.js';
 import { strongEtag } from './etag.js';
+import { exactBuffer, exactBytes } from '../lib/exact-buffer.js';
 import { etagMatches, sendBody, sendNoContent, type ExtraHeaders, JSON_COMPRESS_MIN_BYTES } from './respond.js';
 
 // An answer made once and sent many times (the launcher's /api/info, the OpenAPI
@@ -23,6 +24,11 @@ export interface PreparedAnswer {
   readonly bytes: number;
   /** True when the body is large enough to be worth compressing for a client that takes it. */
   readonly compressible: boolean;
+  /**
+   * The codings it can be sent in, preferred first, when not every one we make
+   * (an answer kept gzipped only, http/packed-answer.ts); absent: any, made on demand.
+   */
+  readonly codings?: readonly Coding[];
   compressed(coding: Coding): Buffer;
 }
 
@@ -38,7 +44,8 @@ export interface PrepareOptions {
 }
 
 export function prepareAnswer(content: Buffer | string, options: PrepareOptions = {}): PreparedAnswer {
-  const body = typeof content === 'string' ? Buffer.from(content) : content;
+  // Kept for as long as the answer is: in memory of its own (lib/exact-buffer.ts).
+  const body = typeof content === 'string' ? exactBytes(content) : exactBuffer(content);
   const etag = options.etag === false ? undefined : (options.etag ?? strongEtag(body));
   const compressible = body.length >= (options.compressMinBytes ?? JSON_COMPRESS_MIN_BYTES);
   const headers: string[] = [];
@@ -55,7 +62,7 @@ export function prepareAnswer(content: Buffer | string, options: PrepareOptions 
     headers: Object.freeze(headers),
     bytes: Math.ceil(body.length * 1.5),
     compressible,
-    compressed: (coding) => (made[coding] ??= compressFast(body, coding)),
+    compressed: (coding) => (made[coding] ??= exactBuffer(compressFast(body, coding))),
   };
 }
 
@@ -93,7 +100,8 @@ function codedHead(answer: PreparedAnswer, coding: Coding): HeaderList {
  */
 export function sendPrepared(ctx: Context<any>, answer: PreparedAnswer, extra?: Record<string, string>, status = 200): void {
   if (answer.etag !== undefined && status === 200 && answeredNotModified(ctx, answer.etag, answer.headers)) return;
-  const coding = answer.compressible ? preferredCoding(ctx.req.headers['accept-encoding']) : undefined;
+  const accepted = ctx.req.headers['accept-encoding'];
+  const coding = !answer.compressible ? undefined : answer.codings === undefined ? preferredCoding(accepted) : acceptedCoding(accepted, answer.codings);
   if (extra === undefined) {
     if (coding === undefined) sendBody(ctx, status, answer.body, answer.contentType, answer.headers);
     else sendBody(ctx, status, answer.compressed(coding), answer.contentType, codedHead(answer, coding));

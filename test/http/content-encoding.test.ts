@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { preferredCoding } from '../../src/http/content-encoding.js';
+import { acceptedCoding, preferredCoding } from '../../src/http/content-encoding.js';
 
 const cases = [
   { what: 'absent', header: undefined, coding: undefined },
@@ -27,5 +27,21 @@ test('preferredCoding: more distinct headers than it remembers are still decided
   for (let i = 0; i < 200; i++) assert.is(preferredCoding(`gzip;q=0.${i % 9 + 1}, x-${i}`), 'gzip');
   assert.is(preferredCoding('br;q=0, gzip;q=0, x-last'), undefined);
 });
+
+// An answer kept in gzip only (http/packed-answer.ts) goes out in gzip to whoever takes it, br-first clients included.
+const gzipOnly = [
+  { what: 'absent', header: undefined, coding: undefined },
+  { what: 'browsers', header: 'gzip, deflate, br, zstd', coding: 'gzip' },
+  { what: 'launchers', header: 'gzip, deflate', coding: 'gzip' },
+  { what: 'br only', header: 'br', coding: undefined },
+  { what: 'gzip refused', header: 'gzip;q=0, br', coding: undefined },
+  { what: 'any coding', header: '*', coding: 'gzip' },
+  { what: 'identity only', header: 'identity', coding: undefined },
+] as const;
+for (const c of gzipOnly) {
+  test(`acceptedCoding of gzip only: ${c.what}`, () => {
+    assert.is(acceptedCoding(c.header, ['gzip']), c.coding);
+  });
+}
 
 test.run();

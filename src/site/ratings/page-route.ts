@@ -4,6 +4,7 @@ import { createLru } from '../../lib/lru.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { generationsOf } from '../generations.js';
 import { staleFor, staleStatus } from '../store/kept-answers.js';
+import { exactBytes } from '../../lib/exact-buffer.js';
 import { findVisiblePlugin } from '../store/visibility.js';
 import { readRatingsPage } from './ratings-reads.js';
 import { parsePageRequest } from './validation.js';
@@ -62,7 +63,8 @@ export function ratingsPageHandler(deps: SiteDeps) {
       return sendJsonBytes(ctx, 200, last!.bytes, compressFast, { ...NO_STORE, 'Cache-Status': staleStatus(secondsStale) });
     }
     if (key === undefined) return sendJson(ctx, 200, body, NO_STORE);
-    const bytes = Buffer.from(JSON.stringify(body));
+    // Kept for outages: in memory of its own, not a slice of a shared pool slab (lib/exact-buffer.ts).
+    const bytes = exactBytes(JSON.stringify(body));
     // Untagged (no generation read yet on this process): never served stale.
     if (generation !== undefined) lastPages.set(key, { bytes, generation, builtAt: Date.now() }, bytes.length + key.length + 48);
     else lastPages.delete(key);

@@ -10,6 +10,7 @@ import { startClickPurge } from './click-purge.js';
 import { installClickHandler, installLinkHandler, manifestHandler } from './install-routes.js';
 import { listHandler } from './list-route.js';
 import { createKeptAnswers } from './kept-answers.js';
+import { outageCopiesOf } from './outage-copies.js';
 import { createHandler, editHandler, reviewHandler } from './write-routes.js';
 
 /** The plugin store: submit, edit, review, list and search, detail, install. */
@@ -29,6 +30,14 @@ export function storeFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals
       // Another site must not count clicks from its visitors' browsers (403, nothing counted).
       { method: 'POST', path: '/apps/api/plugins/:id/install-click', use: [sameSiteOnly(deps.config)], handler: installClickHandler(deps) },
     ],
+    // The process's outage copies (all its caches'): what it grows by once they fill.
+    metrics: () => {
+      const copies = outageCopiesOf(deps.sql);
+      return [
+        { name: 'site_outage_copies_bytes', help: 'Bytes counted for the visitor answers kept for a database outage', type: 'gauge', value: copies.bytes },
+        { name: 'site_outage_copies', help: 'Visitor answers kept for a database outage', type: 'gauge', value: copies.size },
+      ];
+    },
     close: () => purge.stop(),
   };
 }

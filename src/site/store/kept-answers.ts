@@ -1,5 +1,6 @@
 import { createLru, type Lru, type LruOptions } from '../../lib/lru.js';
 import { prepareJson, sendPrepared, type PreparedAnswer } from '../../http/prepared-answer.js';
+import type { HeaderList } from '../../http/answer-head.js';
 import { createSingleFlight } from '../../lib/single-flight.js';
 import { staleCacheStatus } from '../../http/cache-status.js';
 import { isHttpError } from '../../http/errors.js';
@@ -10,6 +11,7 @@ import type { SiteContext, SiteMiddleware } from '../context.js';
 import { generationsOf, type Generations } from '../generations.js';
 import { DEFAULT_STALE_IF_ERROR_SECONDS } from '../settings.js';
 import type { Viewer } from './visibility.js';
+import { outageCopiesOf, servedCopy, type OutageCopies } from './outage-copies.js';
 
 // The store's lists and details (and the review queue) are the same bytes until the
 // catalogue changes, and building a page of 100 plugins (rows parsed, records
@@ -48,16 +50,15 @@ import type { Viewer } from './visibility.js';
 // generation again and rebuilds what changed meanwhile. Only the failing path
 // looks for a stale answer: a request the database answers does nothing more.
 //
-// Outage copies: an answer a visitor was served must outlive the churn of lists and
-// searches through the bounded cache. When the visitors' cache pushes an answer out
-// to make room, it moves (the same object, the same Buffers: nothing is copied) to a
-// second store bounded by bytes, if it is of the last visibility generation;
-// rebuilding the answer takes it out again. So each answer is held by one store at
-// a time, and a hit costs one property write (when it was last served) and nothing
+// Outage copies (outage-copies.ts): an answer a visitor was served must outlive the
+// churn of lists and searches through the bounded cache. When the visitors' cache
+// pushes an answer out to make room, it moves, packed small, to the process's outage
+// copies if it is of the last visibility generation; rebuilding the answer takes it
+// out again. So each answer is held by one store at a time, and a hit costs nothing
 // more. Not only those served within STALE_IF_ERROR_SECONDS: a plugin page a
 // visitor saw 15 minutes ago is still what a visitor may see (the visibility
 // generation says so), and a 30-minute soak asks for such pages during outages;
-// the bytes bound it, oldest pushed out first.
+// the bound keeps the most recent.
 
 // The visitors' answers are also what a process serves while PostgreSQL is away, so
 // they are bounded by bytes, not by a count a mid-size catalogue outgrows: with 256
@@ -65,18 +66,6 @@ import type { Viewer } from './visibility.js';
 // pushed out answers seen minutes before, and a 3-minute soak had 16 visitor reads
 // this process had answered fail during a PostgreSQL outage.
 export const VISITOR_ANSWERS: LruOptions = { maxEntries: 8192, maxBytes: 32 * 1024 * 1024 };
-/**
- * The outage copies (above): what the visitors' cache pushed out, of the last
- * visibility generation. A 2,000-plugin catalogue's details, lists (3 sorts, 3
- * page sizes, 80 tags) and searches (the soak's) fit in it beside the 32 MiB of
- * the cache.
- */
-export const OUTAGE_COPIES_MAX_BYTES = 96 * 1024 * 1024;
-/**
- * And by count: a visitor can ask endless distinct searches whose answers are a
- * few hundred bytes each, and each entry's objects weigh more than its bytes.
- */
-export const OUTAGE_COPIES_MAX_ENTRIES = 16_384;
 /**
  * What an entry weighs beside its answer's bytes and key (the Kept record, the
  * prepared answer, its header list, the map's slot): measured at about 900 bytes of
@@ -134,10 +123,10 @@ export interface KeptAnswers {
 export interface KeptAnswersOptions {
   visitors?: LruOptions;
   own?: LruOptions;
-  /** The outage copies' bound, bytes (OUTAGE_COPIES_MAX_BYTES). */
-  outageCopiesMaxBytes?: number;
-  /** The outage copies' bound, entries (OUTAGE_COPIES_MAX_ENTRIES). */
-  outageCopiesMaxEntries?: number;
+  /** Names this cache's answers among the outage copies the process's caches share: one name per cache. */
+  name?: string;
+  /** Where answers pushed out go (outage-copies.ts); default: the process's, outageCopiesOf(sql). */
+  outageCopies?: OutageCopies;
   /** STALE_IF_ERROR_SECONDS (site settings). */
   staleIfErrorSeconds?: number;
   /** Headers of every answer kept here (the update check's CORS), prepared with it: none added per request. */
@@ -170,15 +159,12 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
   // administrator's, and a user's whose "has submitted" is known (below).
   const generations = generationsOf(sql);
 
-  // The outage copies (above), bounded as the caches are (lib/lru.ts); one of an older visibility generation is
-  // never served (staleOr checks) and goes out as newer ones come in.
-  const copies = createLru<Kept>({
-    maxEntries: options.outageCopiesMaxEntries ?? OUTAGE_COPIES_MAX_ENTRIES,
-    maxBytes: options.outageCopiesMaxBytes ?? OUTAGE_COPIES_MAX_BYTES,
-  });
-  const keepCopy = (key: string, kept: Kept, bytes: number) => {
+  // The outage copies (above), shared by the process's caches: this one's keys carry its name.
+  const copies = options.outageCopies ?? outageCopiesOf(sql);
+  const copyKey = (key: string) => `${options.name ?? 'store'} ${key}`;
+  const keepCopy = (key: string, kept: Kept) => {
     // STALE_IF_ERROR_SECONDS=0 serves nothing stale: nothing to keep for it.
-    if (staleIfErrorSeconds > 0 && kept.visibility === generations.lastRead()?.visibility) copies.set(key, kept, bytes);
+    if (staleIfErrorSeconds > 0 && kept.visibility === generations.lastRead()?.visibility) copies.keep(copyKey(key), kept, kept.answer);
   };
   const visitors = createLru<Kept>(options.visitors ?? VISITOR_ANSWERS, keepCopy);
   const own = createLru<Kept>(options.own ?? OWN_ANSWERS);
@@ -195,12 +181,16 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
     const last = generations.lastRead();
     if (viewer !== null || question.shared === undefined || last === undefined) throw error;
     const key = `v ${question.shared}`;
-    let found = visitors.get(key);
-    if (found === undefined || found.visibility !== last.visibility) found = copies.get(key);
+    const cached = visitors.get(key);
+    const inCache = cached !== undefined && cached.visibility === last.visibility;
+    const copy = inCache ? undefined : copies.find(copyKey(key));
+    const found = inCache ? cached : copy;
     if (found === undefined || found.visibility !== last.visibility) throw error;
     const secondsStale = staleFor(sql, error, staleIfErrorSeconds, found.generation === last.store ? last.at : found.servedAt);
     if (secondsStale === undefined) throw error;
-    return { ...found.answer, headers: Object.freeze([...found.answer.headers, 'Cache-Status', staleStatus(secondsStale)]) };
+    const stale = (headers: HeaderList) => Object.freeze([...headers, 'Cache-Status', staleStatus(secondsStale)]);
+    if (copy !== undefined) return servedCopy(copy, stale(copy.packed.headers));
+    return { ...cached!.answer, headers: stale(cached!.answer.headers) };
   };
   type GenerationRow = { generation: string; visibility: string; viewer_submits: boolean };
   const readGeneration = (viewerId: string) => runQuery<GenerationRow>(sql, 'store/generation', [viewerId]).then((rows) => rows[0]!);
@@ -235,7 +225,7 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
       if (!current || current.generation < generation) {
         cache.set(key, { generation, visibility: tag.visibility, answer, servedAt: tag.at }, answer.bytes + key.length + ENTRY_OVERHEAD_BYTES);
         // Held by the cache again: one store at a time (above).
-        if (cache === visitors) copies.delete(key);
+        if (cache === visitors) copies.drop(copyKey(key));
       }
       return answer;
     });

@@ -33,10 +33,10 @@ export function versionsFeature(deps: SiteDeps, guards: Guards, options: Version
     name: 'update-check', limit: UPDATE_CHECKS_PER_MINUTE, windowMs: 60_000, unflushed: UPDATE_CHECKS_UNFLUSHED, flushMs: 1000,
   });
   const stale = { staleIfErrorSeconds: deps.config.staleIfErrorSeconds };
-  const kept = createKeptAnswers(deps.sql, stale);
+  const kept = createKeptAnswers(deps.sql, { ...stale, name: 'versions' });
   // Update checks in a cache of their own: launchers' questions never crowd out the
   // store's answers. Their CORS header is prepared with each answer, not added per request.
-  const keptChecks = createKeptAnswers(deps.sql, { ...stale, headers: CORS });
+  const keptChecks = createKeptAnswers(deps.sql, { ...stale, name: 'updates', headers: CORS });
   const versions = '/apps/api/plugins/:id/versions';
   return {
     routes: [
