@@ -145,7 +145,8 @@ async function main(): Promise<number> {
     const sites = [await start(siteOf('site-1', site1Port!)), await start(siteOf('site-2', site2Port!))];
     const siteProxy = await start(nodeService({
       name: 'site-proxy', script: proxyScript(), args: [String(siteProxyPort), ...sites.map((s) => s.origin)],
-      env: {}, port: siteProxyPort!, cwd: work, logDir: logs, readyPath: '/healthz',
+      // The update check is a read with a body: asked of the other site on a 503, as reads are (proxy.ts).
+      env: { RETRY_503_POSTS: '/apps/api/updates' }, port: siteProxyPort!, cwd: work, logDir: logs, readyPath: '/healthz',
     }));
 
     const recorder = createRecorder(settings.bucketSeconds, settings.seconds);

@@ -6,7 +6,12 @@
 // Like nginx's `proxy_next_upstream error`, a request whose upstream refuses the
 // connection goes to the next one, and the refusing one is skipped for a while: a
 // load balancer in front of two hosts hides a host that is down, not the requests
-// that were inside it when it died. The body is read whole first (the soak's are a
+// that were inside it when it died. And like `proxy_next_upstream error http_503`
+// (docs/operations.md), a read answered 503 goes to the next host: a site process
+// that lost PostgreSQL serves only the visitor answers it built itself, and the
+// other process may hold the one asked. Reads are GET and HEAD, and the POSTs named
+// in RETRY_503_POSTS (the update check, a read with a body: nginx's `non_idempotent`
+// in that location); the last host's 503 is the answer. The body is read whole first (the soak's are a
 // few hundred KiB at most), so a retry resends the same bytes. Each answer names the
 // upstream that gave it (X-Soak-Upstream: its port): a site process can only keep
 // answers it built itself, and the soak judges the outage per process.
@@ -52,12 +57,24 @@ function forwardedHeaders(req: IncomingMessage, bodyLength: number): Record<stri
   return headers;
 }
 
-function attempt(upstream: Upstream, req: IncomingMessage, headers: Record<string, string | string[]>, body: Buffer, res: ServerResponse): Promise<'done' | 'refused'> {
+type Attempt = 'done' | 'refused' | 'unavailable';
+
+function attempt(
+  upstream: Upstream, req: IncomingMessage, headers: Record<string, string | string[]>, body: Buffer, res: ServerResponse, passOn503: boolean,
+): Promise<Attempt> {
   return new Promise((resolve) => {
     const outgoing = request({ host: upstream.host, port: upstream.port, method: req.method, path: req.url, headers, timeout: UPSTREAM_TIMEOUT_MS });
     let answered = false;
     outgoing.on('response', (incoming) => {
       answered = true;
+      if (passOn503 && incoming.statusCode === 503) {
+        // Read and dropped: the next host is asked.
+        incoming.on('end', () => resolve('unavailable'));
+        incoming.on('error', () => resolve('unavailable'));
+        incoming.on('aborted', () => resolve('unavailable'));
+        incoming.resume();
+        return;
+      }
       const out: Record<string, string | string[]> = {};
       for (const [name, value] of Object.entries(incoming.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
       out['x-soak-upstream'] = String(upstream.port);
@@ -82,7 +99,13 @@ function attempt(upstream: Upstream, req: IncomingMessage, headers: Record<strin
   });
 }
 
-export function startProxy(port: number, targets: string[]): void {
+/** Whether a 503 of this request may be asked again of the next host (above). */
+function retriesOn503(req: IncomingMessage, posts: ReadonlySet<string>): boolean {
+  if (req.method === 'GET' || req.method === 'HEAD') return true;
+  return req.method === 'POST' && posts.has((req.url ?? '').split('?')[0]!);
+}
+
+export function startProxy(port: number, targets: string[], retry503Posts: ReadonlySet<string> = new Set()): void {
   const upstreams: Upstream[] = targets.map((target) => {
     const url = new URL(target);
     return { host: url.hostname, port: Number(url.port), downUntil: 0 };
@@ -100,9 +123,12 @@ export function startProxy(port: number, targets: string[]): void {
     next = (next + 1) % upstreams.length;
     // Hosts marked down go last: still tried when every host is down.
     order.sort((a, b) => Number(a.downUntil > now) - Number(b.downUntil > now));
-    for (const upstream of order) {
-      if ((await attempt(upstream, req, headers, body, res)) === 'done') return;
-      upstream.downUntil = Date.now() + DOWN_FOR_MS;
+    const retry503 = retriesOn503(req, retry503Posts);
+    for (const [index, upstream] of order.entries()) {
+      const outcome = await attempt(upstream, req, headers, body, res, retry503 && index < order.length - 1);
+      if (outcome === 'done') return;
+      // A host that answered 503 is up (its database is not): not skipped for the next requests.
+      if (outcome === 'refused') upstream.downUntil = Date.now() + DOWN_FOR_MS;
     }
     res.writeHead(502, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ success: false, code: 'BAD_GATEWAY', error: 'proxy: every upstream refused the connection' }));
@@ -113,4 +139,5 @@ export function startProxy(port: number, targets: string[]): void {
 }
 
 const [port, ...targets] = process.argv.slice(2);
-if (port !== undefined && targets.length > 0) startProxy(Number(port), targets);
+const posts = new Set((process.env.RETRY_503_POSTS ?? '').split(',').filter((path) => path !== ''));
+if (port !== undefined && targets.length > 0) startProxy(Number(port), targets, posts);
