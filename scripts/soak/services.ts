@@ -85,7 +85,12 @@ export function nodeService(options: {
       const out = openSync(logFile, 'a');
       child = spawn(process.execPath, [options.script, ...(options.args ?? [])], {
         cwd: options.cwd, // no stray .env
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', ...options.env },
+        env: {
+          PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/',
+          // SOAK_NODE_OPTIONS reaches the services (not the soak itself): a heap snapshot on a signal, a profile.
+          ...(process.env.SOAK_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SOAK_NODE_OPTIONS } : {}),
+          ...options.env,
+        },
         stdio: ['ignore', out, out],
       });
       closeSync(out);

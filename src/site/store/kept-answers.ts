@@ -137,15 +137,19 @@ export interface KeptAnswersOptions {
 const STALE_DETAIL = 'stale-db-unreachable';
 
 /**
- * When `error` is the 503 of a database found unreachable (the breaker of `sql` is
- * open) less than `staleIfErrorSeconds` ago, the seconds since `confirmedAt` (when
- * the answer to serve was last known current, Date.now() then); else undefined: an
- * answer held from before may be served stale only in the first case.
+ * When `error` is the 503 of a database that does not answer, the seconds since
+ * `confirmedAt` (when the answer to serve was last known current, Date.now() then);
+ * else undefined: an answer held from before may be served stale only then. With
+ * the breaker open, for up to `staleIfErrorSeconds` after it opened. With it closed,
+ * when this request's own query found the database not answering, which the breaker
+ * only suspects (a connect that timed out while PostgreSQL starts again, a query
+ * past its deadline): a 30-minute soak had a list this process had served answered
+ * 503 three seconds after PostgreSQL came back.
  */
 export function staleFor(sql: Sql, error: unknown, staleIfErrorSeconds: number, confirmedAt: number): number | undefined {
+  if (staleIfErrorSeconds <= 0 || !isHttpError(error) || error.status !== 503) return undefined;
   const downSince = breakerOf(sql)?.downSince ?? 0;
-  if (downSince === 0 || !isHttpError(error) || error.status !== 503) return undefined;
-  if ((Date.now() - downSince) / 1000 >= staleIfErrorSeconds) return undefined;
+  if (downSince !== 0 && (Date.now() - downSince) / 1000 >= staleIfErrorSeconds) return undefined;
   return (Date.now() - confirmedAt) / 1000;
 }
 

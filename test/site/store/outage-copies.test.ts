@@ -78,6 +78,28 @@ test('caches of one process share the copies under their own names: neither serv
   assert.is((outcome as { body: { n: number } }).body.n, 0);
 });
 
+// Defect (30-minute soak): a list this process had served was answered 503 three
+// seconds after PostgreSQL came back: its query timed out, which the breaker only
+// suspects, and only an open breaker let kept answers be served.
+test('a query that times out while the breaker only suspects: the answer kept is served stale, not 503', async () => {
+  const proxy = await startPgProxy(process.env.TEST_DB_URL!);
+  const sql = createPool(proxy.url);
+  const kept = createKeptAnswers(sql, { outageCopies: createOutageCopies() });
+  const ask = () => kept.answer({ shared: 'q', own: 'q' }, null, answer(7));
+  try {
+    await ask();
+    proxy.hang();
+    const served = await ask();
+    assert.is(breakerOf(sql)!.downSince, 0, 'the breaker only suspects');
+    assert.is(JSON.parse(served.body.toString()).n, 7);
+    assert.ok(served.headers.some((h) => /detail=stale-db-unreachable/.test(String(h))), 'marked stale');
+  } finally {
+    proxy.resume();
+    await sql.end({ timeout: 1 });
+    await proxy.stop();
+  }
+});
+
 test('STALE_IF_ERROR_SECONDS 0: nothing is served stale, outage copies included', async () => {
   const outcome = await withOutage({ staleIfErrorSeconds: 0 });
   assert.is(outcome.status, 503);
