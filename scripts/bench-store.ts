@@ -130,7 +130,7 @@ function rowsFor(catalogue: Catalogue, pendingId: string): Row[] {
     { what: 'detail of a pending plugin', path: `/apps/api/plugins/${pendingId}`, who: ['author', 'admin'] },
     { what: 'review queue ?scope=mine&update=pending', path: '/apps/api/plugins?scope=mine&update=pending', who: ['author'] },
     { what: 'review queue ?scope=admin&update=pending', path: '/apps/api/plugins?scope=admin&update=pending', who: ['admin'] },
-    { what: `ratings page (${total(mostRated.stars)} ratings)`, path: `/apps/api/plugins/${mostRated.id}/ratings`, who: ['visitor', 'author'] },
+    { what: `ratings page (${total(mostRated.stars)} ratings)`, path: `/apps/api/plugins/${mostRated.id}/ratings`, who: all },
   ];
   return rows
     .filter((row) => ROW_FILTER.length === 0 || ROW_FILTER.some((text) => row.what.includes(text)))

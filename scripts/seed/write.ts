@@ -59,9 +59,10 @@ export async function writeCatalogue(sql: Sql, catalogue: Catalogue): Promise<Se
     // time), and events pending at commit, which CREATE INDEX refuses. The seed turns it
     // off for its own statements and bumps the generation once itself, in the same
     // transaction, so readers see the new catalogue and the new number together.
-    // The same for the visibility generation (sql/240), which plugins added move.
+    // The same for the visibility generation (sql/240), which plugins added move, and
+    // the ratings generation (sql/280), which ratings and replies added move.
     await tx.unsafe('alter table plugins disable trigger plugins_bump_generation, disable trigger plugins_bump_visibility_rows');
-    await tx.unsafe('update store_generation set generation = generation + 1, visibility = visibility + 1');
+    await tx.unsafe('update store_generation set generation = generation + 1, visibility = visibility + 1, ratings = ratings + 1');
     const authorIds = await ensureUsers(tx, catalogue.authors);
     const raterIds = await ensureUsers(tx, catalogue.raters);
     step('users');
@@ -83,22 +84,24 @@ export async function writeCatalogue(sql: Sql, catalogue: Catalogue): Promise<Se
     step('plugin indexes');
 
     const ratingIndexes = large ? await dropSecondaryIndexes(tx, 'plugin_ratings') : [];
-    await tx.unsafe('alter table plugin_ratings disable trigger plugin_ratings_count_stars');
+    await tx.unsafe('alter table plugin_ratings disable trigger plugin_ratings_count_stars, disable trigger plugin_ratings_bump_ratings');
     await insertRows(tx, 'plugin_ratings', RATING_COLUMNS, (function* () {
       for (const r of catalogue.ratings) {
         yield [catalogue.plugins[r.plugin]!.id, raterIds[r.rater]!, r.stars, r.comment, r.createdAt, r.updatedAt];
       }
     })());
-    await tx.unsafe('alter table plugin_ratings enable trigger plugin_ratings_count_stars');
+    await tx.unsafe('alter table plugin_ratings enable trigger plugin_ratings_count_stars, enable trigger plugin_ratings_bump_ratings');
     step('ratings');
     await recreateIndexes(tx, ratingIndexes);
     step('rating indexes');
 
+    await tx.unsafe('alter table plugin_rating_replies disable trigger plugin_rating_replies_bump_ratings');
     await insertRows(tx, 'plugin_rating_replies', REPLY_COLUMNS, (function* () {
       for (const r of catalogue.replies) {
         yield [catalogue.plugins[r.plugin]!.id, raterIds[r.rater]!, authorIds[r.author]!, r.body, r.createdAt];
       }
     })());
+    await tx.unsafe('alter table plugin_rating_replies enable trigger plugin_rating_replies_bump_ratings');
     step('replies');
 
     const installDays = await insertRows(tx, 'plugin_install_days', INSTALL_DAY_COLUMNS, (function* () {

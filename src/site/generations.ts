@@ -17,6 +17,8 @@ export interface Generations {
   store: bigint;
   /** Moves only with what a visitor may see (sql/240): answers of an older one are never served stale. */
   visibility: bigint;
+  /** Moves with every rating, reply and user name or avatar change (sql/280): kept ratings pages (ratings/kept-pages.ts). */
+  ratings: bigint;
   sessions: bigint;
   /** Date.now() when the read came back: answers of `store` were current then. */
   at: number;
@@ -25,6 +27,7 @@ export interface Generations {
 interface GenerationsRow {
   store: string;
   visibility: string;
+  ratings: string;
   sessions: string;
 }
 
@@ -66,7 +69,7 @@ function createReader(sql: Sql): GenerationReader {
   const read = coalescedRead(() =>
     runQuery<GenerationsRow>(sql, 'site/generations').then((rows): Generations => {
       const row = rows[0]!;
-      const generations: Generations = { store: BigInt(row.store), visibility: BigInt(row.visibility), sessions: BigInt(row.sessions), at: Date.now() };
+      const generations: Generations = { store: BigInt(row.store), visibility: BigInt(row.visibility), ratings: BigInt(row.ratings), sessions: BigInt(row.sessions), at: Date.now() };
       // A slower read that started earlier never takes the place of a newer one (both numbers only grow).
       if (last === undefined || last.store < generations.store || (last.store === generations.store && last.visibility <= generations.visibility)) {
         last = generations;

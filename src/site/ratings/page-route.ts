@@ -1,11 +1,13 @@
 import { compressFast } from '../../http/content-encoding.js';
-import { sendJson, sendJsonBytes } from '../../http/respond.js';
+import { sendPrepared } from '../../http/prepared-answer.js';
+import { sendJsonBytes } from '../../http/respond.js';
 import { createLru } from '../../lib/lru.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { generationsOf } from '../generations.js';
 import { staleFor, staleStatus } from '../store/kept-answers.js';
 import { exactBytes } from '../../lib/exact-buffer.js';
 import { findVisiblePlugin } from '../store/visibility.js';
+import { createKeptRatingsPages } from './kept-pages.js';
 import { readRatingsPage } from './ratings-reads.js';
 import { parsePageRequest } from './validation.js';
 
@@ -28,8 +30,9 @@ const NO_STORE = { 'Cache-Control': 'no-store' } as const;
 /**
  * GET /apps/api/plugins/:id/ratings?limit&offset: {success, avg, count,
  * distribution, ratings, limit, offset}, plus `myRating` (the caller's own rating
- * or null) for a logged-in caller; visitors get no `myRating` key at all. Two
- * queries whatever the page: the visibility check and the page.
+ * or null) for a logged-in caller; visitors get no `myRating` key at all. Built
+ * with two queries (the visibility check and the page): per request for visitors,
+ * once per caller and generations for a logged-in caller (kept-pages.ts).
  */
 interface LastPage {
   bytes: Buffer;
@@ -42,27 +45,33 @@ interface LastPage {
 export function ratingsPageHandler(deps: SiteDeps) {
   const lastPages = createLru<LastPage>(LAST_VISITOR_PAGES);
   const generations = generationsOf(deps.sql);
+  const keptPages = createKeptRatingsPages(deps.sql);
   return async (ctx: SiteContext) => {
     const user = ctx.locals.user;
     const { limit, offset } = parsePageRequest(ctx.query);
-    const key = user === null ? `${ctx.params.id!.toLowerCase()} ${limit} ${offset}` : undefined;
+    const key = `${ctx.params.id!.toLowerCase()} ${limit} ${offset}`;
+    if (user !== null) {
+      return sendPrepared(ctx, await keptPages.answer(ctx, user, key, async () => {
+        const plugin = await findVisiblePlugin(deps.sql, ctx.params.id!, user);
+        const page = await readRatingsPage(deps.sql, plugin.id, { limit, offset, viewerId: user.id });
+        return { success: true, ...page.stats, ratings: page.ratings, limit, offset, myRating: page.mine };
+      }));
+    }
     let body: Record<string, unknown>;
     // Read before the page: a change after this read moves the generation past it.
     const generation = generations.lastRead()?.visibility;
     try {
       const plugin = await findVisiblePlugin(deps.sql, ctx.params.id!, user);
-      const page = await readRatingsPage(deps.sql, plugin.id, { limit, offset, viewerId: user?.id ?? null });
+      const page = await readRatingsPage(deps.sql, plugin.id, { limit, offset, viewerId: null });
       body = { success: true, ...page.stats, ratings: page.ratings, limit, offset };
-      if (user) body.myRating = page.mine;
     } catch (error) {
-      const last = key === undefined ? undefined : lastPages.get(key);
+      const last = lastPages.get(key);
       const current = last !== undefined && last.generation === generations.lastRead()?.visibility;
       // A page was last confirmed current when it was built: replies change it without moving the generation.
       const secondsStale = current ? staleFor(deps.sql, error, deps.config.staleIfErrorSeconds, last.builtAt) : undefined;
       if (secondsStale === undefined) throw error;
       return sendJsonBytes(ctx, 200, last!.bytes, compressFast, { ...NO_STORE, 'Cache-Status': staleStatus(secondsStale) });
     }
-    if (key === undefined) return sendJson(ctx, 200, body, NO_STORE);
     // Kept for outages: in memory of its own, not a slice of a shared pool slab (lib/exact-buffer.ts).
     const bytes = exactBytes(JSON.stringify(body));
     // Untagged (no generation read yet on this process): never served stale.

@@ -159,14 +159,20 @@ test('a ratings page costs the same few queries for 1 or 50 ratings with replies
       const body = (await response.json()) as { ratings: Array<{ replies: unknown[] }>; myRating: unknown };
       return { queries: counting.count() - before, body };
     };
+    // The session looked up (and kept) by a request of its own first.
+    assert.is((await fetch(`${server.url}/apps/api/plugins/busy-small/ratings?limit=1`, { headers: { cookie: raters[3]!.cookie } })).status, 200);
     const small = await cost('busy-small');
     const large = await cost('busy-large');
     assert.is(large.body.ratings.length, 50);
     assert.ok(large.body.ratings.every((r) => r.replies.length === 2));
     assert.ok(large.body.myRating !== null);
-    // Session, visibility, page.
+    // The generations (shared by the kept session and the kept page), visibility, page.
     assert.is(small.queries, 3);
     assert.is(large.queries, 3);
+    // Asked again with nothing changed: the generations alone (ratings/kept-pages.ts).
+    const again = await cost('busy-large');
+    assert.is(again.queries, 1);
+    assert.equal(again.body, large.body);
   } finally {
     await server.close(1000);
     await app.close();
