@@ -1,31 +1,37 @@
 import { compressFast } from '../../http/content-encoding.js';
-import { sendPrepared } from '../../http/prepared-answer.js';
+import { prepareAnswer, sendPrepared } from '../../http/prepared-answer.js';
+import { sha256Base64 } from '../../lib/sha256-base64.js';
+import { outageCopiesOf, servedCopy } from '../store/outage-copies.js';
 import { sendJsonBytes } from '../../http/respond.js';
-import { createLru } from '../../lib/lru.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { generationsOf } from '../generations.js';
 import { staleFor, staleStatus } from '../store/kept-answers.js';
-import { exactBytes } from '../../lib/exact-buffer.js';
 import { findVisiblePlugin } from '../store/visibility.js';
 import { createKeptRatingsPages } from './kept-pages.js';
 import { readRatingsPage } from './ratings-reads.js';
 import { parsePageRequest } from './validation.js';
 
 /**
- * The last ratings page built for each visitor's question, kept only to be served
- * while PostgreSQL cannot be reached (STALE_IF_ERROR_SECONDS, store/kept-answers.ts).
- * Not reused while it answers: replies and the raters' names change a page without
- * moving the store generation. Keeping one costs a map entry for bytes made anyway.
- * Each is tagged with the visibility generation (sql/240) this process last read when
- * it was built and served only while that is still the last one read (as the store's
+ * The last ratings page built for each visitor's question is kept only to be served
+ * while PostgreSQL cannot be reached (STALE_IF_ERROR_SECONDS, store/kept-answers.ts),
+ * among the process's outage copies (store/outage-copies.ts: packed, one bound for
+ * every answer a process keeps for outages). Not reused while it answers: replies
+ * and the raters' names change a page without moving the store generation. Each is
+ * tagged with the visibility generation (sql/240) this process last read when it was
+ * built and served only while that is still the last one read (as the store's
  * answers): a plugin hidden or removed, or a rating hidden or deleted since, must not
- * come back from here; a new rating elsewhere does not stop it.
+ * come back from here; a new rating elsewhere does not stop it. A page built again
+ * with the same bytes (most are: a page changes with its plugin's ratings) only says
+ * when it was last current; packing it again is for pages that changed.
  */
-/** Bounded by bytes rather than count, as the store's visitor answers (store/kept-answers.ts): one first page per plugin fits. */
-export const LAST_VISITOR_PAGES = { maxEntries: 8192, maxBytes: 16 * 1024 * 1024 };
+const COPY_PREFIX = 'ratings ';
 
 /** The answer depends on the session (myRating, hidden plugins): no shared cache may keep it. */
 const NO_STORE = { 'Cache-Control': 'no-store' } as const;
+/** A visitor's page as an outage copy keeps it: its head, no ETag to hash. */
+const PAGE_COPY = { etag: false, cacheControl: 'no-store' } as const;
+/** As many as the outage copies hold at most (OUTAGE_COPIES_MAX_ENTRIES). */
+const DIGESTS_MAX = 16_384;
 
 /**
  * GET /apps/api/plugins/:id/ratings?limit&offset: {success, avg, count,
@@ -34,18 +40,30 @@ const NO_STORE = { 'Cache-Control': 'no-store' } as const;
  * with two queries (the visibility check and the page): per request for visitors,
  * once per caller and generations for a logged-in caller (kept-pages.ts).
  */
-interface LastPage {
-  bytes: Buffer;
-  /** The visibility generation last read on this process before the page was built. */
-  generation: bigint;
-  /** Date.now() when built: the page was current then. */
-  builtAt: number;
-}
-
 export function ratingsPageHandler(deps: SiteDeps) {
-  const lastPages = createLru<LastPage>(LAST_VISITOR_PAGES);
+  const copies = outageCopiesOf(deps.sql);
+  // What each kept page's bytes hash to, beside it: a page built again the same is not packed again.
+  const digests = new Map<string, string>();
   const generations = generationsOf(deps.sql);
   const keptPages = createKeptRatingsPages(deps.sql);
+  const keepForOutage = (key: string, bytes: Buffer, generation: bigint | undefined) => {
+    const copyKey = COPY_PREFIX + key;
+    // Untagged (no generation read yet on this process), or nothing served stale at all: not kept.
+    if (generation === undefined || deps.config.staleIfErrorSeconds <= 0) {
+      copies.drop(copyKey);
+      return;
+    }
+    const digest = sha256Base64(bytes);
+    const kept = copies.find(copyKey);
+    if (kept !== undefined && kept.visibility === generation && digests.get(copyKey) === digest) {
+      kept.servedAt = Date.now();
+      return;
+    }
+    copies.keep(copyKey, { generation: 0n, visibility: generation, servedAt: Date.now() }, prepareAnswer(bytes, PAGE_COPY));
+    // Bounded: when full, all are forgotten at once (each page is then packed once more).
+    if (digests.size >= DIGESTS_MAX) digests.clear();
+    digests.set(copyKey, digest);
+  };
   return async (ctx: SiteContext) => {
     const user = ctx.locals.user;
     const { limit, offset } = parsePageRequest(ctx.query);
@@ -65,18 +83,15 @@ export function ratingsPageHandler(deps: SiteDeps) {
       const page = await readRatingsPage(deps.sql, plugin.id, { limit, offset, viewerId: null });
       body = { success: true, ...page.stats, ratings: page.ratings, limit, offset };
     } catch (error) {
-      const last = lastPages.get(key);
-      const current = last !== undefined && last.generation === generations.lastRead()?.visibility;
+      const last = copies.find(COPY_PREFIX + key);
+      const current = last !== undefined && last.visibility === generations.lastRead()?.visibility;
       // A page was last confirmed current when it was built: replies change it without moving the generation.
-      const secondsStale = current ? staleFor(deps.sql, error, deps.config.staleIfErrorSeconds, last.builtAt) : undefined;
+      const secondsStale = current ? staleFor(deps.sql, error, deps.config.staleIfErrorSeconds, last.servedAt) : undefined;
       if (secondsStale === undefined) throw error;
-      return sendJsonBytes(ctx, 200, last!.bytes, compressFast, { ...NO_STORE, 'Cache-Status': staleStatus(secondsStale) });
+      return sendPrepared(ctx, servedCopy(last!, [...last!.packed.headers, 'Cache-Status', staleStatus(secondsStale)]));
     }
-    // Kept for outages: in memory of its own, not a slice of a shared pool slab (lib/exact-buffer.ts).
-    const bytes = exactBytes(JSON.stringify(body));
-    // Untagged (no generation read yet on this process): never served stale.
-    if (generation !== undefined) lastPages.set(key, { bytes, generation, builtAt: Date.now() }, bytes.length + key.length + 48);
-    else lastPages.delete(key);
+    const bytes = Buffer.from(JSON.stringify(body));
+    keepForOutage(key, bytes, generation);
     sendJsonBytes(ctx, 200, bytes, compressFast, NO_STORE);
   };
 }
