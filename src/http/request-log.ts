@@ -68,11 +68,9 @@ export function requestLog(log: Logger, metered: boolean): (request: LoggedReque
     const status = request.clientErrorStatus ?? (finished || this.headersSent ? this.statusCode : CLIENT_CLOSED_REQUEST);
     request.meter?.observe(status, hundredths / 100);
     if (!logging) return;
-    const bytes = request.contentLength ?? 0;
     write!(
-      '"requestId":"' + request.id + (METHOD_FIELDS.get(request.method) ?? '","method":"' + request.method + '","path":') + quotedPath(request.path) +
-        ',"status":' + status + ',"ms":' + decimal(hundredths) + (bytes ? ',"bytes":' + bytes : '') +
-        ',"ip":"' + request.logIp + (finished ? '"' : '","aborted":true'),
+      '"requestId":"' + request.id + methodAndPath(request.method, request.path) + statusField(status) + decimal(hundredths) +
+        bytesField(request.contentLength ?? 0) + ipField(request.logIp) + (finished ? '' : ',"aborted":true'),
       now,
     );
   }
@@ -88,23 +86,61 @@ export function requestLog(log: Logger, metered: boolean): (request: LoggedReque
 }
 
 // Requests in a row often ask for the same path (launchers polling /api/info, a
-// page's icons): the last path's JSON is kept, and a repeat costs one comparison.
+// page's icons) with the same method, get an answer of the same length, and come
+// from the same address: the last of each is kept as the text of its fields, and a
+// repeat costs one comparison instead of a few concatenations and a number's text.
+let lastMethod = '';
 let lastPath = '';
-let lastQuotedPath = '""';
+let lastMethodAndPath = '';
 
-/** A logged path as a JSON string, cut to MAX_LOGGED_PATH characters. */
-function quotedPath(path: string): string {
-  if (path !== lastPath) {
+/** `","method":"GET","path":"/api/info"`: the fields between the request id and the status, the path cut to MAX_LOGGED_PATH characters. */
+function methodAndPath(method: string, path: string): string {
+  if (path !== lastPath || method !== lastMethod) {
+    lastMethod = method;
     lastPath = path;
-    lastQuotedPath = JSON.stringify(path.length > MAX_LOGGED_PATH ? path.slice(0, MAX_LOGGED_PATH) + '…' : path);
+    lastMethodAndPath =
+      (METHOD_FIELDS.get(method) ?? '","method":"' + method + '","path":') +
+      JSON.stringify(path.length > MAX_LOGGED_PATH ? path.slice(0, MAX_LOGGED_PATH) + '…' : path);
   }
-  return lastQuotedPath;
+  return lastMethodAndPath;
 }
 
 /** The fields between the request id and the path, made once for the common methods. */
 const METHOD_FIELDS: ReadonlyMap<string, string> = new Map(
   ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].map((method) => [method, `","method":"${method}","path":`]),
 );
+
+/** `,"status":200,"ms":` by status, made on first use (Node accepts 100-999 only; anything else is not kept). */
+const STATUS_FIELDS: string[] = [];
+function statusField(status: number): string {
+  const known = STATUS_FIELDS[status];
+  if (known !== undefined) return known;
+  const field = ',"status":' + status + ',"ms":';
+  if (Number.isInteger(status) && status >= 100 && status <= 999) STATUS_FIELDS[status] = field;
+  return field;
+}
+
+let lastBytes = 0;
+let lastBytesField = '';
+/** `,"bytes":2786`, or nothing for an answer without a Content-Length (or of none). */
+function bytesField(bytes: number): string {
+  if (bytes !== lastBytes) {
+    lastBytes = bytes;
+    lastBytesField = bytes ? ',"bytes":' + bytes : '';
+  }
+  return lastBytesField;
+}
+
+let lastIp = '';
+let lastIpField = ',"ip":""';
+/** `,"ip":"127.0.0.1"`. */
+function ipField(ip: string): string {
+  if (ip !== lastIp) {
+    lastIp = ip;
+    lastIpField = ',"ip":"' + ip + '"';
+  }
+  return lastIpField;
+}
 
 /** `hundredths / 100` as JSON writes that number (1.5, 0.07, 12), from integers only. */
 export function decimal(hundredths: number): string {
