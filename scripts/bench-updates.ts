@@ -83,6 +83,17 @@ function wireBytes(url: string, body: Buffer, acceptEncoding: string): Promise<{
   });
 }
 
+/**
+ * Transactions committed in database `name` (pg_stat_database), after the backends'
+ * pending counts reach the statistics (at most a second after they go idle).
+ */
+async function transactionsOf(admin: postgres.Sql, name: string): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await admin`select pg_stat_clear_snapshot()`;
+  const [row] = await admin<Array<{ n: string }>>`select (xact_commit + xact_rollback)::text as n from pg_stat_database where datname = ${name}`;
+  return Number(row!.n);
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main(): Promise<void> {
@@ -169,8 +180,10 @@ async function main(): Promise<void> {
 
     await load(url, bodyFile, 2, site.pid);
     const logBefore = readFileSync(logFile).length;
+    const transactionsBefore = await transactionsOf(admin, name);
     const runs: Figures[] = [];
     for (let i = 0; i < RUNS; i++) runs.push(await load(url, bodyFile, RUN_SECONDS, site.pid));
+    const transactions = (await transactionsOf(admin, name)) - transactionsBefore;
     const logLines = readFileSync(logFile).subarray(logBefore).toString().split('\n').filter(Boolean).length;
     const answered = runs.reduce((sum, run) => sum + run.ok + run.other, 0);
     const p99 = median(runs.map((run) => run.p99));
@@ -180,6 +193,7 @@ async function main(): Promise<void> {
         `(target < ${P99_TARGET_MS} ms: ${p99 < P99_TARGET_MS ? 'met' : 'NOT met'}); first answer after a change ${median(firsts).toFixed(1)} ms\n` +
         `  site CPU per answer ${median(runs.map((run) => run.cpuUs)).toFixed(0)} µs (runs: ${runs.map((run) => run.cpuUs.toFixed(0)).join(', ')}; p99s: ${runs.map((run) => run.p99).join(', ')} ms)\n` +
         `  answers other than 200: ${runs.reduce((sum, run) => sum + run.other, 0)}; request log lines per answer ${(logLines / Math.max(answered, 1)).toFixed(2)} (${logFile})\n` +
+        `  PostgreSQL transactions per answer ${(transactions / Math.max(answered, 1)).toFixed(3)} (${transactions} for ${answered} answers: the shared generation reads and the limiter's adds)\n` +
         `  ${machineLoad()}\n`,
     );
   } finally {
