@@ -7,8 +7,9 @@ import type { SiteContext } from './context.js';
 // store's generation (kept lists and details, store/kept-answers.ts) and the
 // sessions' (kept session lookups, auth/kept-sessions.ts). Both live in PostgreSQL
 // and move in the committing transaction, so they are exact across processes. They
-// are read in one statement, shared by the requests that arrive while it is on its
-// way (lib/coalesced-read.ts: never a value read before a caller arrived), and a
+// are read in one statement, shared by the requests that arrive while reads are on
+// their way (lib/coalesced-read.ts: never a value read before a caller arrived; two
+// reads overlap, so a request waits about one round trip), and a
 // request's guard and handler share the read started for that request: a logged-in
 // request whose session and answer are kept waits for that one shared read and
 // sends no query of its own.
