@@ -62,7 +62,9 @@ export function createOutageCopies(bounds: OutageCopiesBounds = DEFAULT_OUTAGE_C
   return {
     keep(key, copy, answer) {
       const packed = packAnswer(answer);
-      copies.set(key, { ...copy, packed }, packed.bytes.length + key.length + ENTRY_OVERHEAD_BYTES);
+      // Field by field: the caller's record (a kept answer) also holds the answer itself, which a spread would keep alive.
+      const kept: OutageCopy = { generation: copy.generation, visibility: copy.visibility, servedAt: copy.servedAt, packed };
+      copies.set(key, kept, packed.bytes.length + key.length + ENTRY_OVERHEAD_BYTES);
     },
     find: (key) => copies.get(key),
     drop: (key) => copies.delete(key),

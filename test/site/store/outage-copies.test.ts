@@ -8,6 +8,7 @@ import { breakerOf } from '../../../src/db/breaker.js';
 import { createKeptAnswers } from '../../../src/site/store/kept-answers.js';
 import { createOutageCopies, DEFAULT_OUTAGE_COPIES, type OutageCopies } from '../../../src/site/store/outage-copies.js';
 import { startPgProxy } from '../../helpers/pg-proxy.js';
+import { prepareJson } from '../../../src/http/prepared-answer.js';
 
 /** Room for four answers of the ones below (each ~2.5 KiB as kept, with an entry's weight). */
 const SMALL = { maxEntries: 1000, maxBytes: 4 * 2600 };
@@ -70,6 +71,15 @@ test('outage copies are kept packed: 47 answers of ~1.1 KB of JSON weigh their g
   const perCopy = copiesSeen!.bytes / copiesSeen!.size;
   // ~60 bytes of gzip, a key and 512 bytes counted per entry, against ~1,100 bytes of JSON (+ half again for its compressed forms) and 1 KiB before.
   assert.ok(perCopy < 700, `${Math.round(perCopy)} bytes counted per copy`);
+});
+
+// Defect (30-minute soak): a copy was made by spreading the cache's record, which holds
+// the answer itself, so every copy kept its JSON body alive beside its gzip bytes.
+test('an outage copy keeps its packed bytes only, not the answer it was packed from', () => {
+  const copies = createOutageCopies();
+  const record = { generation: 3n, visibility: 2n, servedAt: 1, answer: { body: Buffer.alloc(10_000) } };
+  copies.keep('k', record, prepareJson({ success: true, filler: 'x'.repeat(10_000) }, { etag: false }));
+  assert.equal(Object.keys(copies.find('k')!).sort(), ['generation', 'packed', 'servedAt', 'visibility']);
 });
 
 test('caches of one process share the copies under their own names: neither serves the other\'s answer', async () => {
