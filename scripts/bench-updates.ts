@@ -4,8 +4,13 @@
 // (the third live), and a launcher asking about 200 installed plugins (half of them
 // one version behind, half by hash). Server pinned to core 0, the load
 // (scripts/bench/post-load.ts: autocannon, 50 connections, each request from its
-// own address so the per-address limit stays out of the way) to core 1; the
-// median of 3 runs. Target: p99 under 20 ms. Run after `npx tsc -p test/tsconfig.json`:
+// own address so the per-address limit stays out of the way) to core 1, and
+// PostgreSQL beside the load, off the server core (bench/pin-postgres.ts); the
+// median of 3 runs. Target: p99 under 20 ms. Each run of ours is followed by one
+// of the plain reference (bench/plain-post.ts: node:http reading the body and
+// answering the same bytes), so that what the load generator and the machine
+// allow is measured beside ours, and each run says how busy the load generator
+// was. Run after `npx tsc -p test/tsconfig.json`:
 //
 //   node .test-build/scripts/bench-updates.js
 //
@@ -16,15 +21,15 @@
 // else an embedded one in a temporary folder.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { createLogger } from '../src/lib/log.js';
+import { pinPostgres } from './bench/pin-postgres.js';
 import { projectRoot } from '../src/lib/project-root.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { migrate } from '../src/db/migrate.js';
 import { createPool } from '../src/db/pool.js';
-import { benchDir, buildDist, CONNECTIONS, cpuOf, freePort, machineLoad, RUN_SECONDS, RUNS, startPinned } from './bench/harness.js';
+import { benchDir, buildDist, captureAnswer, CONNECTIONS, cpuOf, freePort, machineLoad, RUN_SECONDS, RUNS, startPinned, startPlainPost } from './bench/harness.js';
 
 const PLUGINS = Number(process.env.BENCH_PLUGINS ?? 10_000);
 const INSTALLED = Number(process.env.BENCH_INSTALLED ?? 200);
@@ -47,13 +52,15 @@ interface Figures {
   p99: number;
   ok: number;
   other: number;
-  /** The site's CPU time (user + system, /proc/<pid>/stat) per answer, µs. */
+  /** The server's CPU time (user + system, /proc/<pid>/stat) per answer, µs. */
   cpuUs: number;
+  /** The load generator's own CPU time over the run's wall time: 1 is its core full. */
+  loadBusy: number;
 }
 
-function load(url: string, bodyFile: string, seconds: number, sitePid: number): Promise<Figures> {
+function load(url: string, bodyFile: string, seconds: number, serverPid: number): Promise<Figures> {
   const script = join(root, '.test-build', 'scripts', 'bench', 'post-load.js');
-  const cpuBefore = cpuOf(sitePid);
+  const cpuBefore = cpuOf(serverPid);
   return new Promise((resolve, reject) => {
     const child = spawn('taskset', ['-c', LOAD_CORE, process.execPath, script, url, bodyFile, String(CONNECTIONS), String(seconds), ACCEPT_ENCODING, RATE], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
@@ -63,23 +70,10 @@ function load(url: string, bodyFile: string, seconds: number, sitePid: number): 
       const result = JSON.parse(out);
       const ok = result.statusCodeStats?.['200']?.count ?? 0;
       const all = Object.values(result.statusCodeStats ?? {}).reduce((sum: number, stat: any) => sum + stat.count, 0);
-      const cpuUs = all > 0 ? (cpuOf(sitePid) - cpuBefore) / all : NaN;
-      resolve({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, ok, other: all - ok + result.errors + result.timeouts, cpuUs });
+      const cpuUs = all > 0 ? (cpuOf(serverPid) - cpuBefore) / all : NaN;
+      const loadBusy = result.loadCpuUs / (seconds * 1e6);
+      resolve({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, ok, other: all - ok + result.errors + result.timeouts, cpuUs, loadBusy });
     });
-  });
-}
-
-function wireBytes(url: string, body: Buffer, acceptEncoding: string): Promise<{ bytes: number; coding: string | undefined }> {
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': body.length, 'x-forwarded-for': '192.0.2.2' };
-    if (acceptEncoding !== '') headers['accept-encoding'] = acceptEncoding;
-    const req = httpRequest(url, { method: 'POST', headers }, (res) => {
-      let bytes = 0;
-      res.on('data', (chunk: Buffer) => (bytes += chunk.length));
-      res.on('end', () => resolve({ bytes, coding: res.headers['content-encoding'] }));
-    });
-    req.on('error', reject);
-    req.end(body);
   });
 }
 
@@ -94,6 +88,7 @@ async function transactionsOf(admin: postgres.Sql, name: string): Promise<number
   return Number(row!.n);
 }
 
+const percents = (runs: Figures[]) => runs.map((run) => `${(run.loadBusy * 100).toFixed(0)}%`).join(', ');
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main(): Promise<void> {
@@ -108,11 +103,18 @@ async function main(): Promise<void> {
   }
   const name = `lw_bench_updates_${process.pid}`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  // Off the server core, beside the load (pin-postgres.ts); BENCH_PG_CORES='' leaves it where the scheduler puts it.
+  const pgCores = process.env.BENCH_PG_CORES ?? LOAD_CORE;
+  if (pgCores !== '') {
+    const [backend] = await admin<Array<{ pid: number }>>`select pg_backend_pid() as pid`;
+    process.stdout.write(`${pinPostgres(backend!.pid, pgCores)}\n`);
+  }
   await admin.unsafe(`create database ${name}`);
   const dbUrl = new URL(serverUrl);
   dbUrl.pathname = '/' + name;
   const sql = createPool(dbUrl.href);
   let site;
+  let plain;
   try {
     await migrate(sql, log);
     const started = performance.now();
@@ -163,10 +165,16 @@ async function main(): Promise<void> {
     const check = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': '192.0.2.1' }, body: readFileSync(bodyFile) });
     const answer = (await check.json()) as { updates: unknown[]; unknown: unknown[] };
     if (check.status !== 200) throw new Error(`the update check answered ${check.status}`);
-    // The bytes on the wire, as the load asks (fetch would ask and decode on its own: node:http does not).
-    const wire = await wireBytes(url, readFileSync(bodyFile), ACCEPT_ENCODING);
+    // The bytes on the wire, as the load asks (fetch would ask and decode on its own: node:http does not),
+    // answered again by the plain reference.
+    const asked: Record<string, string> = { 'content-type': 'application/json', 'x-forwarded-for': '192.0.2.2' };
+    if (ACCEPT_ENCODING !== '') asked['accept-encoding'] = ACCEPT_ENCODING;
+    const wire = await captureAnswer(site.origin, '/apps/api/updates', asked, readFileSync(bodyFile));
+    const coding = wire.headers.find(([header]) => header === 'content-encoding')?.[1];
     process.stdout.write(`answer: ${answer.updates.length} updates, ${answer.unknown.length} unknown; ${JSON.stringify(answer).length} bytes of JSON, ` +
-      `${wire.bytes} on the wire (Accept-Encoding: ${ACCEPT_ENCODING || 'none'}, Content-Encoding: ${wire.coding ?? 'none'})\n`);
+      `${wire.body.length} on the wire (Accept-Encoding: ${ACCEPT_ENCODING || 'none'}, Content-Encoding: ${coding ?? 'none'})\n`);
+    plain = await startPlainPost('plain-updates', wire, dir);
+    const plainUrl = `${plain.origin}/apps/api/updates`;
 
     // First answer after a change: the generation moves, the answer is built afresh.
     const firsts: number[] = [];
@@ -178,11 +186,17 @@ async function main(): Promise<void> {
       firsts.push(performance.now() - t0);
     }
 
+    // Ours and the plain reference alternate, so that load from elsewhere on the machine hits both alike.
     await load(url, bodyFile, 2, site.pid);
+    await load(plainUrl, bodyFile, 2, plain.pid);
     const logBefore = readFileSync(logFile).length;
     const transactionsBefore = await transactionsOf(admin, name);
     const runs: Figures[] = [];
-    for (let i = 0; i < RUNS; i++) runs.push(await load(url, bodyFile, RUN_SECONDS, site.pid));
+    const plainRuns: Figures[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      runs.push(await load(url, bodyFile, RUN_SECONDS, site.pid));
+      plainRuns.push(await load(plainUrl, bodyFile, RUN_SECONDS, plain.pid));
+    }
     const transactions = (await transactionsOf(admin, name)) - transactionsBefore;
     const logLines = readFileSync(logFile).subarray(logBefore).toString().split('\n').filter(Boolean).length;
     const answered = runs.reduce((sum, run) => sum + run.ok + run.other, 0);
@@ -192,12 +206,17 @@ async function main(): Promise<void> {
         `  ${median(runs.map((run) => run.rps)).toFixed(0)} requests/s, p50 ${median(runs.map((run) => run.p50))} ms, p99 ${p99} ms ` +
         `(target < ${P99_TARGET_MS} ms: ${p99 < P99_TARGET_MS ? 'met' : 'NOT met'}); first answer after a change ${median(firsts).toFixed(1)} ms\n` +
         `  site CPU per answer ${median(runs.map((run) => run.cpuUs)).toFixed(0)} µs (runs: ${runs.map((run) => run.cpuUs.toFixed(0)).join(', ')}; p99s: ${runs.map((run) => run.p99).join(', ')} ms)\n` +
+        `  load generator busy ${percents(runs)} of its core\n` +
+        `  plain node:http (reads the body, answers the same bytes, plain-post.ts): ${median(plainRuns.map((run) => run.rps)).toFixed(0)} requests/s, ` +
+        `p50 ${median(plainRuns.map((run) => run.p50))} ms, p99 ${median(plainRuns.map((run) => run.p99))} ms (p99s: ${plainRuns.map((run) => run.p99).join(', ')} ms), ` +
+        `CPU per answer ${median(plainRuns.map((run) => run.cpuUs)).toFixed(0)} µs; load generator busy ${percents(plainRuns)}\n` +
         `  answers other than 200: ${runs.reduce((sum, run) => sum + run.other, 0)}; request log lines per answer ${(logLines / Math.max(answered, 1)).toFixed(2)} (${logFile})\n` +
         `  PostgreSQL transactions per answer ${(transactions / Math.max(answered, 1)).toFixed(3)} (${transactions} for ${answered} answers: the shared generation reads and the limiter's adds)\n` +
         `  ${machineLoad()}\n`,
     );
   } finally {
     await site?.stop();
+    await plain?.stop();
     await sql.end({ timeout: 2 });
     await admin.unsafe(`drop database if exists ${name}`).catch(() => {});
     await admin.end({ timeout: 2 });

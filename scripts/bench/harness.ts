@@ -23,7 +23,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
-import { get as httpGet } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,6 +46,7 @@ const root = projectRoot();
 const AUTOCANNON = join(root, 'node_modules', 'autocannon', 'autocannon.js');
 const BARE = join(root, '.test-build', 'scripts', 'bench', 'bare.js');
 const PLAIN = join(root, '.test-build', 'scripts', 'bench', 'plain.js');
+const PLAIN_POST = join(root, '.test-build', 'scripts', 'bench', 'plain-post.js');
 
 export interface Server {
   name: string;
@@ -154,13 +155,14 @@ export interface Answer {
 const NOT_REPEATED = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'x-request-id']);
 
 /**
- * One GET of `origin + path` with exactly `headers`, as the bare reference will
+ * One GET of `origin + path` (a POST of `postBody` when given) with exactly `headers`, as the bare reference will
  * repeat it: the bytes as sent (node:http, not fetch, which asks for gzip by itself
  * and hands back the body decoded under its Content-Encoding header).
  */
-export function captureAnswer(origin: string, path: string, headers: Record<string, string> = {}): Promise<Answer> {
+export function captureAnswer(origin: string, path: string, headers: Record<string, string> = {}, postBody?: Buffer): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpGet(origin + path, { headers }, (res) => {
+    const method = postBody === undefined ? 'GET' : 'POST';
+    const req = httpRequest(origin + path, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.once('error', reject);
@@ -176,6 +178,7 @@ export function captureAnswer(origin: string, path: string, headers: Record<stri
       });
     });
     req.once('error', reject);
+    req.end(postBody);
   });
 }
 
@@ -187,6 +190,11 @@ export function startBare(name: string, answer: Answer, dir: string): Promise<Se
 /** The plain reference (plain.ts: one constant header object) answering `answer`, pinned like ours. */
 export function startPlain(name: string, answer: Answer, dir: string): Promise<Server> {
   return startReference(PLAIN, name, answer, dir);
+}
+
+/** The plain reference of a POST (plain-post.ts: reads the body whole, then answers as plain.ts), pinned like ours. */
+export function startPlainPost(name: string, answer: Answer, dir: string): Promise<Server> {
+  return startReference(PLAIN_POST, name, answer, dir);
 }
 
 /** Both references of one answer. */
