@@ -20,7 +20,10 @@ import { PURGE_BATCH, PURGE_INTERVAL_MS, storedKey, type SharedRateLimitOptions 
 // flush. A forgotten key starts again from 0 in memory, which cannot let it past
 // the limit: it had at most limit - unflushed hits, and it may add fewer than
 // `unflushed` before PostgreSQL is asked again. A full table of keys sends a new
-// key's hit straight to PostgreSQL.
+// key's hit straight to PostgreSQL. So a flush reads back only the keys near their
+// limit: with a new address per update check, returning every key's row cost the
+// site 4-10 ms of one turn of its event loop a second, parsing and learning 5,000
+// rows of keys it then forgot.
 
 export interface BatchedRateLimitOptions extends SharedRateLimitOptions {
   /** Hits of one key a process lets through before PostgreSQL has counted them. */
@@ -68,13 +71,17 @@ export function createBatchedRateLimiter(sql: Sql, options: BatchedRateLimitOpti
   let timer: NodeJS.Timeout | undefined;
   let lastPurge = Date.now();
 
-  const add = async (stored: string[], hits: number[]): Promise<AddedRow[]> => {
+  // A key whose count over every process is at most this is forgotten after a flush
+  // (forgettable, below): a flush reads back only the keys above it.
+  const farFromLimit = limit - unflushed;
+  /** Adds `hits` to the keys `stored`; the rows of the keys whose count is now above `above`. */
+  const add = async (stored: string[], hits: number[], above: number): Promise<AddedRow[]> => {
     const now = Date.now();
     if (now - lastPurge >= PURGE_INTERVAL_MS) {
       lastPurge = now;
       runQuery(sql, 'rate-limit/purge', [PURGE_BATCH]).catch(() => {});
     }
-    return runQuery<AddedRow>(sql, 'rate-limit/add', [name, stored, hits, limit, windowMs]);
+    return runQuery<AddedRow>(sql, 'rate-limit/add', [name, stored, hits, limit, windowMs, above]);
   };
 
   const learn = (state: KeyState, row: AddedRow, sent: number, now: number) => {
@@ -103,6 +110,7 @@ export function createBatchedRateLimiter(sql: Sql, options: BatchedRateLimitOpti
       rows = await add(
         batch.map((entry) => entry[0]),
         batch.map((entry) => entry[2]),
+        farFromLimit,
       );
     } catch {
       // Counted again at the next flush; meanwhile the pending count holds them back.
@@ -118,7 +126,11 @@ export function createBatchedRateLimiter(sql: Sql, options: BatchedRateLimitOpti
     for (const [key, state, sent] of batch) {
       const row = byKey.get(key);
       if (row) learn(state, row, sent, now);
-      else state.sending -= sent;
+      else {
+        // Not read back: its count is at most farFromLimit, which bounds it from above.
+        state.sending -= sent;
+        state.known = Math.min(state.known, farFromLimit);
+      }
     }
     for (const [key, state] of keys) if (forgettable(state, now)) keys.delete(key);
   };
@@ -144,7 +156,7 @@ export function createBatchedRateLimiter(sql: Sql, options: BatchedRateLimitOpti
     }
     let row: AddedRow;
     try {
-      [row] = (await add([stored], [sent])) as [AddedRow];
+      [row] = (await add([stored], [sent], 0)) as [AddedRow];
     } catch (error) {
       // Not counted by PostgreSQL: held back as pending, added at the next flush, and
       // counted against the limit here meanwhile (else every failed add lost them).

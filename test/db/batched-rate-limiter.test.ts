@@ -4,6 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createBatchedRateLimiter } from '../../src/db/batched-rate-limiter.js';
 import { createPool } from '../../src/db/pool.js';
+import { runQuery } from '../../src/db/queries.js';
 import { startPgProxy } from '../helpers/pg-proxy.js';
 import { closeTestSql, testSql } from '../helpers/servers.js';
 
@@ -43,6 +44,26 @@ test('counts are added to PostgreSQL in batches, at most `unflushed` - 1 hits be
   assert.ok((await storedHits(name, 'k')) >= 13 - 4);
   await limiter.close();
   assert.is(await storedHits(name, 'k'), 13);
+});
+
+test('a flush reads back only the keys near their limit, and the limit still holds for them', async () => {
+  const name = 'test:batched-near';
+  const limit = 10;
+  const unflushed = 3;
+  const added = await runQuery<{ key: string; hits: number }>(testSql(), 'rate-limit/add', [name, ['far', 'near'], [1, limit - unflushed + 1], limit, MINUTE, limit - unflushed]);
+  assert.equal(added.map((row) => [row.key, row.hits]), [['near', limit - unflushed + 1]], 'only the key above limit - unflushed');
+  assert.is(await storedHits(name, 'far'), 1, 'the other is counted all the same');
+  // Hits of many keys far from the limit, and of one that reaches it, over several flushes.
+  const limiter = createBatchedRateLimiter(testSql(), { name, limit, windowMs: MINUTE, unflushed, flushMs: 20 });
+  let allowed = 0;
+  for (let i = 0; i < 15; i++) {
+    for (let k = 0; k < 20; k++) assert.ok((await limiter.hit(`other-${i}-${k}`)).allowed);
+    allowed += Number((await limiter.hit('hot')).allowed);
+    await sleep(30);
+  }
+  assert.is(allowed, limit);
+  await limiter.close();
+  assert.is(await storedHits(name, 'hot'), limit);
 });
 
 test('two processes share the limit within limit + (N - 1) x unflushed', async () => {
