@@ -35,6 +35,11 @@ export const MAX_UPDATE_ENTRIES = 500;
 export const UPDATES_BODY_LIMIT = 192 * KiB;
 export const UPDATE_CHECKS_PER_MINUTE = 60;
 /**
+ * Update check bodies whose hash a site process keeps (lib/hash-memo.ts), with their
+ * bytes: a launcher polling with the same body is not hashed again.
+ */
+export const UPDATE_BODY_HASHES = { maxEntries: 512, maxBytes: 4 * 1024 * KiB };
+/**
  * Update checks of one address a site process lets through before PostgreSQL has
  * counted them: over N processes an address gets at most 60 + (N - 1) x 5 a minute.
  */

@@ -1,5 +1,5 @@
 import { HttpError } from '../../http/errors.js';
-import { sha256Base64 } from '../../lib/sha256-base64.js';
+import { createHashMemo } from '../../lib/hash-memo.js';
 import { parseJsonBytes } from '../../http/json-body.js';
 import { sendPrepared } from '../../http/prepared-answer.js';
 import { rateLimited, type RateDecision } from '../../http/rate-limited.js';
@@ -12,6 +12,7 @@ import type { KeptAnswers } from '../store/kept-answers.js';
 import { installLink } from '../store/install-routes.js';
 import { hashOfDownload } from './hosted-hash.js';
 import { normalized, updatesInput, type Installed } from './updates-input.js';
+import { UPDATE_BODY_HASHES } from './limits.js';
 
 // POST /apps/api/updates: which of the plugins a launcher has installed have another
 // live version, in one call (as Modrinth's POST /v2/version_files/update). No login;
@@ -58,6 +59,7 @@ export function updatesHandler(deps: SiteDeps, kept: KeptAnswers, limiter: Batch
   const scheme = deps.config.installScheme;
   const imageHost = deps.config.imageHostPublicUrl.replace(/\/+$/, '');
   const uncounted = uncountedWhileUnreachable(deps.sql);
+  const hashes = createHashMemo(UPDATE_BODY_HASHES);
   return async (ctx: SiteContext) => {
     // The limit first, in memory (db/batched-rate-limiter.ts): a refused caller costs nothing more.
     // A hit PostgreSQL must count but cannot: see uncountedWhileUnreachable.
@@ -65,10 +67,11 @@ export function updatesHandler(deps: SiteDeps, kept: KeptAnswers, limiter: Batch
     const decision = hit instanceof Promise ? await hit.catch(uncounted) : hit;
     if (!decision.allowed) throw rateLimited(decision, 'Too many update checks; try again in a minute');
     // The answer is kept under a hash of the bytes asked: a launcher polling with the
-    // same body again costs a hash and a lookup, no parse. The bytes are parsed,
-    // checked and put in canonical order only to build a missing answer.
+    // same body again costs a comparison of the bytes (the hash is kept with them) and
+    // a lookup, no parse. The bytes are parsed, checked and put in canonical order
+    // only to build a missing answer.
     const bytes = ctx.body as Buffer;
-    const key = sha256Base64(bytes);
+    const key = hashes.hashOf(bytes);
     const answer = await kept.answer({ shared: key, own: key }, null, async () => {
       const asked = normalized(updatesInput(parseJsonBytes(bytes)));
       const rows = await runQuery<LiveRow>(deps.sql, 'versions/check-updates', [asked.map((entry) => entry.id)]);
