@@ -115,4 +115,27 @@ test('the request log of a service stopped by SIGTERM holds a line for every req
   assert.is(entries.at(-1)!.msg, 'stopped');
 });
 
+
+test('lines are written whole and in order as UTF-8, a line longer than the batch among them', async () => {
+  // The batch holds bytes: every character may take up to three of them, and a line
+  // that cannot fit in a whole batch goes out on its own, after the ones before it.
+  const body = [
+    `log.info('a', { text: '插件 ünïcode \\u{1F600}' });`,
+    `log.info('lone', { text: '\\uD800' });`,
+    `log.info('long', { text: 'x'.repeat(300000) });`,
+    `for (let i = 0; i < 2000; i++) log.info('filler', { i, text: '汉'.repeat(40) });`,
+    `log.info('last');`,
+  ].join('\n');
+  const { lines, code } = await runLogging(body, join(tempDir(), 'out.log'));
+  assert.is(code, 0);
+  const parsed = lines.map((line) => JSON.parse(line));
+  assert.is(parsed.length, 2004);
+  assert.is(parsed[0].text, '插件 ünïcode \u{1F600}');
+  // JSON.stringify escapes a lone surrogate (\ud800): it comes back as it went in.
+  assert.is(parsed[1].text, '\uD800');
+  assert.is(parsed[2].text.length, 300000);
+  assert.equal(parsed.slice(3, 2003).map((line) => line.i), Array.from({ length: 2000 }, (_, i) => i));
+  assert.is(parsed[2003].msg, 'last');
+});
+
 test.run();
