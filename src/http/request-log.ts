@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '../lib/log.js';
-import type { AppResponse } from './answer-head.js';
+import { AppResponse } from './answer-head.js';
 import type { RouteMeter } from './metrics/http-metrics.js';
 
 const MAX_LOGGED_PATH = 256;
@@ -56,16 +56,18 @@ export function requestLog(log: Logger, metered: boolean): (request: LoggedReque
   if (write === undefined && !metered) return () => {};
   const logging = write !== undefined;
 
-  // A server response always emits 'close', exactly once: after 'finish', or when
-  // the connection ended first (then writableFinished is false).
-  function onClose(this: ServerResponse): void {
-    const request = (this as AppResponse).finishing as LoggedRequest;
+  // When the answer is done: after it finished, or when the connection ended first
+  // (then writableFinished is false). Our servers' responses say so themselves
+  // (answer-head.ts's AppResponse.whenDone); another server's response always emits
+  // 'close', exactly once, at the same moments.
+  function finishLine(res: ServerResponse): void {
+    const request = (res as AppResponse).finishing as LoggedRequest;
     const now = performance.now();
     // Hundredths of a millisecond, as an integer: its digits come from small
     // integers (which V8 turns into text from a cache), not from a fraction.
     const hundredths = Math.round((now - request.logStartedAt) * 100);
-    const finished = this.writableFinished;
-    const status = request.clientErrorStatus ?? (finished || this.headersSent ? this.statusCode : CLIENT_CLOSED_REQUEST);
+    const finished = res.writableFinished;
+    const status = request.clientErrorStatus ?? (finished || res.headersSent ? res.statusCode : CLIENT_CLOSED_REQUEST);
     request.meter?.observe(status, hundredths / 100);
     if (!logging) return;
     write!(
@@ -74,14 +76,19 @@ export function requestLog(log: Logger, metered: boolean): (request: LoggedReque
       now,
     );
   }
+  function onClose(this: ServerResponse): void {
+    finishLine(this);
+  }
 
   return (request) => {
     // performance.now() is a plain number; hrtime.bigint() made a BigInt twice a request.
     request.logStartedAt = performance.now();
     // Read now: once the answer is done the socket may be gone.
     request.logIp = logging ? request.ip : '';
-    (request.res as AppResponse).finishing = request;
-    request.res.on('close', onClose);
+    const res = request.res;
+    (res as AppResponse).finishing = request;
+    if (res instanceof AppResponse) res.whenDone = finishLine;
+    else res.on('close', onClose);
   };
 }
 

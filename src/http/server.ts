@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../lib/log.js';
 import { AppResponse } from './answer-head.js';
@@ -47,6 +47,7 @@ export function listen(handler: RequestHandler, host: string, port: number): Pro
     },
     (req, res) => void handler(req, res),
   );
+  server.on('connection', watchConnection);
   if (handler.clientError) server.on('clientError', handler.clientError);
   const accepts = handler.checkContinue;
   if (accepts) {
@@ -72,6 +73,21 @@ export function listen(handler: RequestHandler, host: string, port: number): Pro
       });
     });
   });
+}
+
+/**
+ * A listener for each connection (not each request): when the connection closes
+ * with an answer still on it, that answer is done (AppResponse.whenDone, the request
+ * log's line with "aborted"). It runs before the 'close' Node emits on the answer:
+ * Node's own listener is added when the answer takes the connection, after this one.
+ */
+function watchConnection(socket: Socket): void {
+  socket.on('close', answerOfClosedConnection);
+}
+
+function answerOfClosedConnection(this: Socket): void {
+  const answer = (this as Socket & { _httpMessage?: unknown })._httpMessage;
+  if (answer instanceof AppResponse) answer.done();
 }
 
 function closeGracefully(server: Server, graceMs: number): Promise<void> {
