@@ -6,8 +6,9 @@ import { PURGE_BATCH, PURGE_INTERVAL_MS, storedKey, type SharedRateLimitOptions 
 // A per-key limit shared by every site process, for a route too hot for a
 // PostgreSQL write per request (the launchers' update check). The counts live in
 // the same table as the shared limiter's (rate_limits, fixed windows), but each
-// process counts hits in memory and adds them to PostgreSQL in one statement a
-// second (rate-limit/add.sql), learning every key's total over all processes back.
+// process counts hits in memory and adds them to PostgreSQL in one statement every
+// `flushMs` (rate-limit/add.sql), learning back the totals over all processes of
+// the keys near their limit.
 //
 // The tolerance, documented in docs/operations.md: a process decides alone while
 // it holds fewer than `unflushed` hits of a key that PostgreSQL has not counted;

@@ -7,7 +7,7 @@ import type { SiteDeps, SiteLocals } from '../context.js';
 import { DEFAULT_IMAGE_HOST_LIMITS, type ImageHostLimits } from '../media/limits.js';
 import { refuseBodyOnError } from '../media/upload-route.js';
 import { createKeptAnswers } from '../store/kept-answers.js';
-import { UPDATE_CHECKS_PER_MINUTE, UPDATE_CHECKS_UNFLUSHED, UPDATES_BODY_LIMIT, UPLOAD_WINDOW_MS, UPLOADS_PER_WINDOW } from './limits.js';
+import { UPDATE_CHECKS_FLUSH_MS, UPDATE_CHECKS_PER_MINUTE, UPDATE_CHECKS_UNFLUSHED, UPDATES_BODY_LIMIT, UPLOAD_WINDOW_MS, UPLOADS_PER_WINDOW } from './limits.js';
 import { createPackageClient } from './package-client.js';
 import { getVersionHandler, listVersionsHandler } from './read-routes.js';
 import { CORS, crossOriginAnswers, updatesHandler, updatesPreflight } from './updates-route.js';
@@ -28,9 +28,9 @@ export function versionsFeature(deps: SiteDeps, guards: Guards, options: Version
     { ...DEFAULT_IMAGE_HOST_LIMITS, ...options.imageHostLimits },
   );
   const uploads = createSharedRateLimiter(deps.sql, { name: 'version-upload', limit: UPLOADS_PER_WINDOW, windowMs: UPLOAD_WINDOW_MS });
-  // Counted in memory and added to PostgreSQL once a second: no write per check (the tolerance is in the module).
+  // Counted in memory and added to PostgreSQL four times a second: no write per check (the tolerance is in the module).
   const checks = createBatchedRateLimiter(deps.sql, {
-    name: 'update-check', limit: UPDATE_CHECKS_PER_MINUTE, windowMs: 60_000, unflushed: UPDATE_CHECKS_UNFLUSHED, flushMs: 1000,
+    name: 'update-check', limit: UPDATE_CHECKS_PER_MINUTE, windowMs: 60_000, unflushed: UPDATE_CHECKS_UNFLUSHED, flushMs: UPDATE_CHECKS_FLUSH_MS,
   });
   const stale = { staleIfErrorSeconds: deps.config.staleIfErrorSeconds };
   const kept = createKeptAnswers(deps.sql, { ...stale, name: 'versions' });
