@@ -87,6 +87,12 @@ async function main(): Promise<void> {
       const p99 = median(rounds.map((figures) => figures[index]!.p99));
       process.stdout.write(`| ${name} | ${cpu.toFixed(1)} | ${efficiency.toFixed(2)}× | ${rps.toFixed(0)} | ${p99} |\n`);
     });
+    // Each run's figures too: how far apart the runs are says how much the medians can be trusted.
+    process.stdout.write('\nper run, CPU µs/req (efficiency vs plain):\n');
+    sides.forEach(([name], index) => {
+      const runs = rounds.map((figures) => `${figures[index]!.cpuUs.toFixed(1)} (${(figures[plainAt]!.cpuUs / figures[index]!.cpuUs).toFixed(2)}×)`);
+      process.stdout.write(`  ${name}: ${runs.join(', ')}\n`);
+    });
   } finally {
     for (const server of servers.reverse()) await server.stop();
   }
