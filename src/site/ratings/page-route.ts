@@ -30,8 +30,6 @@ const COPY_PREFIX = 'ratings ';
 const NO_STORE = { 'Cache-Control': 'no-store' } as const;
 /** A visitor's page as an outage copy keeps it: its head, no ETag to hash. */
 const PAGE_COPY = { etag: false, cacheControl: 'no-store' } as const;
-/** As many as the outage copies hold at most (OUTAGE_COPIES_MAX_ENTRIES). */
-const DIGESTS_MAX = 16_384;
 
 /**
  * GET /apps/api/plugins/:id/ratings?limit&offset: {success, avg, count,
@@ -42,8 +40,6 @@ const DIGESTS_MAX = 16_384;
  */
 export function ratingsPageHandler(deps: SiteDeps) {
   const copies = outageCopiesOf(deps.sql);
-  // What each kept page's bytes hash to, beside it: a page built again the same is not packed again.
-  const digests = new Map<string, string>();
   const generations = generationsOf(deps.sql);
   const keptPages = createKeptRatingsPages(deps.sql);
   const keepForOutage = (key: string, bytes: Buffer, generation: bigint | undefined) => {
@@ -55,14 +51,12 @@ export function ratingsPageHandler(deps: SiteDeps) {
     }
     const digest = sha256Base64(bytes);
     const kept = copies.find(copyKey);
-    if (kept !== undefined && kept.visibility === generation && digests.get(copyKey) === digest) {
+    // A page built again with the same bytes is not packed again.
+    if (kept !== undefined && kept.visibility === generation && kept.digest === digest) {
       kept.servedAt = Date.now();
       return;
     }
-    copies.keep(copyKey, { generation: 0n, visibility: generation, servedAt: Date.now() }, prepareAnswer(bytes, PAGE_COPY));
-    // Bounded: when full, all are forgotten at once (each page is then packed once more).
-    if (digests.size >= DIGESTS_MAX) digests.clear();
-    digests.set(copyKey, digest);
+    copies.keep(copyKey, { generation: 0n, visibility: generation, servedAt: Date.now(), digest }, prepareAnswer(bytes, PAGE_COPY));
   };
   return async (ctx: SiteContext) => {
     const user = ctx.locals.user;

@@ -23,6 +23,8 @@ export interface OutageCopy {
   visibility: bigint;
   /** Date.now() when it was last known current. */
   servedAt: number;
+  /** A hash of the answer's bytes, for a keeper that builds answers again and packs only those that changed (ratings pages). */
+  digest?: string;
   packed: PackedAnswer;
 }
 
@@ -63,7 +65,7 @@ export function createOutageCopies(bounds: OutageCopiesBounds = DEFAULT_OUTAGE_C
     keep(key, copy, answer) {
       const packed = packAnswer(answer);
       // Field by field: the caller's record (a kept answer) also holds the answer itself, which a spread would keep alive.
-      const kept: OutageCopy = { generation: copy.generation, visibility: copy.visibility, servedAt: copy.servedAt, packed };
+      const kept: OutageCopy = { generation: copy.generation, visibility: copy.visibility, servedAt: copy.servedAt, digest: copy.digest, packed };
       copies.set(key, kept, packed.bytes.length + key.length + ENTRY_OVERHEAD_BYTES);
     },
     find: (key) => copies.get(key),

@@ -79,7 +79,7 @@ test('an outage copy keeps its packed bytes only, not the answer it was packed f
   const copies = createOutageCopies();
   const record = { generation: 3n, visibility: 2n, servedAt: 1, answer: { body: Buffer.alloc(10_000) } };
   copies.keep('k', record, prepareJson({ success: true, filler: 'x'.repeat(10_000) }, { etag: false }));
-  assert.equal(Object.keys(copies.find('k')!).sort(), ['generation', 'packed', 'servedAt', 'visibility']);
+  assert.equal(Object.keys(copies.find('k')!).sort(), ['digest', 'generation', 'packed', 'servedAt', 'visibility']);
 });
 
 test('caches of one process share the copies under their own names: neither serves the other\'s answer', async () => {
