@@ -11,10 +11,14 @@ const SLACK_BYTES = 256;
 
 /** `buffer` itself when it owns its memory (near enough), else a copy that does. */
 export function exactBuffer(buffer: Buffer): Buffer {
-  if (buffer.buffer.byteLength - buffer.length < SLACK_BYTES) return buffer;
-  const exact = Buffer.allocUnsafeSlow(buffer.length);
-  buffer.copy(exact);
-  return exact;
+  return buffer.buffer.byteLength - buffer.length < SLACK_BYTES ? buffer : exactCopy(buffer);
+}
+
+/** A copy of `buffer` in memory of its own, whatever `buffer` is a view of. */
+export function exactCopy(buffer: Buffer): Buffer {
+  const copy = Buffer.allocUnsafeSlow(buffer.length);
+  buffer.copy(copy);
+  return copy;
 }
 
 /** The UTF-8 bytes of `text` in memory of their own (never a slice of the shared pool). */

@@ -1,4 +1,5 @@
 import { sha256Base64 } from './sha256-base64.js';
+import { exactCopy } from './exact-buffer.js';
 
 // The SHA-256 (base64) of request bodies that come again byte for byte. A launcher
 // asks the update check with the same body at every poll, and hashing its 12 KB was
@@ -63,8 +64,9 @@ export function createHashMemo(options: HashMemoOptions): HashMemo {
       const hash = sha256Base64(bytes);
       if (found !== undefined) remove(fingerprint, found);
       if (bytes.length > options.maxBytes) return hash;
-      // A copy: the body may be a view of a larger buffer that should not be held.
-      entries.set(fingerprint, { bytes: Buffer.from(bytes), hash });
+      // A copy in memory of its own: the body may be a view of a larger buffer, and a
+      // short Buffer.from copy would be a slice of a shared 8 KiB pool slab (exact-buffer.ts).
+      entries.set(fingerprint, { bytes: exactCopy(bytes), hash });
       total += bytes.length;
       for (const [oldest, entry] of entries) {
         if (entries.size <= options.maxEntries && total <= options.maxBytes) break;
