@@ -7,6 +7,7 @@ import { loadSettings, type Settings } from '../../src/boot.js';
 import { createLogger, silentLogger, type Logger } from '../../src/lib/log.js';
 import { listen, type RunningServer } from '../../src/http/server.js';
 import { createPool, type Sql } from '../../src/db/pool.js';
+import { databaseAddressOf, surviveStrayConnectionFailures } from '../../src/db/stray-rejections.js';
 import { createImghost } from '../../src/imghost/app.js';
 import { createSite } from '../../src/site/app.js';
 import type { WebhookWorkerOptions } from '../../src/site/webhooks/delivery-worker.js';
@@ -70,7 +71,25 @@ async function serveForTest(config: Settings, service: { handler: Parameters<typ
 /** `webhooks`: the site's webhook worker options (a test's clock and dispatcher, or start: false). */
 export function startTestSite(overrides: Record<string, string | undefined> = {}, sql: Sql = testSql(), webhooks?: WebhookWorkerOptions): Promise<TestServer> {
   const config = testConfig(overrides);
+  surviveStrayFailuresOf(sql);
   return serveForTest(config, createSite({ config, sql, log: testLogger(), webhooks }));
+}
+
+const strayHandled = new Set<string>();
+
+/**
+ * A site in the test process survives what postgres.js leaves unhandled when its
+ * database goes away (the LISTEN connection's reconnects), as `node dist/site.js`
+ * does (src/site.ts, db/stray-rejections.ts): once per database address. Without
+ * it, a test that cuts the database under a site (database-outage) ended the whole
+ * test process on such an ECONNREFUSED, now and then under a loaded machine.
+ */
+function surviveStrayFailuresOf(sql: Sql): void {
+  const address = databaseAddressOf(sql);
+  const key = JSON.stringify(address);
+  if (strayHandled.has(key)) return;
+  strayHandled.add(key);
+  surviveStrayConnectionFailures(testLogger(), sql);
 }
 
 export async function startTestImghost(overrides: Record<string, string | undefined> = {}): Promise<TestServer> {
