@@ -1,5 +1,6 @@
 import { ServerResponse, type OutgoingHttpHeader, type OutgoingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
+import { noHeaderTable, RENDERED_HEADS, RenderedHead, renderLines, storeHeader } from './rendered-head.js';
 
 // Every answer carries X-Request-Id and the service's answer headers (the security
 // headers). They are written with the head, in the one writeHead that also carries
@@ -19,12 +20,16 @@ import type { Socket } from 'node:net';
 //
 // The answer's own value wins: a header of ours that the answer names too (in its
 // writeHead, or with setHeader before) is left out, so each name is sent once.
+//
+// A prepared head is also kept as its text, checked once (rendered-head.ts): Node
+// then checks and writes only the request's Content-Length, not every header again.
 
 /** Headers as writeHead takes them whole: `[name, value, name, value, ...]`. */
 export type HeaderList = readonly OutgoingHttpHeader[];
 
 /** What the head of a request's answer needs to know, and what it tells the request log. */
 export interface AnswerState {
+  /** The request id: letters, digits, `.`, `_` and `-` only (request-id.ts), so it is written unchecked in a prepared head's text. */
   readonly id: string;
   /** Set when the head is written: its Content-Length, for the request log. */
   contentLength: number | undefined;
@@ -67,6 +72,11 @@ export class AppResponse extends ServerResponse {
     if (whenDone === undefined) return;
     this.whenDone = undefined;
     whenDone(this);
+  }
+
+  /** Node's, taking a RenderedHead as well (rendered-head.ts), which is only given when RENDERED_HEADS. */
+  _storeHeader(firstLine: string, headers: unknown): void {
+    storeHeader(this, firstLine, headers);
   }
 
   override writeHead(
@@ -170,20 +180,25 @@ function writeOurHead(
  * headers prepared once (a frozen list: the same object on every request), written
  * in one step: when `own` names neither one of ours nor Content-Length, and nothing
  * was set before with setHeader, the whole head is made once per list and content
- * type (headTemplate) and each request copies it and fills in its
- * request id and length: no header looked at one by one, no lists spread together.
- * Anything else takes writeHead's way.
+ * type (headTemplate), and each request joins its X-Request-Id line to the head's
+ * text and gives Node its Content-Length (rendered-head.ts), or, on a Node where
+ * heads are not taken as text or once a header was set with setHeader, copies the
+ * head's list and fills in its request id and length: no header looked at one by
+ * one, no lists spread together. Anything else takes writeHead's way.
  */
 export function writeBodyHead(res: ServerResponse, status: number, own: HeaderList, contentType: string, length: number): ServerResponse {
   const state = (res as AppResponse).answerState;
   const ours = (res as AppResponse).answerHeaders;
   const template = state === undefined || ours === undefined ? undefined : headTemplate(own, ours, contentType);
-  if (template === undefined || setBefore(res, ours!.names)) {
-    return res.writeHead(status, [...own, 'Content-Type', contentType, 'Content-Length', length]);
+  if (template === undefined) return res.writeHead(status, [...own, 'Content-Type', contentType, 'Content-Length', length]);
+  if (template.lines !== undefined && res instanceof AppResponse && noHeaderTable(res)) {
+    state!.contentLength = length;
+    return nodeWriteHead.call(res, status, new RenderedHead(idLine(state!.id) + template.lines, ['Content-Length', length]) as never);
   }
+  if (setBefore(res, ours!.names)) return res.writeHead(status, [...own, 'Content-Type', contentType, 'Content-Length', length]);
   state!.contentLength = length;
   // slice() of a plain (not frozen) array is one copy.
-  const head = template.slice();
+  const head = template.list.slice();
   head[1] = state!.id;
   head[head.length - 1] = length;
   return nodeWriteHead.call(res, status, head);
@@ -192,19 +207,46 @@ export function writeBodyHead(res: ServerResponse, status: number, own: HeaderLi
 /**
  * The head of an answer without a body (a 304 of a prepared answer, whose own
  * headers are its ETag and Cache-Control), with `own` headers prepared once (a
- * frozen list), written in one step like writeBodyHead's: the head is made once
- * per list and each request copies it with its request id filled in. Anything
- * else takes writeHead's way.
+ * frozen list), written in one step like writeBodyHead's. Anything else takes
+ * writeHead's way.
  */
 export function writeEmptyHead(res: ServerResponse, status: number, own: HeaderList): ServerResponse {
   const state = (res as AppResponse).answerState;
   const ours = (res as AppResponse).answerHeaders;
   const known = state === undefined || ours === undefined ? undefined : listHeadsOf(own, ours);
-  if (known === undefined || known.byType === null || setBefore(res, ours!.names)) return res.writeHead(status, own as OutgoingHttpHeader[]);
+  if (known === undefined || known.byType === null) return res.writeHead(status, own as OutgoingHttpHeader[]);
+  const template = (known.bodiless ??= makeTemplate(['X-Request-Id', '', ...ours!.list, ...own]));
+  if (template.lines !== undefined && res instanceof AppResponse && noHeaderTable(res)) {
+    state!.contentLength = undefined;
+    return nodeWriteHead.call(res, status, new RenderedHead(idLine(state!.id) + template.lines, NO_MORE_HEADERS) as never);
+  }
+  if (setBefore(res, ours!.names)) return res.writeHead(status, own as OutgoingHttpHeader[]);
   state!.contentLength = undefined;
-  const head = (known.bodiless ??= ['X-Request-Id', '', ...ours!.list, ...own]).slice();
+  const head = template.list.slice();
   head[1] = state!.id;
   return nodeWriteHead.call(res, status, head);
+}
+
+const NO_MORE_HEADERS: HeaderList = Object.freeze([]);
+
+/** `X-Request-Id: <id>\r\n`: the line each request adds to a prepared head's text. */
+function idLine(id: string): string {
+  return 'X-Request-Id: ' + id + '\r\n';
+}
+
+/**
+ * A prepared head: as a list `[X-Request-Id, <id>, ...]` whose id (and length, when
+ * it ends with Content-Length) each request fills in, and as the text of all its
+ * lines but those two (rendered-head.ts), when this Node takes heads as text.
+ */
+interface HeadTemplate {
+  readonly list: OutgoingHttpHeader[];
+  readonly lines: string | undefined;
+}
+
+function makeTemplate(list: OutgoingHttpHeader[]): HeadTemplate {
+  const end = isContentLength(list[list.length - 2]!) ? list.length - 2 : list.length;
+  return { list, lines: RENDERED_HEADS ? renderLines(list.slice(2, end)) : undefined };
 }
 
 /**
@@ -215,8 +257,8 @@ export function writeEmptyHead(res: ServerResponse, status: number, own: HeaderL
  */
 interface ListHeads {
   readonly ours: AnswerHeaders;
-  readonly byType: Map<string, OutgoingHttpHeader[]> | null;
-  bodiless: OutgoingHttpHeader[] | undefined;
+  readonly byType: Map<string, HeadTemplate> | null;
+  bodiless: HeadTemplate | undefined;
 }
 const listHeads = new WeakMap<HeaderList, ListHeads>();
 /** Content types remembered per list: a list is sent with one or a few (the static files' table at most). */
@@ -234,12 +276,12 @@ function listHeadsOf(own: HeaderList, ours: AnswerHeaders): ListHeads | undefine
   return known;
 }
 
-function headTemplate(own: HeaderList, ours: AnswerHeaders, contentType: string): OutgoingHttpHeader[] | undefined {
+function headTemplate(own: HeaderList, ours: AnswerHeaders, contentType: string): HeadTemplate | undefined {
   const known = listHeadsOf(own, ours);
   if (known === undefined || known.byType === null) return undefined;
   let head = known.byType.get(contentType);
   if (head === undefined) {
-    head = ['X-Request-Id', '', ...ours.list, ...own, 'Content-Type', contentType, 'Content-Length', 0];
+    head = makeTemplate(['X-Request-Id', '', ...ours.list, ...own, 'Content-Type', contentType, 'Content-Length', 0]);
     if (known.byType.size < MAX_TYPES_PER_LIST) known.byType.set(contentType, head);
   }
   return head;
