@@ -41,13 +41,13 @@ export interface LoggedRequest {
  * request timeout), or else CLIENT_CLOSED_REQUEST.
  *
  * The query string is left out on purpose: it carries OAuth codes and states.
- * This runs for every request, so the line is built here directly rather than
- * through an object and JSON.stringify, and one listener made here serves every
- * request (the request is found on its response, answer-head.ts's AppResponse).
- * Only the path can hold arbitrary text and is escaped; the request id (validated
- * or generated), the method (Node's parser accepts only known methods) and the
- * address (from the socket, or validated from X-Forwarded-For) cannot hold a quote
- * or a backslash.
+ * This runs for every request, so the line is written here directly, as bytes,
+ * rather than through an object and JSON.stringify, and one function made here
+ * serves every request (the request is found on its response, answer-head.ts's
+ * AppResponse). Only the path can hold arbitrary text and is escaped; the request
+ * id (validated or generated), the method (Node's parser accepts only known
+ * methods) and the address (from the socket, or validated from X-Forwarded-For)
+ * cannot hold a quote or a backslash.
  */
 export function requestLog(log: Logger, metered: boolean): (request: LoggedRequest) => void {
   const write = log.lineWriter('info', 'request');
@@ -63,18 +63,18 @@ export function requestLog(log: Logger, metered: boolean): (request: LoggedReque
   function finishLine(res: ServerResponse): void {
     const request = (res as AppResponse).finishing as LoggedRequest;
     const now = performance.now();
-    // Hundredths of a millisecond, as an integer: its digits come from small
-    // integers (which V8 turns into text from a cache), not from a fraction.
+    // Hundredths of a millisecond, as an integer: its digits are written from it
+    // one by one (writeDecimal), not from a fraction's text.
     const hundredths = Math.round((now - request.logStartedAt) * 100);
     const finished = res.writableFinished;
     const status = request.clientErrorStatus ?? (finished || res.headersSent ? res.statusCode : CLIENT_CLOSED_REQUEST);
     request.meter?.observe(status, hundredths / 100);
     if (!logging) return;
-    write!(
-      '"requestId":"' + request.id + methodAndPath(request.method, request.path) + statusField(status) + decimal(hundredths) +
-        bytesField(request.contentLength ?? 0) + ipField(request.logIp) + (finished ? '' : ',"aborted":true'),
-      now,
-    );
+    line.id = request.id;
+    line.middle = middleBytes(request.method, request.path, status);
+    line.hundredths = hundredths;
+    line.end = endBytes(request.contentLength ?? 0, request.logIp, finished);
+    write!(fillRequestLine, line, REQUEST_ID_KEY.length + line.id.length + line.middle.length + MAX_DECIMAL_BYTES + line.end.length, now);
   }
   function onClose(this: ServerResponse): void {
     finishLine(this);
@@ -92,68 +92,95 @@ export function requestLog(log: Logger, metered: boolean): (request: LoggedReque
   };
 }
 
-// Requests in a row often ask for the same path (launchers polling /api/info, a
-// page's icons) with the same method, get an answer of the same length, and come
-// from the same address: the last of each is kept as the text of its fields, and a
-// repeat costs one comparison instead of a few concatenations and a number's text.
-let lastMethod = '';
-let lastPath = '';
-let lastMethodAndPath = '';
+// The line is written as bytes (lib/log.ts's LineWriter): the request id, then the
+// fields up to the duration, its digits, and the fields after it. Requests in a row
+// often ask for the same path (launchers polling /api/info, a page's icons) with the
+// same method and status, get an answer of the same length, and come from the same
+// address: the bytes of the last fields before and after the duration are kept, and
+// a repeat costs a few comparisons and two copies.
 
-/** `","method":"GET","path":"/api/info"`: the fields between the request id and the status, the path cut to MAX_LOGGED_PATH characters. */
-function methodAndPath(method: string, path: string): string {
-  if (path !== lastPath || method !== lastMethod) {
-    lastMethod = method;
-    lastPath = path;
-    lastMethodAndPath =
-      (METHOD_FIELDS.get(method) ?? '","method":"' + method + '","path":') +
-      JSON.stringify(path.length > MAX_LOGGED_PATH ? path.slice(0, MAX_LOGGED_PATH) + '…' : path);
-  }
-  return lastMethodAndPath;
+/** What the line of the request being logged is made of (one at a time: lines are written as answers finish). */
+interface RequestLine {
+  /** Letters, digits, `.`, `_` and `-` only (request-id.ts): written byte for byte. */
+  id: string;
+  middle: Buffer;
+  hundredths: number;
+  end: Buffer;
+}
+const line: RequestLine = { id: '', middle: Buffer.alloc(0), hundredths: 0, end: Buffer.alloc(0) };
+
+const REQUEST_ID_KEY = Buffer.from('"requestId":"');
+/** The most digits of a duration in hundredths of a millisecond (past 2^53 they would not be exact anyway), and its point. */
+const MAX_DECIMAL_BYTES = 18;
+
+function fillRequestLine(target: Buffer, at: number, values: RequestLine): number {
+  target.set(REQUEST_ID_KEY, at);
+  at += REQUEST_ID_KEY.length;
+  const id = values.id;
+  for (let i = 0; i < id.length; i++) target[at++] = id.charCodeAt(i);
+  target.set(values.middle, at);
+  at = writeDecimal(target, at + values.middle.length, values.hundredths);
+  target.set(values.end, at);
+  return at + values.end.length;
 }
 
-/** The fields between the request id and the path, made once for the common methods. */
-const METHOD_FIELDS: ReadonlyMap<string, string> = new Map(
-  ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].map((method) => [method, `","method":"${method}","path":`]),
-);
+let lastMethod = '';
+let lastPath = '';
+let lastStatus = 0;
+let lastMiddle = Buffer.alloc(0);
 
-/** `,"status":200,"ms":` by status, made on first use (Node accepts 100-999 only; anything else is not kept). */
-const STATUS_FIELDS: string[] = [];
-function statusField(status: number): string {
-  const known = STATUS_FIELDS[status];
-  if (known !== undefined) return known;
-  const field = ',"status":' + status + ',"ms":';
-  if (Number.isInteger(status) && status >= 100 && status <= 999) STATUS_FIELDS[status] = field;
-  return field;
+/** `","method":"GET","path":"/api/info","status":200,"ms":`, the path cut to MAX_LOGGED_PATH characters. */
+function middleBytes(method: string, path: string, status: number): Buffer {
+  if (path !== lastPath || method !== lastMethod || status !== lastStatus) {
+    lastMethod = method;
+    lastPath = path;
+    lastStatus = status;
+    // The method is one Node's parser knows (letters only).
+    const shownPath = JSON.stringify(path.length > MAX_LOGGED_PATH ? path.slice(0, MAX_LOGGED_PATH) + '…' : path);
+    lastMiddle = Buffer.from(`","method":"${method}","path":${shownPath},"status":${status},"ms":`);
+  }
+  return lastMiddle;
 }
 
 let lastBytes = 0;
-let lastBytesField = '';
-/** `,"bytes":2786`, or nothing for an answer without a Content-Length (or of none). */
-function bytesField(bytes: number): string {
-  if (bytes !== lastBytes) {
-    lastBytes = bytes;
-    lastBytesField = bytes ? ',"bytes":' + bytes : '';
-  }
-  return lastBytesField;
-}
-
 let lastIp = '';
-let lastIpField = ',"ip":""';
-/** `,"ip":"127.0.0.1"`. */
-function ipField(ip: string): string {
-  if (ip !== lastIp) {
+let lastFinished = true;
+let lastEnd = Buffer.from(',"ip":""}\n');
+
+/** `,"bytes":2786,"ip":"127.0.0.1"}` and the line's end (no bytes for an answer without a Content-Length or of none). */
+function endBytes(bytes: number, ip: string, finished: boolean): Buffer {
+  if (bytes !== lastBytes || ip !== lastIp || finished !== lastFinished) {
+    lastBytes = bytes;
     lastIp = ip;
-    lastIpField = ',"ip":"' + ip + '"';
+    lastFinished = finished;
+    // The address is from the socket, or validated from X-Forwarded-For: no quote or backslash.
+    lastEnd = Buffer.from((bytes ? ',"bytes":' + bytes : '') + ',"ip":"' + ip + '"' + (finished ? '' : ',"aborted":true') + '}\n');
   }
-  return lastIpField;
+  return lastEnd;
 }
 
-/** `hundredths / 100` as JSON writes that number (1.5, 0.07, 12), from integers only. */
-export function decimal(hundredths: number): string {
+const ZERO = 48;
+const POINT = 46;
+
+/**
+ * `hundredths / 100` as JSON writes that number (1.5, 0.07, 12), as ASCII digits
+ * into `target` from `at`; returns where it ended. `hundredths` is a whole number, at least 0.
+ */
+export function writeDecimal(target: Buffer, at: number, hundredths: number): number {
   const fraction = hundredths % 100;
-  const whole = (hundredths - fraction) / 100;
-  if (fraction === 0) return '' + whole;
-  if (fraction % 10 === 0) return whole + '.' + fraction / 10;
-  return whole + (fraction < 10 ? '.0' : '.') + fraction;
+  let whole = (hundredths - fraction) / 100;
+  let digits = 1;
+  for (let rest = whole; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+  for (let i = at + digits - 1; i >= at; i--) {
+    const next = Math.floor(whole / 10);
+    target[i] = ZERO + whole - next * 10;
+    whole = next;
+  }
+  at += digits;
+  if (fraction === 0) return at;
+  target[at++] = POINT;
+  const ones = fraction % 10;
+  target[at++] = ZERO + (fraction - ones) / 10;
+  if (ones !== 0) target[at++] = ZERO + ones;
+  return at;
 }

@@ -14,17 +14,26 @@ export interface Logger {
   child(fields: Record<string, unknown>): Logger;
   /**
    * For the hottest line (one per request): a writer of lines of this level and
-   * message, whose head is serialized once, here. Each call takes the rest of the
-   * line as JSON members without braces (`"a":1,"b":"x"`), built by a caller that
-   * knows its values are safe, and `performance.now()` read by the caller as it
-   * finished (the line's time is the wall clock of that millisecond, read once per
-   * millisecond). Undefined when lines of this level are not written.
-   * Everything else uses the methods above.
+   * message whose bytes go straight into the log's batch. The line's start (`{"time":…,
+   * "level":…, the fixed fields, "msg":…,`) is kept as bytes, made again each
+   * millisecond; `fill` writes the rest (see LineFiller) for `value`, with at most
+   * `maxBytes`. `monotonicMs` is performance.now() read by the caller as it finished
+   * (the line's time is the wall clock of that millisecond). Undefined when lines of
+   * this level are not written. Everything else uses the methods above.
    */
-  lineWriter(level: LogLevel, msg: string): ((fragment: string, monotonicMs: number) => void) | undefined;
+  lineWriter(level: LogLevel, msg: string): LineWriter | undefined;
   /** Whether lines of this level are written at all: a caller may skip building one that is not. */
   enabled(level: LogLevel): boolean;
 }
+
+/**
+ * Writes the members of a line after its message (`"a":1,"b":"x"`, without a
+ * leading comma) and then `}\n`, as UTF-8 JSON, into `target` from `at`, and
+ * returns where it ended. The caller knows its values are safe and how long
+ * they can be.
+ */
+export type LineFiller<T> = (target: Buffer, at: number, value: T) => number;
+export type LineWriter = <T>(fill: LineFiller<T>, value: T, maxBytes: number, monotonicMs: number) => void;
 
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
@@ -61,14 +70,60 @@ function makeLogger(baseFragment: string, min: number, write: (line: string) => 
     error: (msg, fields) => emit('error', msg, fields),
     lineWriter: (level, msg) => {
       if (LEVELS[level] < min) return undefined;
-      const head = `","level":"${level}"${prefix},"msg":${JSON.stringify(msg)},`;
-      return (fragment, monotonicMs) => write('{"time":"' + isoAt(monotonicMs) + head + fragment + '}\n');
+      return bytesLineWriter(`","level":"${level}"${prefix},"msg":${JSON.stringify(msg)},`, write, LEVELS[level] >= LEVELS.warn);
     },
     enabled: (level) => LEVELS[level] >= min,
     child: (fields) => {
       const extra = fragmentOf(fields);
       return makeLogger(baseFragment && extra ? `${baseFragment},${extra}` : baseFragment || extra, min, write, options);
     },
+  };
+}
+
+/**
+ * A LineWriter whose lines start with `{"time":"<ISO>` and `head`. In a server the
+ * request line is most of what is logged: written as bytes from pieces the caller
+ * keeps as bytes, it makes no string and encodes nothing per line. Built as a
+ * string of a dozen pieces and encoded into the batch, it took about 1.7 µs a
+ * request in a profile of /api/info under load (26 Nov 2026), most of it joining
+ * the pieces.
+ */
+function bytesLineWriter(head: string, write: (line: string) => void, urgent: boolean): LineWriter {
+  let startWall = NaN;
+  let start = Buffer.alloc(0);
+  const startOf = (monotonicMs: number): Buffer => {
+    if (Math.floor(wallOffset + monotonicMs) !== startWall) {
+      const iso = isoAt(monotonicMs);
+      // isoAt may have read the clock again: the key is taken after it.
+      startWall = Math.floor(wallOffset + monotonicMs);
+      start = Buffer.from('{"time":"' + iso + head);
+    }
+    return start;
+  };
+  if (write !== writeBatched) {
+    // Another sink (a test's) takes lines as strings: the same bytes, decoded.
+    return (fill, value, maxBytes, monotonicMs) => {
+      const lineStart = startOf(monotonicMs);
+      const line = Buffer.allocUnsafe(lineStart.length + maxBytes);
+      lineStart.copy(line, 0);
+      write(line.toString('utf8', 0, fill(line, lineStart.length, value)));
+    };
+  }
+  return (fill, value, maxBytes, monotonicMs) => {
+    const lineStart = startOf(monotonicMs);
+    const most = lineStart.length + maxBytes;
+    if (most > BATCH_BYTES) {
+      flush();
+      const line = Buffer.allocUnsafe(most);
+      lineStart.copy(line, 0);
+      process.stdout.write(line.subarray(0, fill(line, lineStart.length, value)));
+      return;
+    }
+    if (batchLength + most > BATCH_BYTES) flush();
+    batch.set(lineStart, batchLength);
+    batchLength = fill(batch, batchLength + lineStart.length, value);
+    if (urgent) flush();
+    else flushSoon();
   };
 }
 
@@ -191,6 +246,10 @@ function writeBatched(line: string): void {
     if (most > BATCH_BYTES) return void process.stdout.write(line);
   }
   batchLength += batch.write(line, batchLength);
+  flushSoon();
+}
+
+function flushSoon(): void {
   if (flushTimer === undefined) {
     flushTimer = setTimeout(flush, FLUSH_INTERVAL_MS);
     // Pending lines never keep the process alive; 'exit' below writes them.

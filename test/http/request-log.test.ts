@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createLogger } from '../../src/lib/log.js';
-import { CLIENT_CLOSED_REQUEST, requestLog, type LoggedRequest } from '../../src/http/request-log.js';
+import { CLIENT_CLOSED_REQUEST, requestLog, writeDecimal, type LoggedRequest } from '../../src/http/request-log.js';
 
 interface Case {
   what: string;
@@ -78,6 +78,18 @@ test('request log: each line carries its own request\'s fields, whatever came be
       },
       c.what,
     );
+  }
+});
+
+test('request log: the duration\'s digits are those JSON writes for the number', () => {
+  const samples = [0, 1, 5, 7, 10, 50, 99, 100, 101, 110, 157, 1000, 12345, 99999, 100000, 123456789, 2 ** 40 + 3];
+  for (let i = 0; i < 200; i++) samples.push(Math.floor(Math.random() * 10 ** (1 + (i % 12))));
+  const target = Buffer.alloc(32, 0x78);
+  for (const hundredths of samples) {
+    target.fill(0x78);
+    const end = writeDecimal(target, 3, hundredths);
+    assert.is(target.toString('latin1', 3, end), JSON.stringify(hundredths / 100), String(hundredths));
+    assert.is(target[end], 0x78, `nothing written past the end for ${hundredths}`);
   }
 });
 

@@ -32,17 +32,38 @@ test('isoAt: the milliseconds of one second, and the next second', () => {
   assert.is(Date.parse(isoAt(now + 2500)) - Date.parse(first), 2500);
 });
 
-test('lineWriter: one JSON line with the time, level, fixed fields, message and the fragment', () => {
+const fillStatus = (target: Buffer, at: number, status: number): number => at + target.write(`"status":${status},"path":"/中文"}\n`, at);
+
+test('lineWriter: one JSON line with the time, level, fixed fields, message and the members the filler writes', () => {
   const lines: string[] = [];
   const write = createLogger({ service: 'site' }, { write: (line) => void lines.push(line) }).lineWriter('info', 'request')!;
-  write('"status":200', performance.now());
-  assert.is(lines.length, 1);
+  write(fillStatus, 200, 64, performance.now());
+  write(fillStatus, 404, 64, performance.now());
+  assert.is(lines.length, 2);
   assert.ok(lines[0]!.endsWith('}\n'));
   const entry = JSON.parse(lines[0]!);
-  assert.equal(Object.keys(entry), ['time', 'level', 'service', 'msg', 'status']);
+  assert.equal(Object.keys(entry), ['time', 'level', 'service', 'msg', 'status', 'path']);
   assert.match(entry.time, ISO);
   assert.ok(Math.abs(Date.parse(entry.time) - Date.now()) < 50);
   assert.is(entry.status, 200);
+  assert.is(entry.path, '/中文');
+  assert.is(JSON.parse(lines[1]!).status, 404);
+});
+
+test('lineWriter: a line of another millisecond carries its own time', () => {
+  const lines: string[] = [];
+  const write = createLogger({}, { write: (line) => void lines.push(line) }).lineWriter('info', 'request')!;
+  const now = performance.now();
+  write(fillStatus, 200, 64, now);
+  write(fillStatus, 200, 64, now + 1);
+  write(fillStatus, 200, 64, now + 2500);
+  const times = lines.map((line) => Date.parse(JSON.parse(line).time));
+  assert.is(times[1]! - times[0]!, 1);
+  assert.is(times[2]! - times[0]!, 2500);
+});
+
+test('lineWriter: none for a level below the logger\'s', () => {
+  assert.is(createLogger({}, { level: 'warn', write: () => {} }).lineWriter('info', 'request'), undefined);
 });
 
 test.run();
