@@ -49,6 +49,8 @@ export function jsonBodyBytes(options: { limit?: number } = {}): Middleware<any>
 
 export function isJsonType(contentType: string | undefined): boolean {
   if (!contentType) return false;
+  // What launchers and browsers send, compared whole before anything is split or lowered.
+  if (contentType === 'application/json' || contentType === 'application/json; charset=utf-8') return true;
   const type = contentType.split(';')[0]!.trim().toLowerCase();
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
