@@ -1,6 +1,6 @@
 import { ServerResponse, type OutgoingHttpHeader, type OutgoingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
-import { noHeaderTable, RENDERED_HEADS, RenderedHead, renderLines, storeHeader } from './rendered-head.js';
+import { headsAsTextWork, noHeaderTable, RenderedHead, renderLines, storeHeader } from './rendered-head.js';
 
 // Every answer carries X-Request-Id and the service's answer headers (the security
 // headers). They are written with the head, in the one writeHead that also carries
@@ -74,7 +74,7 @@ export class AppResponse extends ServerResponse {
     whenDone(this);
   }
 
-  /** Node's, taking a RenderedHead as well (rendered-head.ts), which is only given when RENDERED_HEADS. */
+  /** Node's, taking a RenderedHead as well (rendered-head.ts), which is only given once RENDERED_HEADS says it works. */
   _storeHeader(firstLine: string, headers: unknown): void {
     storeHeader(this, firstLine, headers);
   }
@@ -325,3 +325,6 @@ const CONTENT_LENGTH = 'content-length';
 function isContentLength(name: OutgoingHttpHeader): boolean {
   return typeof name === 'string' && name.length === CONTENT_LENGTH.length && name.toLowerCase() === CONTENT_LENGTH;
 }
+
+/** Whether this Node takes prepared heads as text (rendered-head.ts): checked once, with our responses (last: it writes heads with what is above). */
+export const RENDERED_HEADS = headsAsTextWork((req) => new AppResponse(req));

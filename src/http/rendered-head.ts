@@ -18,9 +18,9 @@ import { ServerResponse, validateHeaderName, validateHeaderValue, type IncomingM
 // a header Node acts on (isRenderable), so leaving it unseen changes nothing.
 //
 // _storeHeader is not documented. It has had this form since Node's first
-// releases and has it in Node 20, 22 and 24; a check when this module loads
-// writes a head both ways and compares, and on any difference (or a Node without
-// it) every head is written the documented way.
+// releases and has it in Node 20, 22 and 24; a check when answer-head.ts loads
+// (headsAsTextWork) writes a head both ways and compares, and on any difference
+// (or a Node without it) every head is written the documented way.
 
 /** Headers Node reads as it writes a head (its matchHeader), and Content-Disposition, whose value it re-encodes. */
 const ACTED_ON = new Set(['connection', 'transfer-encoding', 'content-length', 'date', 'expect', 'trailer', 'keep-alive', 'content-disposition']);
@@ -66,36 +66,34 @@ export function storeHeader(res: ServerResponse, firstLine: string, headers: unk
 }
 
 /**
- * Node's table of headers set one by one (setHeader). When it exists, writeHead
- * merges what it is given into it, header by header: a RenderedHead must then not
- * be given (answer-head.ts takes the list's way).
+ * Node's table of headers set one by one (setHeader), found on the first response
+ * checked (headsAsTextWork). When it exists, writeHead merges what it is given into
+ * it, header by header: a RenderedHead must then not be given (answer-head.ts takes
+ * the list's way).
  */
-const outHeaders: symbol | undefined = Object.getOwnPropertySymbols(new ServerResponse(fakeRequest())).find(
-  (symbol) => symbol.description === 'kOutHeaders',
-);
+let outHeaders: symbol | undefined;
 
 /** Whether nothing was set on `res` with setHeader (or appendHeader): its head can be given as a RenderedHead. */
 export function noHeaderTable(res: ServerResponse): boolean {
   return (res as unknown as Record<symbol, unknown>)[outHeaders!] === null;
 }
 
-function fakeRequest(): IncomingMessage {
-  return { method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1, headers: {} } as IncomingMessage;
-}
-
-/** True when a head written from text is, byte for byte, the head Node writes from the same headers. */
-function writesAsNode(): boolean {
-  if (typeof nodeStoreHeader !== 'function' || outHeaders === undefined) return false;
-  class Checked extends ServerResponse {
-    _storeHeader(firstLine: string, headers: unknown): void {
-      storeHeader(this, firstLine, headers);
-    }
-  }
+/**
+ * Whether heads can be written from text on this Node: true when a head written
+ * from text is, byte for byte, the head Node writes from the same headers.
+ * `respond` makes a response whose _storeHeader is storeHeader (answer-head.ts's
+ * AppResponse: the check uses the class that serves, so Node's code sees no
+ * other kind of response than it will under load).
+ */
+export function headsAsTextWork(respond: (req: IncomingMessage) => ServerResponse): boolean {
+  if (typeof nodeStoreHeader !== 'function') return false;
+  const request = { method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1, headers: {} } as IncomingMessage;
   const head = ['X-Request-Id', 'check-1', 'X-Frame-Options', 'DENY', 'Content-Type', 'application/json; charset=utf-8'];
   const heads: string[] = [];
   for (const rendered of [false, true]) {
-    const res = new Checked(fakeRequest());
-    if (!noHeaderTable(res)) return false;
+    const res = respond(request);
+    outHeaders ??= Object.getOwnPropertySymbols(res).find((symbol) => symbol.description === 'kOutHeaders');
+    if (outHeaders === undefined || !noHeaderTable(res)) return false;
     res.shouldKeepAlive = true;
     if (rendered) res.writeHead(200, new RenderedHead(renderLines(head)!, ['Content-Length', 2]) as never);
     else res.writeHead(200, [...head, 'Content-Length', 2]);
@@ -104,6 +102,3 @@ function writesAsNode(): boolean {
   }
   return heads[0] === heads[1] && heads[0]!.includes('\r\nContent-Length: 2\r\nConnection: keep-alive\r\n');
 }
-
-/** Whether heads are written from text on this Node (checked once, when this module loads). */
-export const RENDERED_HEADS = writesAsNode();
