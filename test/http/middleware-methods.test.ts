@@ -3,14 +3,12 @@
 // and for requests no route takes; a route without middleware runs its handler alone.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createApp } from '../../src/http/app.js';
 import { HttpError } from '../../src/http/errors.js';
 import type { Middleware } from '../../src/http/context.js';
-import { silentLogger } from '../../src/lib/log.js';
 import { sendOk } from '../../src/http/respond.js';
 import { listen, type RunningServer } from '../../src/http/server.js';
-import { renderSiteError } from '../../src/site/errors.js';
 import { rawRequest } from '../helpers/raw-http.js';
+import { testApp } from '../helpers/test-app.js';
 
 let server: RunningServer;
 const seen: string[] = [];
@@ -25,12 +23,7 @@ const writesOnly: Middleware<any> = Object.assign(
 );
 
 test.before(async () => {
-  const handler = createApp<any>({
-    name: 'test',
-    log: silentLogger,
-    trustProxy: false,
-    createLocals: () => ({}),
-    renderError: renderSiteError,
+  const handler = testApp({
     middleware: [writesOnly],
     routes: [
       { method: 'GET', path: '/thing', handler: (ctx) => sendOk(ctx, { read: true }) },

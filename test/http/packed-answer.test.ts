@@ -4,12 +4,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { gunzipSync } from 'node:zlib';
-import { createApp } from '../../src/http/app.js';
-import { silentLogger } from '../../src/lib/log.js';
 import { packAnswer, unpackAnswer } from '../../src/http/packed-answer.js';
 import { prepareJson, sendPrepared } from '../../src/http/prepared-answer.js';
 import { listen, type RunningServer } from '../../src/http/server.js';
-import { renderSiteError } from '../../src/site/errors.js';
+import { testApp } from '../helpers/test-app.js';
 
 const LIST = { success: true, plugins: Array.from({ length: 200 }, (_, n) => ({ id: `plugin-${n}`, name: `插件 ${n}`, installs: n * 7 })) };
 const prepared = prepareJson(LIST, { etag: false, cacheControl: 'no-store', headers: { 'Access-Control-Allow-Origin': '*' } });
@@ -18,12 +16,7 @@ const small = packAnswer(prepareJson({ success: true }, { etag: false, cacheCont
 
 let server: RunningServer;
 test.before(async () => {
-  const handler = createApp<any>({
-    name: 'test',
-    log: silentLogger,
-    trustProxy: false,
-    createLocals: () => ({}),
-    renderError: renderSiteError,
+  const handler = testApp({
     routes: [
       { method: 'GET', path: '/packed', handler: (ctx) => sendPrepared(ctx, unpackAnswer(packed)) },
       { method: 'GET', path: '/small', handler: (ctx) => sendPrepared(ctx, unpackAnswer(small, [...small.headers, 'Cache-Status', 'test'])) },

@@ -4,25 +4,18 @@
 // connection.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createApp } from '../../src/http/app.js';
 import { prepareJson, sendPrepared } from '../../src/http/prepared-answer.js';
 import { RENDERED_HEADS } from '../../src/http/answer-head.js';
 import { renderLines } from '../../src/http/rendered-head.js';
 import { listen, type RunningServer } from '../../src/http/server.js';
-import { silentLogger } from '../../src/lib/log.js';
-import { renderSiteError } from '../../src/site/errors.js';
 import { rawExchange, type RawExchange } from '../helpers/raw-http.js';
+import { testApp } from '../helpers/test-app.js';
 
 const PREPARED = prepareJson({ prepared: true }, { cacheControl: 'public, max-age=60', headers: { 'Access-Control-Allow-Origin': '*' } });
 let server: RunningServer;
 
 test.before(async () => {
-  const handler = createApp<any>({
-    name: 'test',
-    log: silentLogger,
-    trustProxy: false,
-    createLocals: () => ({}),
-    renderError: renderSiteError,
+  const handler = testApp({
     routes: [
       { method: 'GET', path: '/prepared', handler: (ctx) => sendPrepared(ctx, PREPARED) },
       // The same answer with its head written by Node, header by header.
