@@ -5,8 +5,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { prepareJson, sendPrepared } from '../../src/http/prepared-answer.js';
-import { RENDERED_HEADS } from '../../src/http/answer-head.js';
-import { renderLines } from '../../src/http/rendered-head.js';
+import { AppResponse, RENDERED_HEADS } from '../../src/http/answer-head.js';
+import { RenderedHead, renderLines } from '../../src/http/rendered-head.js';
 import { listen, type RunningServer } from '../../src/http/server.js';
 import { rawExchange, type RawExchange } from '../helpers/raw-http.js';
 import { testApp } from '../helpers/test-app.js';
@@ -99,6 +99,33 @@ for (const c of exchanges) {
     assert.is(prepared.body, byHand.body);
   });
 }
+
+/** What each head written meanwhile was given to Node as: 'text' (a RenderedHead) or 'list'. */
+async function headKinds(during: () => Promise<unknown>): Promise<string[]> {
+  const kinds: string[] = [];
+  const original = AppResponse.prototype._storeHeader;
+  AppResponse.prototype._storeHeader = function (this: AppResponse, firstLine: string, headers: unknown) {
+    kinds.push(headers instanceof RenderedHead ? 'text' : 'list');
+    return original.call(this, firstLine, headers);
+  };
+  try {
+    await during();
+  } finally {
+    AppResponse.prototype._storeHeader = original;
+  }
+  return kinds;
+}
+
+test('a prepared answer\'s head, 200 and 304, is given to Node as text; after a setHeader, as a list', async () => {
+  const close = 'Connection: close\r\n\r\n';
+  const kinds = await headKinds(async () => {
+    await rawExchange(server.url, `GET /prepared HTTP/1.1\r\nHost: x\r\n${close}`);
+    await rawExchange(server.url, `GET /prepared HTTP/1.1\r\nHost: x\r\nIf-None-Match: ${PREPARED.etag}\r\n${close}`);
+    await rawExchange(server.url, `GET /cookie-then-prepared HTTP/1.1\r\nHost: x\r\n${close}`);
+    await rawExchange(server.url, `GET /by-hand HTTP/1.1\r\nHost: x\r\n${close}`);
+  });
+  assert.equal(kinds, ['text', 'text', 'list', 'list']);
+});
 
 test('a header set with setHeader before a prepared answer is kept, with ours once each', async () => {
   const exchange = await rawExchange(server.url, 'GET /cookie-then-prepared HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');

@@ -138,4 +138,29 @@ test('lines are written whole and in order as UTF-8, a line longer than the batc
   assert.is(parsed[2003].msg, 'last');
 });
 
+test('lines written as bytes (lineWriter) go through the batch whole and in order with the string lines, across many batches', async () => {
+  // Each byte line carries a non-ASCII member, so its bytes and its characters differ;
+  // 6,000 of about 200 bytes fill several 256 KiB batches.
+  const body = [
+    `const write = log.lineWriter('info', 'request');`,
+    `const member = (i) => Buffer.from('"i":' + i + ',"path":"/插件/' + i + '","pad":"' + 'é'.repeat(40) + '"}\\n');`,
+    `const fill = (target, at, i) => { const bytes = member(i); target.set(bytes, at); return at + bytes.length; };`,
+    `for (let i = 0; i < 6000; i++) {`,
+    `  write(fill, i, member(i).length, performance.now());`,
+    `  if (i % 1000 === 999) log.info('string line', { after: i });`,
+    `}`,
+    `write(fill, 6000, 1024, performance.now());`,
+  ].join('\n');
+  const { lines, code } = await runLogging(body, join(tempDir(), 'out.log'));
+  assert.is(code, 0);
+  const parsed = lines.map((line) => JSON.parse(line));
+  assert.is(parsed.length, 6001 + 6);
+  const requests = parsed.filter((line) => line.msg === 'request');
+  assert.equal(requests.map((line) => line.i), Array.from({ length: 6001 }, (_, i) => i));
+  assert.ok(requests.every((line) => line.path === '/插件/' + line.i && line.pad === 'é'.repeat(40) && line.service === 't'));
+  // Each string line comes right after the byte line it followed.
+  const strings = parsed.flatMap((line, index) => (line.msg === 'string line' ? [[line.after, parsed[index - 1].i]] : []));
+  assert.equal(strings, [999, 1999, 2999, 3999, 4999, 5999].map((after) => [after, after]));
+});
+
 test.run();
