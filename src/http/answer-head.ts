@@ -260,20 +260,27 @@ interface ListHeads {
   readonly byType: Map<string, HeadTemplate> | null;
   bodiless: HeadTemplate | undefined;
 }
-const listHeads = new WeakMap<HeaderList, ListHeads>();
+/**
+ * By frozen list, what is known of it against each service's headers: one entry in
+ * a service's process, two when `npm start` runs the site and the image host in one
+ * process and both send a shared list (an empty one).
+ */
+const listHeads = new WeakMap<HeaderList, ListHeads[]>();
 /** Content types remembered per list: a list is sent with one or a few (the static files' table at most). */
 const MAX_TYPES_PER_LIST = 64;
 
 /** What is known of a frozen list against a service's headers; undefined for a list that may still change. */
 function listHeadsOf(own: HeaderList, ours: AnswerHeaders): ListHeads | undefined {
-  let known = listHeads.get(own);
-  if (known === undefined || known.ours !== ours) {
-    // Only a list that can no longer change may be remembered.
-    if (!Object.isFrozen(own)) return undefined;
-    known = { ours, byType: isClean(own, ours) ? new Map() : null, bodiless: undefined };
-    listHeads.set(own, known);
+  const known = listHeads.get(own);
+  if (known !== undefined) {
+    for (const each of known) if (each.ours === ours) return each;
   }
-  return known;
+  // Only a list that can no longer change may be remembered.
+  if (!Object.isFrozen(own)) return undefined;
+  const made: ListHeads = { ours, byType: isClean(own, ours) ? new Map() : null, bodiless: undefined };
+  if (known === undefined) listHeads.set(own, [made]);
+  else known.push(made);
+  return made;
 }
 
 function headTemplate(own: HeaderList, ours: AnswerHeaders, contentType: string): HeadTemplate | undefined {

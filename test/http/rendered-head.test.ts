@@ -13,6 +13,8 @@ import { testApp } from '../helpers/test-app.js';
 
 const PREPARED = prepareJson({ prepared: true }, { cacheControl: 'public, max-age=60', headers: { 'Access-Control-Allow-Origin': '*' } });
 let server: RunningServer;
+/** A second service in the same process with answer headers of its own, sending the same prepared answer. */
+let other: RunningServer;
 
 test.before(async () => {
   const handler = testApp({
@@ -41,10 +43,16 @@ test.before(async () => {
     ],
   });
   server = await listen(handler, '127.0.0.1', 0);
+  other = await listen(
+    testApp({ answerHeaders: Object.freeze(['X-Other-Service', 'yes']), routes: [{ method: 'GET', path: '/prepared', handler: (ctx) => sendPrepared(ctx, PREPARED) }] }),
+    '127.0.0.1',
+    0,
+  );
 });
 
 test.after(async () => {
   await server.close(500);
+  await other.close(500);
 });
 
 test('heads are written from text on this Node (the check at load found them the same as Node writes)', () => {
@@ -125,6 +133,16 @@ test('a prepared answer\'s head, 200 and 304, is given to Node as text; after a 
     await rawExchange(server.url, `GET /by-hand HTTP/1.1\r\nHost: x\r\n${close}`);
   });
   assert.equal(kinds, ['text', 'text', 'list', 'list']);
+});
+
+test('two services of one process sending the same prepared answer each write their own headers, in turn', async () => {
+  const close = 'GET /prepared HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
+  for (let round = 0; round < 3; round++) {
+    for (const [url, ours, theirs] of [[server.url, 'x-frame-options', 'x-other-service'], [other.url, 'x-other-service', 'x-frame-options']] as const) {
+      const names = (await rawExchange(url, close)).headers.map(([name]) => name);
+      assert.ok(names.includes(ours) && !names.includes(theirs), `${url}: ${names.join(', ')}`);
+    }
+  }
 });
 
 test('a header set with setHeader before a prepared answer is kept, with ours once each', async () => {
