@@ -7,9 +7,9 @@ import { requireUser } from '../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { text } from '../store/text-rules.js';
 import { MAX_CHANGELOG, maxUploadBytes, uploadFormLimits } from './limits.js';
-import type { PackageClient, PackageRelay, StoredPackage } from './package-client.js';
+import type { PackageClient, PackageRelay } from './package-client.js';
 import { versionRecord } from './records.js';
-import { checkVersionFree, storeVersion } from './version-writes.js';
+import { checkVersionFree, insertVersion } from './version-writes.js';
 
 // POST /apps/api/plugins/:id/versions: multipart with the parts `file` (the ZIP),
 // `version` and `changelog`. The file streams through to the image host as it
@@ -35,12 +35,12 @@ export function versionField(value: unknown): string {
  * plugin (404 hidden, 403 not theirs), then the form. A `version` field that comes
  * before the file is checked (409 when the number was ever used) before a byte of
  * the file is relayed; whatever the order, the number and the plugin are checked
- * again once the form is complete, under the plugin's lock held until the version
- * is inserted (storeVersion), before the relay's body ends. Whatever fails before
- * that aborts the relay mid-body, so the image host keeps nothing for a refused
- * version, and concurrent uploads of one number take turns. Left: a database that
- * fails after the image host stored the file leaves it unreferenced; it is logged
- * with its hash.
+ * again once the form is complete, before the relay's body ends; the insert decides
+ * a last time, atomically. Whatever fails before that aborts the relay mid-body, so
+ * the image host keeps nothing for a refused version. Left: a version the insert
+ * refuses after the image host stored it (the same number taken by a concurrent
+ * upload in the moment between, or the plugin taken away then) leaves its file
+ * unreferenced; it is logged with its hash.
  */
 export function uploadVersionHandler(deps: SiteDeps, client: PackageClient, limiter: SharedRateLimiter) {
   const maxBytes = deps.config.packageMaxBytes;
@@ -91,20 +91,15 @@ export function uploadVersionHandler(deps: SiteDeps, client: PackageClient, limi
       }
       if (version === null) throw validationFailed('version', 'version is required');
       if (relay === null) throw noFile();
-      // The last word, under the plugin's lock until the version is inserted: the
-      // caller's right and the number (a `version` field after the file part was not
-      // checked yet; one before it may have been taken since), then the image host
-      // is told the file is whole, then the insert. A refusal aborts the unfinished
-      // upload, so nothing is stored for a version that is refused.
-      const ready = relay;
-      let stored: StoredPackage | undefined;
-      const { row } = await storeVersion(deps.sql, pluginId, user, { version, changelog: changelog ?? '' }, async () => {
-        ready.release();
-        return (stored = await ready.answer);
-      }).catch((error: unknown) => {
-        if (stored !== undefined) {
-          ctx.log.warn('version refused after its file was stored: the package may be unreferenced', { plugin: pluginId, version, sha256: stored.sha256, err: error });
-        }
+      // The last word before the image host keeps the file: the number (a `version`
+      // field after the file part was not checked yet; one before it may have been
+      // taken since) and the caller's right to the plugin. A refusal here aborts the
+      // unfinished upload, so nothing is stored for a version that is refused.
+      await checkVersionFree(deps.sql, pluginId, user, version);
+      relay.release();
+      const stored = await relay.answer;
+      const row = await insertVersion(deps.sql, pluginId, user, { version, changelog: changelog ?? '' }, stored).catch((error: unknown) => {
+        ctx.log.warn('version refused after its file was stored: the package may be unreferenced', { plugin: pluginId, version, sha256: stored.sha256, err: error });
         throw error;
       });
       sendOk(ctx, { version: versionRecord(row) }, 201);

@@ -32,7 +32,7 @@ export async function lockOwnPlugin(t: Sql, id: string, user: SessionUser): Prom
 
 /**
  * Before the file streams: 404 / 403 for the plugin, 409 when the version number
- * was ever used. Its lock lasts this transaction only; storeVersion decides again.
+ * was ever used. Read without a lock; insertVersion decides again, atomically.
  */
 export async function checkVersionFree(sql: Sql, id: string, user: SessionUser, version: string | null): Promise<string> {
   return inTransaction(sql, async (t) => {
@@ -46,68 +46,38 @@ export async function checkVersionFree(sql: Sql, id: string, user: SessionUser, 
 }
 
 /**
- * How long the last word on an upload may hold the plugin's lock, waiting for the
- * image host to finish the file (its fsync, or its copy to the bucket): below
- * PostgreSQL's idle_in_transaction_session_timeout (db/deadline.ts), which would
- * end the transaction first.
+ * Inserts the pending version and makes it what the plugin proposes: for an approved
+ * plugin, its pending update's version, download and sha256 (merged with the other
+ * pending changes, reviewed like any update); for a plugin not yet approved, the
+ * plugin's own (a rejected plugin reopens, as an author's edit does). Either write
+ * changes the plugin's revision.
  */
-export const STORE_VERSION_DEADLINE_MS = 25_000;
-
-/**
- * The last word on a version whose file is on its way (upload-route.ts), in one
- * transaction under the plugin's row lock: the caller's right and the number are
- * checked, `store` tells the image host the file is whole and waits for its answer,
- * and the version is inserted (insertLocked). Another upload of the same number, an
- * edit, a review or a removal of the plugin waits for the lock: so an upload
- * refused here keeps no file on the image host, and a file the image host kept is
- * the version's. Only a database that fails after the image host answered (or a
- * store slower than STORE_VERSION_DEADLINE_MS) leaves a stored file unreferenced;
- * the caller logs it.
- */
-export async function storeVersion(
+export async function insertVersion(
   sql: Sql,
   id: string,
   user: SessionUser,
   input: { version: string; changelog: string },
-  store: () => Promise<StoredPackage>,
-): Promise<{ row: VersionRow; stored: StoredPackage }> {
-  return inTransaction(
-    sql,
-    async (t) => {
-      const plugin = await lockOwnPlugin(t, id, user);
-      const [taken] = await runQuery<{ taken: boolean }>(t, 'versions/version-taken', [plugin.id, input.version]);
-      if (taken!.taken) throw versionTaken();
-      const stored = await store();
-      return { row: await insertLocked(t, plugin, input, stored), stored };
-    },
-    STORE_VERSION_DEADLINE_MS,
-  );
-}
-
-/**
- * Inserts the pending version, the plugin locked (`plugin`), and makes it what the
- * plugin proposes: for an approved plugin, its pending update's version, download
- * and sha256 (merged with the other pending changes, reviewed like any update); for
- * a plugin not yet approved, the plugin's own (a rejected plugin reopens, as an
- * author's edit does). Either write changes the plugin's revision.
- */
-async function insertLocked(t: Sql, plugin: PluginAccess, input: { version: string; changelog: string }, stored: StoredPackage): Promise<VersionRow> {
-  const [row] = await runNamed<VersionRow>(t, 'versions/insert-version', {
-    plugin_id: plugin.id, version: input.version, changelog: input.changelog, sha256: stored.sha256,
-    size: stored.size, download: stored.download, entry_count: stored.entryCount, files_json: JSON.stringify(stored.entries),
+  stored: StoredPackage,
+): Promise<VersionRow> {
+  return inTransaction(sql, async (t) => {
+    const plugin = await lockOwnPlugin(t, id, user);
+    const [row] = await runNamed<VersionRow>(t, 'versions/insert-version', {
+      plugin_id: plugin.id, version: input.version, changelog: input.changelog, sha256: stored.sha256,
+      size: stored.size, download: stored.download, entry_count: stored.entryCount, files_json: JSON.stringify(stored.entries),
+    });
+    if (!row) throw versionTaken();
+    // The store's edit queries, with only version, download and sha256 changed.
+    const params = {
+      plugin_id: plugin.id,
+      changed_fields: ['download', 'sha256', 'version'],
+      name: null, version: input.version, author: null, description: null, long_description: null,
+      download: stored.download, sha256: stored.sha256,
+      url: null, icon: null, tags: null, permissions: null, screenshots_json: null,
+    };
+    if (plugin.status === 'approved') await runNamed(t, 'store/merge-pending-update', params);
+    else await runNamed(t, 'store/apply-plugin-edit', { ...params, featured: null, reopen: plugin.status === 'rejected' });
+    return row;
   });
-  if (!row) throw versionTaken();
-  // The store's edit queries, with only version, download and sha256 changed.
-  const params = {
-    plugin_id: plugin.id,
-    changed_fields: ['download', 'sha256', 'version'],
-    name: null, version: input.version, author: null, description: null, long_description: null,
-    download: stored.download, sha256: stored.sha256,
-    url: null, icon: null, tags: null, permissions: null, screenshots_json: null,
-  };
-  if (plugin.status === 'approved') await runNamed(t, 'store/merge-pending-update', params);
-  else await runNamed(t, 'store/apply-plugin-edit', { ...params, featured: null, reopen: plugin.status === 'rejected' });
-  return row;
 }
 
 interface PluginState {

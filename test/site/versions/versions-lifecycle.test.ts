@@ -168,20 +168,6 @@ test('orphan package file: a refused version sent file first keeps nothing on th
   assert.is(await keptOnImageHost(zip), 200);
 });
 
-test('orphan package file: uploads racing for one new number store only the file of the one that gets it', async () => {
-  // Each form passes the checks made before its file is whole; the number is taken
-  // by whichever is inserted first. The others must be refused before the image
-  // host keeps their file, not after.
-  await approvedPlugin('ver-race');
-  const zips = Array.from({ length: 6 }, (_, i) => zipOf({ 'a.txt': `race-${i}` }));
-  const answers = await Promise.all(zips.map((zip) => uploadVersion(site.url, 'ver-race', { zip, version: '2.0.0', changelog: 'x' }, as(author))));
-  const statuses = answers.map((answer) => answer.status);
-  assert.is(statuses.filter((status) => status === 201).length, 1, statuses.join(', '));
-  assert.is(statuses.filter((status) => status === 409).length, zips.length - 1, statuses.join(', '));
-  const kept = await Promise.all(zips.map((zip) => keptOnImageHost(zip)));
-  assert.equal(kept, statuses.map((status) => (status === 201 ? 200 : 404)));
-});
-
 test('a withdrawn or rejected pending version leaves the update; only the author and administrators upload', async () => {
   await approvedPlugin('ver-refused');
   assert.is((await upload('ver-refused', '9.0.0', { 'a.txt': 'a' }, other)).status, 403);
