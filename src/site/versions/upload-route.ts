@@ -8,8 +8,8 @@ import type { SiteContext, SiteDeps } from '../context.js';
 import { text } from '../store/text-rules.js';
 import { MAX_CHANGELOG, maxUploadBytes, uploadFormLimits } from './limits.js';
 import type { PackageClient, PackageRelay } from './package-client.js';
-import { versionRecord } from './records.js';
-import { checkVersionFree, insertVersion } from './version-writes.js';
+import { versionRecord, type VersionRow } from './records.js';
+import { checkVersionFree, insertVersion, releaseVersion, reserveVersion } from './version-writes.js';
 
 // POST /apps/api/plugins/:id/versions: multipart with the parts `file` (the ZIP),
 // `version` and `changelog`. The file streams through to the image host as it
@@ -35,12 +35,13 @@ export function versionField(value: unknown): string {
  * plugin (404 hidden, 403 not theirs), then the form. A `version` field that comes
  * before the file is checked (409 when the number was ever used) before a byte of
  * the file is relayed; whatever the order, the number and the plugin are checked
- * again once the form is complete, before the relay's body ends; the insert decides
- * a last time, atomically. Whatever fails before that aborts the relay mid-body, so
- * the image host keeps nothing for a refused version. Left: a version the insert
- * refuses after the image host stored it (the same number taken by a concurrent
- * upload in the moment between, or the plugin taken away then) leaves its file
- * unreferenced; it is logged with its hash.
+ * again once the form is complete, and held for this upload (reserveVersion),
+ * before the relay's body ends; the insert decides a last time, atomically.
+ * Whatever fails before that aborts the relay mid-body, so the image host keeps
+ * nothing for a refused version, and of uploads racing for one number only the one
+ * that holds it sends its file whole. Left: an insert refused after the image host
+ * stored the file (the plugin deleted in the moment between, the database gone)
+ * leaves it unreferenced; it is logged with its hash.
  */
 export function uploadVersionHandler(deps: SiteDeps, client: PackageClient, limiter: SharedRateLimiter) {
   const maxBytes = deps.config.packageMaxBytes;
@@ -93,15 +94,25 @@ export function uploadVersionHandler(deps: SiteDeps, client: PackageClient, limi
       if (relay === null) throw noFile();
       // The last word before the image host keeps the file: the number (a `version`
       // field after the file part was not checked yet; one before it may have been
-      // taken since) and the caller's right to the plugin. A refusal here aborts the
-      // unfinished upload, so nothing is stored for a version that is refused.
-      await checkVersionFree(deps.sql, pluginId, user, version);
-      relay.release();
-      const stored = await relay.answer;
-      const row = await insertVersion(deps.sql, pluginId, user, { version, changelog: changelog ?? '' }, stored).catch((error: unknown) => {
-        ctx.log.warn('version refused after its file was stored: the package may be unreferenced', { plugin: pluginId, version, sha256: stored.sha256, err: error });
+      // taken since) and the caller's right to the plugin. The number is then held
+      // for this upload (sql/281) until its insert: an upload racing for it is refused
+      // here, before its file is kept. A refusal aborts the unfinished upload, so
+      // nothing is stored for a version that is refused.
+      await reserveVersion(deps.sql, pluginId, user, version);
+      const held = version;
+      let row: VersionRow;
+      try {
+        relay.release();
+        const stored = await relay.answer;
+        row = await insertVersion(deps.sql, pluginId, user, { version, changelog: changelog ?? '' }, stored).catch((error: unknown) => {
+          ctx.log.warn('version refused after its file was stored: the package may be unreferenced', { plugin: pluginId, version, sha256: stored.sha256, err: error });
+          throw error;
+        });
+      } catch (error) {
+        // Not inserted: the number is free again at once, not only when its hold ends.
+        releaseVersion(deps.sql, pluginId, held).catch((releaseError: unknown) => ctx.log.warn('version hold not released; it ends by itself', { plugin: pluginId, version: held, err: releaseError }));
         throw error;
-      });
+      }
       sendOk(ctx, { version: versionRecord(row) }, 201);
     } catch (error) {
       relay?.abort();

@@ -32,7 +32,9 @@ export async function lockOwnPlugin(t: Sql, id: string, user: SessionUser): Prom
 
 /**
  * Before the file streams: 404 / 403 for the plugin, 409 when the version number
- * was ever used. Read without a lock; insertVersion decides again, atomically.
+ * was ever used or another upload holds it. The upload then holds the number
+ * (reserveVersion) before its file is kept; insertVersion decides a last time,
+ * atomically.
  */
 export async function checkVersionFree(sql: Sql, id: string, user: SessionUser, version: string | null): Promise<string> {
   return inTransaction(sql, async (t) => {
@@ -43,6 +45,35 @@ export async function checkVersionFree(sql: Sql, id: string, user: SessionUser, 
     }
     return plugin.id;
   });
+}
+
+/**
+ * How long an upload holds its version number between its last check and its
+ * insert (reserveVersion), at most: the image host finishing a file of
+ * PACKAGE_MAX_BYTES, to a bucket, within its client's own timeouts
+ * (package-client.ts). A hold left by a process that ended meanwhile keeps the
+ * number from other uploads for this long.
+ */
+export const VERSION_HOLD_SECONDS = 120;
+
+/**
+ * The last check before the image host is told a file is whole: 404 / 403 for the
+ * plugin, 409 when the number was ever used or another upload holds it; else the
+ * number is held for this upload (sql/281) until insertVersion takes it or
+ * releaseVersion lets it go. Taken under the plugin's row lock, so two uploads of
+ * one number cannot both hold it; the lock ends with this short transaction.
+ */
+export async function reserveVersion(sql: Sql, id: string, user: SessionUser, version: string): Promise<void> {
+  await inTransaction(sql, async (t) => {
+    const plugin = await lockOwnPlugin(t, id, user);
+    const held = await runQuery(t, 'versions/reserve-version', [plugin.id, version, VERSION_HOLD_SECONDS]);
+    if (held.length === 0) throw versionTaken();
+  });
+}
+
+/** Lets go of a number an upload held and did not insert (its file refused, its client gone). */
+export async function releaseVersion(sql: Sql, pluginId: string, version: string): Promise<void> {
+  await runQuery(sql, 'versions/release-version', [pluginId, version]);
 }
 
 /**
@@ -66,6 +97,8 @@ export async function insertVersion(
       size: stored.size, download: stored.download, entry_count: stored.entryCount, files_json: JSON.stringify(stored.entries),
     });
     if (!row) throw versionTaken();
+    // The number goes from held (reserveVersion) to used in this transaction.
+    await runQuery(t, 'versions/release-version', [plugin.id, input.version]);
     // The store's edit queries, with only version, download and sha256 changed.
     const params = {
       plugin_id: plugin.id,

@@ -168,6 +168,42 @@ test('orphan package file: a refused version sent file first keeps nothing on th
   assert.is(await keptOnImageHost(zip), 200);
 });
 
+test('orphan package file: uploads racing for one new number store only the file of the one that gets it', async () => {
+  // Each form passes the checks made before its file is whole; the number is held
+  // by whichever checks last first (sql/281). The others must be refused before the
+  // image host keeps their file, not after.
+  await approvedPlugin('ver-race');
+  const zips = Array.from({ length: 6 }, (_, i) => zipOf({ 'a.txt': `race-${i}` }));
+  const answers = await Promise.all(zips.map((zip) => uploadVersion(site.url, 'ver-race', { zip, version: '2.0.0', changelog: 'x' }, as(author))));
+  const statuses = answers.map((answer) => answer.status);
+  assert.is(statuses.filter((status) => status === 201).length, 1, statuses.join(', '));
+  assert.is(statuses.filter((status) => status === 409).length, zips.length - 1, statuses.join(', '));
+  const kept = await Promise.all(zips.map((zip) => keptOnImageHost(zip)));
+  assert.equal(kept, statuses.map((status) => (status === 201 ? 200 : 404)));
+  assert.is((await sql`select count(*)::int as n from version_reservations where plugin_id = 'ver-race'`)[0]!.n, 0, 'no hold is left');
+});
+
+test('a version number held by another upload is refused; a hold whose process ended, or an upload whose file was refused, frees it', async () => {
+  await approvedPlugin('ver-hold');
+  await sql`insert into version_reservations (plugin_id, version, expires_at) values ('ver-hold', '1.0.0', now() + interval '1 minute'), ('ver-hold', '2.0.0', now() - interval '1 second')`;
+  const held = zipOf({ 'a.txt': 'held' });
+  const refused = await uploadVersion(site.url, 'ver-hold', { zip: held, version: '1.0.0', changelog: 'x', order: ['file', 'version'] }, as(author));
+  assert.is(refused.status, 409);
+  assert.is(refused.body.field, 'version');
+  assert.is(await keptOnImageHost(held), 404);
+  // Its hold expired (the process that took it ended before its insert).
+  assert.is((await upload('ver-hold', '2.0.0', { 'a.txt': 'expired hold' })).status, 201);
+  // A file the image host refuses lets go of the number it held.
+  const notZip = await uploadVersion(site.url, 'ver-hold', { zip: Buffer.from('not a zip at all'), version: '3.0.0', changelog: 'x' }, as(author));
+  assert.is(notZip.status, 400);
+  assert.is(notZip.body.field, 'file');
+  assert.is((await upload('ver-hold', '3.0.0', { 'a.txt': 'after a refused file' })).status, 201);
+  assert.equal(
+    (await sql`select version from version_reservations where plugin_id = 'ver-hold' order by version`).map((row) => row.version),
+    ['1.0.0'],
+  );
+});
+
 test('a withdrawn or rejected pending version leaves the update; only the author and administrators upload', async () => {
   await approvedPlugin('ver-refused');
   assert.is((await upload('ver-refused', '9.0.0', { 'a.txt': 'a' }, other)).status, 403);

@@ -1,0 +1,15 @@
+-- Holds number $2 of plugin $1 (exact id, locked by the caller) for $3 seconds for
+-- an upload; no row when the number was ever used or another upload holds it. A
+-- hold that expired (its process ended before the insert) is taken over; other
+-- holds expired for an hour are cleared on the way (the table stays a handful of rows).
+-- params: $1 plugin_id, $2 version, $3 hold_seconds
+with cleared as (
+  delete from version_reservations
+  where expires_at < now() - interval '1 hour' and not (plugin_id = $1 and version = $2)
+)
+insert into version_reservations (plugin_id, version, expires_at)
+select $1, $2, now() + make_interval(secs => $3)
+where not exists (select 1 from plugin_versions where plugin_id = $1 and version = $2)
+on conflict (plugin_id, version) do update set expires_at = excluded.expires_at
+  where version_reservations.expires_at <= now()
+returning version
