@@ -2,6 +2,8 @@
 -- an upload; no row when the number was ever used or another upload holds it. A
 -- hold that expired (its process ended before the insert) is taken over; other
 -- holds expired for an hour are cleared on the way (the table stays a handful of rows).
+-- Its end (as text, to the microsecond) tells this hold from a later one of the
+-- same number, should this one expire and be taken over (release-version.sql).
 -- params: $1 plugin_id, $2 version, $3 hold_seconds
 with cleared as (
   delete from version_reservations
@@ -12,4 +14,4 @@ select $1, $2, now() + make_interval(secs => $3)
 where not exists (select 1 from plugin_versions where plugin_id = $1 and version = $2)
 on conflict (plugin_id, version) do update set expires_at = excluded.expires_at
   where version_reservations.expires_at <= now()
-returning version
+returning expires_at::text as held_until

@@ -98,8 +98,7 @@ export function uploadVersionHandler(deps: SiteDeps, client: PackageClient, limi
       // for this upload (sql/281) until its insert: an upload racing for it is refused
       // here, before its file is kept. A refusal aborts the unfinished upload, so
       // nothing is stored for a version that is refused.
-      await reserveVersion(deps.sql, pluginId, user, version);
-      const held = version;
+      const hold = await reserveVersion(deps.sql, pluginId, user, version);
       let row: VersionRow;
       try {
         relay.release();
@@ -110,7 +109,7 @@ export function uploadVersionHandler(deps: SiteDeps, client: PackageClient, limi
         });
       } catch (error) {
         // Not inserted: the number is free again at once, not only when its hold ends.
-        releaseVersion(deps.sql, pluginId, held).catch((releaseError: unknown) => ctx.log.warn('version hold not released; it ends by itself', { plugin: pluginId, version: held, err: releaseError }));
+        releaseVersion(deps.sql, hold).catch((releaseError: unknown) => ctx.log.warn('version hold not released; it ends by itself', { plugin: pluginId, version: hold.version, err: releaseError }));
         throw error;
       }
       sendOk(ctx, { version: versionRecord(row) }, 201);

@@ -63,17 +63,25 @@ export const VERSION_HOLD_SECONDS = 120;
  * releaseVersion lets it go. Taken under the plugin's row lock, so two uploads of
  * one number cannot both hold it; the lock ends with this short transaction.
  */
-export async function reserveVersion(sql: Sql, id: string, user: SessionUser, version: string): Promise<void> {
-  await inTransaction(sql, async (t) => {
+export async function reserveVersion(sql: Sql, id: string, user: SessionUser, version: string): Promise<VersionHold> {
+  return inTransaction(sql, async (t) => {
     const plugin = await lockOwnPlugin(t, id, user);
-    const held = await runQuery(t, 'versions/reserve-version', [plugin.id, version, VERSION_HOLD_SECONDS]);
-    if (held.length === 0) throw versionTaken();
+    const [held] = await runQuery<{ held_until: string }>(t, 'versions/reserve-version', [plugin.id, version, VERSION_HOLD_SECONDS]);
+    if (!held) throw versionTaken();
+    return { pluginId: plugin.id, version, heldUntil: held.held_until };
   });
 }
 
-/** Lets go of a number an upload held and did not insert (its file refused, its client gone). */
-export async function releaseVersion(sql: Sql, pluginId: string, version: string): Promise<void> {
-  await runQuery(sql, 'versions/release-version', [pluginId, version]);
+/** A number an upload holds (reserveVersion); `heldUntil` tells it from a later hold of the same number. */
+export interface VersionHold {
+  pluginId: string;
+  version: string;
+  heldUntil: string;
+}
+
+/** Lets go of a number an upload held and did not insert (its file refused, its client gone); a later hold of it stays. */
+export async function releaseVersion(sql: Sql, hold: VersionHold): Promise<void> {
+  await runQuery(sql, 'versions/release-version', [hold.pluginId, hold.version, hold.heldUntil]);
 }
 
 /**
@@ -97,8 +105,9 @@ export async function insertVersion(
       size: stored.size, download: stored.download, entry_count: stored.entryCount, files_json: JSON.stringify(stored.entries),
     });
     if (!row) throw versionTaken();
-    // The number goes from held (reserveVersion) to used in this transaction.
-    await runQuery(t, 'versions/release-version', [plugin.id, input.version]);
+    // The number goes from held (reserveVersion) to used in this transaction: whoever
+    // held it, no upload can use it now.
+    await runQuery(t, 'versions/end-version-holds', [plugin.id, input.version]);
     // The store's edit queries, with only version, download and sha256 changed.
     const params = {
       plugin_id: plugin.id,

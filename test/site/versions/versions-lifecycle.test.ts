@@ -10,6 +10,7 @@ import { testUser, type TestUser } from '../../helpers/store-fixtures.js';
 import { closeTestSql, startTestImghost, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
 import { newPlugin, storeClient, type StoreClient } from '../store/store-client.js';
 import { uploadVersion, zipOf } from './versions-client.js';
+import { releaseVersion, reserveVersion } from '../../../src/site/versions/version-writes.js';
 
 let imghost: TestServer;
 let site: TestServer;
@@ -202,6 +203,20 @@ test('a version number held by another upload is refused; a hold whose process e
     (await sql`select version from version_reservations where plugin_id = 'ver-hold' order by version`).map((row) => row.version),
     ['1.0.0'],
   );
+});
+
+test('an upload that fails lets go of its own hold of a number, never of a later upload\'s that took it over', async () => {
+  await approvedPlugin('ver-takeover');
+  const user = { id: author.id, username: author.username, avatar: '', admin: false };
+  const first = await reserveVersion(sql, 'ver-takeover', user, '1.0.0');
+  // Its process ended without an insert: the hold expires and another upload takes the number.
+  await sql`update version_reservations set expires_at = now() - interval '1 second' where plugin_id = 'ver-takeover'`;
+  const second = await reserveVersion(sql, 'ver-takeover', user, '1.0.0');
+  const holds = async () => (await sql`select count(*)::int as n from version_reservations where plugin_id = 'ver-takeover'`)[0]!.n;
+  await releaseVersion(sql, first);
+  assert.is(await holds(), 1, 'the later hold stays');
+  await releaseVersion(sql, second);
+  assert.is(await holds(), 0);
 });
 
 test('a withdrawn or rejected pending version leaves the update; only the author and administrators upload', async () => {
