@@ -5,9 +5,15 @@
 -- Its end (as text, to the microsecond) tells this hold from a later one of the
 -- same number, should this one expire and be taken over (release-version.sql).
 -- params: $1 plugin_id, $2 version, $3 hold_seconds
+-- The clearing skips holds another transaction has locked: two uploads taking over
+-- two such holds at once would otherwise each wait for the other's (a deadlock).
 with cleared as (
   delete from version_reservations
-  where expires_at < now() - interval '1 hour' and not (plugin_id = $1 and version = $2)
+  where (plugin_id, version) in (
+    select plugin_id, version from version_reservations
+    where expires_at < now() - interval '1 hour' and not (plugin_id = $1 and version = $2)
+    for update skip locked
+  )
 )
 insert into version_reservations (plugin_id, version, expires_at)
 select $1, $2, now() + make_interval(secs => $3)

@@ -108,8 +108,11 @@ export function uploadVersionHandler(deps: SiteDeps, client: PackageClient, limi
           throw error;
         });
       } catch (error) {
-        // Not inserted: the number is free again at once, not only when its hold ends.
-        releaseVersion(deps.sql, hold).catch((releaseError: unknown) => ctx.log.warn('version hold not released; it ends by itself', { plugin: pluginId, version: hold.version, err: releaseError }));
+        // Not inserted: the number is free again before the answer goes out (a retry
+        // may follow at once), not only when its hold ends.
+        await releaseVersion(deps.sql, hold).catch((releaseError: unknown) =>
+          ctx.log.warn('version hold not released; it ends by itself', { plugin: pluginId, version: hold.version, err: releaseError }),
+        );
         throw error;
       }
       sendOk(ctx, { version: versionRecord(row) }, 201);

@@ -15,7 +15,12 @@ import type { VersionRow, VersionStatus } from './records.js';
 // with them, so what a review compared (`revision`) is what it decides.
 
 export const versionTaken = () =>
-  new HttpError(409, 'CONFLICT', 'This plugin already has (or had) a version with this number; version numbers are never reused', { field: 'version' });
+  new HttpError(
+    409,
+    'CONFLICT',
+    'This plugin already has (or had) a version with this number, or an upload of it is in progress; version numbers are never reused',
+    { field: 'version' },
+  );
 
 /** Locks plugin `id` (any case) for `user`: 404 when hidden from them, 403 when visible but not theirs. */
 export async function lockOwnPlugin(t: Sql, id: string, user: SessionUser): Promise<PluginAccess & { submitter_id: string }> {

@@ -11,6 +11,7 @@ import { closeTestSql, startTestImghost, startTestSite, testSql, type TestServer
 import { newPlugin, storeClient, type StoreClient } from '../store/store-client.js';
 import { uploadVersion, zipOf } from './versions-client.js';
 import { releaseVersion, reserveVersion } from '../../../src/site/versions/version-writes.js';
+import { runQuery } from '../../../src/db/queries.js';
 
 let imghost: TestServer;
 let site: TestServer;
@@ -217,6 +218,34 @@ test('an upload that fails lets go of its own hold of a number, never of a later
   assert.is(await holds(), 1, 'the later hold stays');
   await releaseVersion(sql, second);
   assert.is(await holds(), 0);
+});
+
+test('taking a number never waits for a lock another transaction holds on an old hold it clears (two at once would deadlock)', async () => {
+  await approvedPlugin('ver-clear-a');
+  await approvedPlugin('ver-clear-b');
+  await sql`insert into version_reservations (plugin_id, version, expires_at) values ('ver-clear-a', '1.0.0', now() - interval '2 hours'), ('ver-clear-b', '1.0.0', now() - interval '2 hours')`;
+  let locked!: () => void;
+  let finish!: () => void;
+  const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  // Another upload's transaction, taking over the first old hold, not yet committed.
+  const other = sql.begin(async (t) => {
+    await t`select 1 from version_reservations where plugin_id = 'ver-clear-a' for update`;
+    locked();
+    await finished;
+  });
+  await lockTaken;
+  try {
+    const taken = await sql.begin(async (t) => {
+      await t`set local lock_timeout = '1s'`;
+      return runQuery(t as unknown as Sql, 'versions/reserve-version', ['ver-clear-b', '1.0.0', 120]);
+    });
+    assert.is(taken.length, 1);
+  } finally {
+    finish();
+    await other;
+  }
+  assert.equal((await sql`select plugin_id from version_reservations where plugin_id like 'ver-clear-%' order by plugin_id`).map((row) => row.plugin_id), ['ver-clear-a', 'ver-clear-b']);
 });
 
 test('a withdrawn or rejected pending version leaves the update; only the author and administrators upload', async () => {
