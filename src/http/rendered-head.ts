@@ -15,7 +15,8 @@ import { ServerResponse, validateHeaderName, validateHeaderValue, type IncomingM
 // headers it is given (here only Content-Length, which it must see to know the
 // body's length) and everything it decides itself: Date, Connection and
 // Keep-Alive. So the keep-alive rules and the Date stay Node's. A text never holds
-// a header Node acts on (isRenderable), so leaving it unseen changes nothing.
+// a header Node acts on (renderLines leaves those to Node), so leaving it unseen
+// changes nothing.
 //
 // _storeHeader is not documented. It has had this form since Node's first
 // releases and has it in Node 20, 22 and 24; a check when answer-head.ts loads
