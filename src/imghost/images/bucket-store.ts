@@ -7,7 +7,7 @@ import type { Logger } from '../../lib/log.js';
 import { createLru } from '../../lib/lru.js';
 import type { ObjectStorage } from '../storage/object-storage.js';
 import { createMissMemory } from '../storage/miss-memory.js';
-import { BucketUnavailable } from '../storage/s3-client.js';
+import { BucketUnavailable } from '../storage/bucket-unavailable.js';
 import { FORMAT_LIST, FORMATS, type ImageFormat } from './formats.js';
 import { openFile } from './open-file.js';
 import { sameContent } from './same-content.js';

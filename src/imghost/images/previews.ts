@@ -3,7 +3,7 @@ import { createSingleFlight } from '../../lib/single-flight.js';
 import { HttpError } from '../../http/errors.js';
 import type { Logger } from '../../lib/log.js';
 import type { TaskQueue as Limiter } from '../../lib/task-queue.js';
-import { BucketUnavailable } from '../storage/s3-client.js';
+import { BucketUnavailable } from '../storage/bucket-unavailable.js';
 import { insufficientStorage, isDiskFull } from './disk-errors.js';
 import { convertToWebp } from './imaging.js';
 import type { ImageStore, StoredFile } from './store.js';

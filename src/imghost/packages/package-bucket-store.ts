@@ -4,7 +4,7 @@ import type { Logger } from '../../lib/log.js';
 import { createTempArea } from '../images/temp-files.js';
 import type { ObjectStorage } from '../storage/object-storage.js';
 import { createMissMemory } from '../storage/miss-memory.js';
-import { BucketUnavailable } from '../storage/s3-client.js';
+import { BucketUnavailable } from '../storage/bucket-unavailable.js';
 import type { PackageLookup, PackageStore } from './package-store.js';
 
 // Packages in a bucket (STORAGE_URL=s3://...), under the names they have on disk

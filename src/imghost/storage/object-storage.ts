@@ -6,7 +6,8 @@ import { pipeline } from 'node:stream/promises';
 import { HttpError } from '../../http/errors.js';
 import type { Logger } from '../../lib/log.js';
 import { openObjectCache, type ObjectCache } from './object-cache.js';
-import { BucketUnavailable, createS3Client, type S3Client } from './s3-client.js';
+import { BucketUnavailable } from './bucket-unavailable.js';
+import type { S3Client } from './s3-client.js';
 import type { S3StorageSettings } from './storage-settings.js';
 
 // The bucket as the image host's features see it: the client, object names under
@@ -45,6 +46,8 @@ export interface ObjectStorage {
 }
 
 export async function openObjectStorage(settings: S3StorageSettings, log: Logger): Promise<ObjectStorage> {
+  // Loaded only here: an image host that keeps its files on disk never loads undici.
+  const { createS3Client } = await import('./s3-client.js');
   const client = createS3Client(settings.s3);
   const cache = await openObjectCache(settings.cacheDir, settings.cacheMaxBytes, log);
   const key = (name: string) => (settings.prefix === '' ? name : `${settings.prefix}/${name}`);

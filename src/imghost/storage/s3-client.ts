@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
+import { BucketUnavailable } from './bucket-unavailable.js';
 import { amzDateOf, EMPTY_SHA256, sign, signingKeys, uriEncode, type Credentials } from './sigv4.js';
 
 // The few S3 calls the image host makes (PUT, GET with Range, HEAD, DELETE, and a
@@ -31,13 +32,6 @@ export const BODY_TIMEOUT_MS = 30_000;
 /** An error answer's body is read for the log only, this much at most. */
 const ERROR_BODY_BYTES = 1_024;
 
-/** The bucket did not answer, or answered with a failure: the caller answers 503. */
-export class BucketUnavailable extends Error {
-  constructor(readonly operation: string, readonly status: number | null, cause?: unknown) {
-    super(`bucket ${operation} failed${status === null ? '' : ` with HTTP ${status}`}`, { cause });
-    this.name = 'BucketUnavailable';
-  }
-}
 
 export interface ObjectInfo {
   size: number;
