@@ -190,18 +190,21 @@ export function writeBodyHead(res: ServerResponse, status: number, own: HeaderLi
   const state = (res as AppResponse).answerState;
   const ours = (res as AppResponse).answerHeaders;
   const template = state === undefined || ours === undefined ? undefined : headTemplate(own, ours, contentType);
-  if (template === undefined) return res.writeHead(status, [...own, 'Content-Type', contentType, 'Content-Length', length]);
-  if (template.lines !== undefined && res instanceof AppResponse && noHeaderTable(res)) {
-    state!.contentLength = length;
-    return nodeWriteHead.call(res, status, new RenderedHead(idLine(state!.id) + template.lines, ['Content-Length', length]) as never);
+  if (template !== undefined) {
+    if (template.lines !== undefined && res instanceof AppResponse && noHeaderTable(res)) {
+      state!.contentLength = length;
+      return nodeWriteHead.call(res, status, new RenderedHead(idLine(state!.id) + template.lines, ['Content-Length', length]) as never);
+    }
+    if (!setBefore(res, ours!.names)) {
+      state!.contentLength = length;
+      // slice() of a plain (not frozen) array is one copy.
+      const head = template.list.slice();
+      head[1] = state!.id;
+      head[head.length - 1] = length;
+      return nodeWriteHead.call(res, status, head);
+    }
   }
-  if (setBefore(res, ours!.names)) return res.writeHead(status, [...own, 'Content-Type', contentType, 'Content-Length', length]);
-  state!.contentLength = length;
-  // slice() of a plain (not frozen) array is one copy.
-  const head = template.list.slice();
-  head[1] = state!.id;
-  head[head.length - 1] = length;
-  return nodeWriteHead.call(res, status, head);
+  return res.writeHead(status, [...own, 'Content-Type', contentType, 'Content-Length', length]);
 }
 
 /**
@@ -214,17 +217,20 @@ export function writeEmptyHead(res: ServerResponse, status: number, own: HeaderL
   const state = (res as AppResponse).answerState;
   const ours = (res as AppResponse).answerHeaders;
   const known = state === undefined || ours === undefined ? undefined : listHeadsOf(own, ours);
-  if (known === undefined || known.byType === null) return res.writeHead(status, own as OutgoingHttpHeader[]);
-  const template = (known.bodiless ??= makeTemplate(['X-Request-Id', '', ...ours!.list, ...own]));
-  if (template.lines !== undefined && res instanceof AppResponse && noHeaderTable(res)) {
-    state!.contentLength = undefined;
-    return nodeWriteHead.call(res, status, new RenderedHead(idLine(state!.id) + template.lines, NO_MORE_HEADERS) as never);
+  if (known !== undefined && known.byType !== null) {
+    const template = (known.bodiless ??= makeTemplate(['X-Request-Id', '', ...ours!.list, ...own]));
+    if (template.lines !== undefined && res instanceof AppResponse && noHeaderTable(res)) {
+      state!.contentLength = undefined;
+      return nodeWriteHead.call(res, status, new RenderedHead(idLine(state!.id) + template.lines, NO_MORE_HEADERS) as never);
+    }
+    if (!setBefore(res, ours!.names)) {
+      state!.contentLength = undefined;
+      const head = template.list.slice();
+      head[1] = state!.id;
+      return nodeWriteHead.call(res, status, head);
+    }
   }
-  if (setBefore(res, ours!.names)) return res.writeHead(status, own as OutgoingHttpHeader[]);
-  state!.contentLength = undefined;
-  const head = template.list.slice();
-  head[1] = state!.id;
-  return nodeWriteHead.call(res, status, head);
+  return res.writeHead(status, own as OutgoingHttpHeader[]);
 }
 
 const NO_MORE_HEADERS: HeaderList = Object.freeze([]);

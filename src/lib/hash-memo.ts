@@ -1,5 +1,6 @@
 import { sha256Base64 } from './sha256-base64.js';
 import { exactCopy } from './exact-buffer.js';
+import { createLru, type LruOptions } from './lru.js';
 
 // The SHA-256 (base64) of request bodies that come again byte for byte. A launcher
 // asks the update check with the same body at every poll, and hashing its 12 KB was
@@ -8,12 +9,10 @@ import { exactCopy } from './exact-buffer.js';
 // cheap fingerprint (the length and 16 words read at fixed places) and confirmed by
 // comparing every byte (about 1 µs for 12 KB): a body that shares only the
 // fingerprint gets its own hash, and takes the place. Bounded by count and bytes,
-// the least recently used first out.
+// the least recently used first out (lib/lru.ts).
 
-export interface HashMemoOptions {
-  maxEntries: number;
-  maxBytes: number;
-}
+/** Bodies kept at most, and their bytes in all. */
+export type HashMemoOptions = LruOptions;
 
 export interface HashMemo {
   /** sha256Base64(bytes), from the memo when these bytes were hashed lately. */
@@ -43,42 +42,27 @@ export function fingerprintOf(bytes: Buffer): number {
 }
 
 export function createHashMemo(options: HashMemoOptions): HashMemo {
-  // A Map keeps insertion order: re-inserting on use makes its first entry the least recent.
-  const entries = new Map<number, Entry>();
-  let total = 0;
-
-  const remove = (fingerprint: number, entry: Entry) => {
-    entries.delete(fingerprint);
-    total -= entry.bytes.length;
-  };
-
+  const entries = createLru<Entry, number>(options);
   return {
     hashOf(bytes) {
       const fingerprint = fingerprintOf(bytes);
       const found = entries.get(fingerprint);
-      if (found !== undefined && found.bytes.equals(bytes)) {
-        entries.delete(fingerprint);
-        entries.set(fingerprint, found);
-        return found.hash;
-      }
+      if (found !== undefined && found.bytes.equals(bytes)) return found.hash;
       const hash = sha256Base64(bytes);
-      if (found !== undefined) remove(fingerprint, found);
-      if (bytes.length > options.maxBytes) return hash;
+      if (bytes.length > options.maxBytes) {
+        entries.delete(fingerprint);
+        return hash;
+      }
       // A copy in memory of its own: the body may be a view of a larger buffer, and a
       // short Buffer.from copy would be a slice of a shared 8 KiB pool slab (exact-buffer.ts).
-      entries.set(fingerprint, { bytes: exactCopy(bytes), hash });
-      total += bytes.length;
-      for (const [oldest, entry] of entries) {
-        if (entries.size <= options.maxEntries && total <= options.maxBytes) break;
-        remove(oldest, entry);
-      }
+      entries.set(fingerprint, { bytes: exactCopy(bytes), hash }, bytes.length);
       return hash;
     },
     get size() {
       return entries.size;
     },
     get bytes() {
-      return total;
+      return entries.bytes;
     },
   };
 }

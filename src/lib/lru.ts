@@ -9,25 +9,25 @@ export interface LruOptions {
 }
 
 /** Hears an entry pushed out to make room (not one replaced, deleted or cleared). */
-export type Evicted<V> = (key: string, value: V, bytes: number) => void;
+export type Evicted<V, K = string> = (key: K, value: V, bytes: number) => void;
 
-export interface Lru<V> {
-  get(key: string): V | undefined;
+export interface Lru<V, K = string> {
+  get(key: K): V | undefined;
   /** Values larger than maxBytes on their own are not kept at all. */
-  set(key: string, value: V, bytes?: number): void;
-  delete(key: string): void;
+  set(key: K, value: V, bytes?: number): void;
+  delete(key: K): void;
   clear(): void;
   readonly size: number;
   readonly bytes: number;
 }
 
-export function createLru<V>(options: LruOptions, onEvict?: Evicted<V>): Lru<V> {
-  const entries = new Map<string, { value: V; bytes: number }>();
+export function createLru<V, K = string>(options: LruOptions, onEvict?: Evicted<V, K>): Lru<V, K> {
+  const entries = new Map<K, { value: V; bytes: number }>();
   let total = 0;
   /** The most recently used key: reading it again needs no reordering. */
-  let newest: string | undefined;
+  let newest: K | undefined;
 
-  const remove = (key: string) => {
+  const remove = (key: K) => {
     const entry = entries.get(key);
     if (!entry) return;
     entries.delete(key);
