@@ -144,10 +144,10 @@ async function putFixturesBack(): Promise<{ replyId: string; reportId: string; t
   return { replyId: reply!.id, reportId: report!.id, tokenId: token!.id };
 }
 
-/** A path of the route with each parameter filled: a working value, or `override` for all of them. */
-function fill(path: string, values: { replyId: string; reportId: string; tokenId: string }, override?: string): string {
+/** A path of the route with each parameter filled: a working value, or `override` for all of them (or for the one named `only`). */
+function fill(path: string, values: { replyId: string; reportId: string; tokenId: string }, override?: string, only?: string): string {
   return path.replace(/:([A-Za-z_]+)|\*$/g, (whole, name: string | undefined) => {
-    if (override !== undefined) return override;
+    if (override !== undefined && (only === undefined || name === only)) return override;
     if (whole === '*') {
       if (path.startsWith('/SF')) return path.startsWith('/SFs') ? 'home.svg' : 'house';
       if (path.startsWith('/static/sf')) return 'sf.js';
@@ -312,6 +312,16 @@ test('no route answers 500 to any query value (NUL, lone surrogates, 10 KB) or p
         if (/[:*]/.test(route.path)) {
           for (const value of PATH_VALUES) {
             cases.push({ server, method: route.method, target: (f) => fill(route.path, f, value), headers, body, what: `${key} path ${describe(value)} as ${caller.what}` });
+          }
+        }
+        // One parameter at a time, the others working: a bad plugin id no longer hides
+        // what the route does with a bad `:version` behind it (a NUL reached PostgreSQL there).
+        const names = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((match) => match[1]!);
+        if (names.length > 1) {
+          for (const name of names) {
+            for (const value of PATH_VALUES) {
+              cases.push({ server, method: route.method, target: (f) => fill(route.path, f, value, name), headers, body, what: `${key} :${name} ${describe(value)} as ${caller.what}` });
+            }
           }
         }
       }

@@ -5,6 +5,7 @@ import type { KeptAnswers } from '../store/kept-answers.js';
 import { findVisiblePlugin, isOwnerOrAdmin, type Viewer } from '../store/visibility.js';
 import { MAX_LISTED_VERSIONS } from './limits.js';
 import { versionRecord, type VersionRow } from './records.js';
+import { couldBeVersion } from './version-number.js';
 
 // GET /apps/api/plugins/:id/versions and .../versions/:version. Visitors see a
 // visible plugin's approved versions; its author and administrators see all of
@@ -34,7 +35,7 @@ export function getVersionHandler(deps: SiteDeps, kept: KeptAnswers) {
     const question = JSON.stringify(['version', id.toLowerCase(), version]);
     await kept.send(ctx, { shared: question, own: question }, ctx.locals.user, async (viewer: Viewer) => {
       const plugin = await findVisiblePlugin(deps.sql, id, viewer);
-      if (version.length > 256) throw versionNotFound();
+      if (!couldBeVersion(version)) throw versionNotFound();
       const [row] = await runQuery<VersionRow>(deps.sql, 'versions/find-version', [plugin.id, version]);
       if (!row || (row.status !== 'approved' && !isOwnerOrAdmin(plugin, viewer))) throw versionNotFound();
       return { success: true, version: { ...versionRecord(row), files: row.files ?? [] } };

@@ -10,6 +10,7 @@ import { MAX_CHANGELOG, maxUploadBytes, uploadFormLimits } from './limits.js';
 import type { PackageClient, PackageRelay } from './package-client.js';
 import { versionRecord, type VersionRow } from './records.js';
 import { checkVersionFree, insertVersion, releaseVersion, reserveVersion } from './version-writes.js';
+import { versionField } from './version-number.js';
 
 // POST /apps/api/plugins/:id/versions: multipart with the parts `file` (the ZIP),
 // `version` and `changelog`. The file streams through to the image host as it
@@ -17,17 +18,11 @@ import { checkVersionFree, insertVersion, releaseVersion, reserveVersion } from 
 // answers its hash, size and file list; the version is then inserted, pending.
 
 const FILE_FIELD = 'file';
-const MAX_VERSION = 64;
 
 const noFile = () => validationFailed(FILE_FIELD, 'Send the ZIP as a multipart/form-data file part named "file"');
 
 function isMultipartForm(contentType: string | undefined): boolean {
   return contentType !== undefined && contentType.split(';')[0]!.trim().toLowerCase() === 'multipart/form-data';
-}
-
-/** The version field: 1-64 characters once trimmed (the rule of plugins.version). */
-export function versionField(value: unknown): string {
-  return text('version', typeof value === 'string' ? value.trim() : value, 1, MAX_VERSION);
 }
 
 /**

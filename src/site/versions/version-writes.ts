@@ -8,6 +8,7 @@ import { unlistPlugin } from '../store/unlist.js';
 import { canSee, isOwnerOrAdmin, PLUGIN_ID, pluginNotFound, type PluginAccess, type PluginStatus } from '../store/visibility.js';
 import type { StoredPackage } from './package-client.js';
 import type { VersionRow, VersionStatus } from './records.js';
+import { couldBeVersion } from './version-number.js';
 
 // The writes of plugin versions, each in one transaction holding the plugin's row
 // lock (store/lock-plugin.sql), which every edit and review of the plugin takes
@@ -163,7 +164,9 @@ export async function takeVersionOff(
 ): Promise<TakenOff> {
   return inTransaction(sql, async (t) => {
     const plugin = await lockOwnPlugin(t, id, user);
-    const [found] = await runQuery<{ version: string; sha256: string; download: string; status: VersionStatus }>(t, 'versions/lock-version', [plugin.id, version]);
+    const [found] = couldBeVersion(version)
+      ? await runQuery<{ version: string; sha256: string; download: string; status: VersionStatus }>(t, 'versions/lock-version', [plugin.id, version])
+      : [];
     // An author sees all their versions; nothing else to hide.
     if (!found) throw new HttpError(404, 'NOT_FOUND', 'Version not found');
     if (found.status === 'removed' || (found.status === 'withdrawn' && to === 'withdrawn')) {
