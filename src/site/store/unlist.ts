@@ -13,23 +13,26 @@ import { rejectPendingVersions } from '../versions/settle.js';
 // reviewed; its author hears of it as of any rejection.
 
 /**
- * Unlists plugin `plugin` (locked by the caller in transaction `tx`) for `reason`.
- * Returns the audited fields it changed, for the caller's audit entry.
+ * Unlists plugin `plugin` (locked by the caller in transaction `tx`) for `reason`,
+ * decided by `by` (an administrator, or the author withdrawing the plugin's last
+ * version, who is not told of their own act). Returns the audited fields it
+ * changed, for the caller's audit entry.
  */
 export async function unlistPlugin(
   tx: Sql,
   plugin: { id: string; submitter_id: string },
   reason: string | null,
-  admin: SessionUser,
+  by: SessionUser,
 ): Promise<{ before: Fields; after: Fields }> {
   const before = await pluginSnapshot(tx, plugin.id);
-  await runQuery(tx, 'store/review-status', [plugin.id, 'reject', reason, admin.id]);
+  await runQuery(tx, 'store/review-status', [plugin.id, 'reject', reason, by.id]);
   await rejectPendingVersions(tx, plugin.id);
+  if (String(plugin.submitter_id) === String(by.id)) return changedFields(before, await pluginSnapshot(tx, plugin.id));
   await notify(tx, {
     recipients: [String(plugin.submitter_id)],
     kind: 'review.rejected',
     plugin: plugin.id,
-    actorId: admin.id,
+    actorId: by.id,
     message: `Your plugin ${plugin.id} was rejected${reason === null ? '' : `: ${reason}`}`,
   });
   return changedFields(before, await pluginSnapshot(tx, plugin.id));

@@ -151,9 +151,8 @@ export interface TakenOff {
  * `version` of plugin `id`. It leaves the pending update that proposes it, and the
  * visitors' history. When it is what the plugin carries (live, or the submission of a
  * plugin not yet approved), the plugin goes back to its newest earlier approved
- * version; when there is none, a withdrawal is refused (409: the author submits
- * another version first, or an administrator unlists the plugin) and a removal takes
- * the plugin down (rejected, its author told), since malware must go at once.
+ * version; when there is none, the plugin leaves the store (rejected with the reason;
+ * its author told, unless the withdrawal is theirs) until a new version is approved.
  */
 export async function takeVersionOff(
   sql: Sql,
@@ -181,16 +180,17 @@ export async function takeVersionOff(
       if (earlier) {
         await runQuery(t, 'versions/set-live', [plugin.id, earlier.version, earlier.download, earlier.sha256]);
         live = earlier.version;
-      } else if (to === 'withdrawn') {
-        throw new HttpError(409, 'CONFLICT', 'This is the plugin\'s only version it could fall back on: submit another version first (an administrator can unlist the plugin)', { field: 'version' });
       } else {
         live = null;
       }
     }
     await runQuery(t, 'versions/set-status', [plugin.id, found.version, to]);
     if (carried && live === null) {
-      const change = await unlistPlugin(t, plugin, `Version ${found.version} was removed by an administrator`, user);
-      await recordAudit(t, { actor: user, action: 'review.unlist', target: { type: 'plugin', plugin: plugin.id }, ...change });
+      // Nothing approved to go back to: the plugin leaves the store (rejected with the
+      // reason) until a new version is approved.
+      const by = to === 'removed' ? 'removed by an administrator' : user.id === plugin.submitterId ? 'withdrawn by its author' : 'withdrawn by an administrator';
+      const change = await unlistPlugin(t, plugin, `Version ${found.version} was ${by}`, user);
+      if (user.admin) await recordAudit(t, { actor: user, action: 'review.unlist', target: { type: 'plugin', plugin: plugin.id }, ...change });
     }
     if (user.admin && (to === 'removed' || user.id !== plugin.submitterId)) {
       await recordAudit(t, {

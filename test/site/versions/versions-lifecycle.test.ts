@@ -113,19 +113,60 @@ test('a version goes pending, then live everywhere a launcher looks, then back o
   assert.equal((await versions('ver-life', author)).map((v) => [v.version, v.status]), [['3.0.0', 'withdrawn'], ['2.0.0', 'approved']]);
   assert.is((await fetch(third.body.version.download)).status, 200, 'a withdrawn file stays for those who have it');
 
-  // The only version left: withdrawing it has nothing to fall back on.
+  // The only version left: withdrawn too, the plugin has nothing approved to carry and leaves the store.
   const only = await client.post('/apps/api/plugins/ver-life/versions/2.0.0/withdraw', undefined, as(author));
-  assert.is(only.status, 409);
-  assert.is(only.body.field, 'version');
+  assert.is(only.status, 200, JSON.stringify(only.body));
+  assert.is(only.body.version.status, 'withdrawn');
+  assert.is((await client.get('/apps/api/plugins/ver-life/install-link')).status, 404, 'no version left: unlisted');
+  assert.is((await client.get('/apps/api/plugins/ver-life', as(author))).body.plugin.status, 'rejected');
+  assert.is((await fetch(v2.download)).status, 200, 'a withdrawn file stays for those who have it');
 
-  // Removed (an administrator, malware): the file answers 410, the plugin is taken down.
+  // Removed (an administrator, malware): the file answers 410.
   assert.is((await client.request('DELETE', '/apps/api/plugins/ver-life/versions/2.0.0', as(author))).status, 403);
   const removed = await client.request('DELETE', '/apps/api/plugins/ver-life/versions/2.0.0', as(admin));
   assert.is(removed.status, 200, JSON.stringify(removed.body));
   assert.equal(removed.body, { success: true });
   assert.is((await fetch(v2.download)).status, 410);
-  assert.is((await client.get('/apps/api/plugins/ver-life/install-link')).status, 404, 'no version left: unlisted');
+  assert.is((await client.get('/apps/api/plugins/ver-life/install-link')).status, 404, 'still unlisted');
   assert.equal((await versions('ver-life', admin)).map((v) => [v.version, v.status]), [['3.0.0', 'withdrawn'], ['2.0.0', 'removed']]);
+});
+
+test('withdrawing the only version a plugin has takes it out of the store until a new version is approved', async () => {
+  // One hosted version, live: what a launcher author tries first.
+  await approvedPlugin('ver-sole');
+  assert.is((await upload('ver-sole', '1.0.0', { 'a.txt': 'sole' })).status, 201);
+  await approveUpdate('ver-sole');
+  const notices = async () => (await sql<Array<{ n: number }>>`select count(*)::int as n from notifications where plugin_id = 'ver-sole'`)[0]!.n;
+  const before = await notices();
+  const withdrawn = await client.post('/apps/api/plugins/ver-sole/versions/1.0.0/withdraw', undefined, as(author));
+  assert.is(withdrawn.status, 200, JSON.stringify(withdrawn.body));
+  assert.equal([withdrawn.body.success, withdrawn.body.version.version, withdrawn.body.version.status], [true, '1.0.0', 'withdrawn']);
+  assert.is((await client.get('/apps/api/plugins/ver-sole')).status, 404, 'visitors no longer see it');
+  assert.equal(await versions('ver-sole', admin).then((all) => all.map((v) => [v.version, v.status])), [['1.0.0', 'withdrawn']]);
+  const record = (await client.get('/apps/api/plugins/ver-sole', as(author))).body.plugin;
+  assert.is(record.status, 'rejected');
+  assert.match(record.review.reason, /withdrawn by its author/);
+  assert.is(await notices(), before, 'the author is not told of their own withdrawal');
+
+  // A new version reopens it; once approved it is live again.
+  assert.is((await upload('ver-sole', '1.1.0', { 'a.txt': 'again' })).status, 201);
+  assert.is((await client.get('/apps/api/plugins/ver-sole', as(author))).body.plugin.status, 'pending');
+  await approveUpdate('ver-sole');
+  assert.is((await client.get('/apps/api/plugins/ver-sole')).body.plugin.version, '1.1.0');
+
+  // A plugin not yet approved whose submitted version is withdrawn: the submission is taken back.
+  assert.is((await client.post('/apps/api/plugins', newPlugin('ver-unseen'), as(author))).status, 201);
+  assert.is((await upload('ver-unseen', '2.0.0', { 'a.txt': 'unseen' })).status, 201);
+  assert.is((await client.post('/apps/api/plugins/ver-unseen/versions/2.0.0/withdraw', undefined, as(author))).status, 200);
+  assert.is((await client.get('/apps/api/plugins/ver-unseen', as(author))).body.plugin.status, 'rejected');
+
+  // An administrator's withdrawal of an author's only version tells the author.
+  await approvedPlugin('ver-told');
+  assert.is((await upload('ver-told', '1.0.0', { 'a.txt': 'told' })).status, 201);
+  await approveUpdate('ver-told');
+  assert.is((await client.post('/apps/api/plugins/ver-told/versions/1.0.0/withdraw', undefined, as(admin))).status, 200);
+  const told = await sql<Array<{ kind: string }>>`select kind from notifications where plugin_id = 'ver-told' and user_id = ${author.id}`;
+  assert.ok(told.some((row) => row.kind === 'review.rejected'), JSON.stringify(told));
 });
 
 test('a version number is never used twice, not even after a withdrawal', async () => {
