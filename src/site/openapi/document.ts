@@ -561,7 +561,7 @@ export const SITE_OPENAPI = {
       post: {
         operationId: 'withdrawPluginVersion', tags: ['versions'],
         summary: 'Withdraws a version (its author or an administrator): it leaves updates and the visitors\' history; its file stays',
-        description: 'When it is the live version, the plugin goes back to its newest earlier approved version; when there is none, 409 (field version).',
+        description: 'When it is the live version, the plugin goes back to its newest earlier approved version; when there is none, the plugin leaves the store (rejected with the reason) until a new version is approved.',
         security: sessionOrToken('plugins:write'),
         parameters: [pluginId, VERSION_PARAM],
         responses: {
@@ -569,7 +569,6 @@ export const SITE_OPENAPI = {
           '400': badRequest,
           ...denied,
           '404': notFound,
-          '409': failure('The plugin has no earlier approved version to go back to (`field`: version)', 'CONFLICT'),
           ...common,
         },
       },
@@ -578,7 +577,7 @@ export const SITE_OPENAPI = {
       post: {
         operationId: 'checkUpdates', tags: ['versions'], security: [],
         summary: 'Which installed plugins have another live version (launchers; any origin)',
-        description: 'An entry is listed when the live version differs from what is installed: by sha256 when given (and the live version has one), else by version. Plugins not found or not approved are in `unknown`. Entries come in id order.',
+        description: 'An entry is listed when the live version differs from what is installed: by sha256 when given (and the live version has one), else by version; an entry with neither is listed with the live version. Plugins not found or not approved are in `unknown`. Entries come in id order.',
         requestBody: jsonBody({
           type: 'object',
           required: ['plugins'],

@@ -1,9 +1,11 @@
-import { badRequest, validationFailed } from '../../http/errors.js';
+import { validationFailed } from '../../http/errors.js';
 import { isObject } from '../../lib/json-object.js';
 import { MAX_UPDATE_ENTRIES } from './limits.js';
 
 // The body of POST /apps/api/updates: {plugins: [{id, version?, sha256?}]}, 1 to 500
-// entries, each with an id and what is installed (a version, a hash or both).
+// entries, each with an id and what is known of what is installed: a version, a
+// hash, both, or neither (a launcher that knows only that it has the plugin is
+// answered with the live version).
 
 /** One installed plugin, normalized: hash in lower case, absent fields null. */
 export interface Installed {
@@ -15,7 +17,7 @@ export interface Installed {
 const SHA256 = /^[0-9a-fA-F]{64}$/;
 
 export function updatesInput(body: unknown): Installed[] {
-  if (!isObject(body)) throw badRequest('The body must be a JSON object {plugins: [...]}');
+  if (!isObject(body)) throw validationFailed('plugins', 'The body must be a JSON object {plugins: [{id, version?, sha256?}]}');
   const plugins = body.plugins;
   if (!Array.isArray(plugins)) throw validationFailed('plugins', 'plugins must be a list of {id, version?, sha256?}');
   if (plugins.length < 1 || plugins.length > MAX_UPDATE_ENTRIES) {
@@ -31,9 +33,6 @@ export function updatesInput(body: unknown): Installed[] {
     }
     if (sha256 !== undefined && sha256 !== null && (typeof sha256 !== 'string' || !SHA256.test(sha256))) {
       throw validationFailed(`${at}.sha256`, `${at}.sha256 must be 64 hexadecimal digits`);
-    }
-    if ((version === undefined || version === null) && (sha256 === undefined || sha256 === null)) {
-      throw validationFailed(at, `${at} needs version or sha256 (what is installed)`);
     }
     return { id, version: (version as string | null | undefined) ?? null, sha256: sha256 ? (sha256 as string).toLowerCase() : null };
   });

@@ -119,13 +119,21 @@ test('hidden and unknown plugins are unknown; ids are found in any case', async 
   assert.equal(answer.body.updates.map((u: any) => u.id), ['upd-003']);
 });
 
+test('an entry with neither version nor sha256 (only the id is known) is answered with the live version', async () => {
+  const answer = await check({ plugins: [{ id: 'upd-001' }, { id: 'no-such-plugin' }] });
+  assert.is(answer.status, 200, JSON.stringify(answer.body));
+  assert.equal(answer.body.unknown, ['no-such-plugin']);
+  assert.equal(answer.body.updates.map((u: any) => [u.id, u.installed, u.latest.version]), [['upd-001', { version: null, sha256: null }, '2.0.0']]);
+});
+
 test('malformed requests are 400 VALIDATION_FAILED, readable from any origin', async () => {
   const cases: Array<{ what: string; body: unknown }> = [
     { what: 'no plugins', body: {} },
     { what: 'empty list', body: { plugins: [] } },
     { what: '501 entries', body: { plugins: Array.from({ length: 501 }, (_, n) => ({ id: id(n % PLUGINS), version: '1' })) } },
     { what: 'id not a string', body: { plugins: [{ id: 5, version: '1' }] } },
-    { what: 'neither version nor sha256', body: { plugins: [{ id: 'upd-001' }] } },
+    { what: 'the body null', body: null },
+    { what: 'the body a list', body: [{ id: 'upd-001', version: '1' }] },
     { what: 'bad hash', body: { plugins: [{ id: 'upd-001', sha256: 'xyz' }] } },
     { what: 'entry not an object', body: { plugins: ['upd-001'] } },
   ];
