@@ -15,18 +15,11 @@ export const SECURITY_HEADERS: HeaderList = Object.freeze([
 
 /**
  * Our pages load only their own scripts and styles; images come from the site and
- * https (plugin icons, screenshots and the image host's uploads are https links
- * by rule; the pages show no other avatar). No `http:`: a page on https must not
- * load images in clear text. `imageOrigins` adds exact origins, for an image host
- * served over http (npm start, a LAN): the site's /img/ links redirect there, and
- * a redirected image must pass img-src too.
+ * https (plugin icons, screenshots and the image host's uploads are https links or
+ * in-site paths by rule; the pages show no other avatar). No `http:`: a page on
+ * https must not load images in clear text, and an image host on plain http is
+ * reached through the site's /img/ (src/site/media/image-proxy.ts).
  */
-export function htmlCsp(imageOrigins: readonly string[] = []): string {
-  const images = ["'self'", 'data:', 'https:', ...imageOrigins].join(' ');
-  return (
-    `default-src 'self'; script-src 'self'; style-src 'self'; img-src ${images}; ` +
-    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-  );
-}
-
-export const HTML_CSP = htmlCsp();
+export const HTML_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; " +
+  "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";

@@ -49,12 +49,6 @@ const ACCEPTED: Array<{ service: string; rule: string; pointer: string; why: str
     why: 'the browser logout ends with a redirect to the store (302); POST /apps/auth/logout is the JSON one',
   },
   {
-    service: 'site',
-    rule: 'operation-2xx-response',
-    pointer: '#/paths/~1img~1{timestamp}~1{file}/get/responses',
-    why: 'the in-site name of an image is a redirect (302) to the image host, which serves it',
-  },
-  {
     service: 'image host',
     rule: 'operation-2xx-response',
     pointer: '#/paths/~1img~1{path}/get/responses',

@@ -3,12 +3,13 @@ import { createSharedRateLimiter, type SharedRateLimiter } from '../../db/shared
 import type { Guards } from '../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
 import { createImageHostClient } from './image-host-client.js';
+import { createImageProxy } from './image-proxy.js';
 import { imageRedirect } from './image-redirect.js';
 import { DEFAULT_IMAGE_HOST_LIMITS, UPLOAD_WINDOW_MS, UPLOADS_PER_WINDOW, type ImageHostLimits } from './limits.js';
 import { refuseBodyOnError, uploadHandler } from './upload-route.js';
 
 // Media upload: logged-in users' images, relayed to the image host (service B);
-// and the in-site name of an image on it.
+// and the in-site name of an image on it (redirected to, or streamed through).
 
 export interface MediaOptions {
   /** Timeouts and sizes for the image host; tests shorten them. */
@@ -25,6 +26,8 @@ export function mediaFeature(deps: SiteDeps, guards: Guards, options: MediaOptio
     limit: UPLOADS_PER_WINDOW,
     windowMs: UPLOAD_WINDOW_MS,
   });
+  // An image host on https is redirected to; one on plain http is streamed through (image-proxy.ts).
+  const proxy = new URL(deps.config.imageHostPublicUrl).protocol === 'https:' ? undefined : createImageProxy(deps.config.imageHostUrl);
   return {
     routes: [
       {
@@ -35,8 +38,11 @@ export function mediaFeature(deps: SiteDeps, guards: Guards, options: MediaOptio
         use: [refuseBodyOnError, guards.userOrToken('media:upload')],
         handler: uploadHandler(client, limiter),
       },
-      { method: 'GET', path: '/img/:timestamp/:file', handler: imageRedirect(deps.config.imageHostPublicUrl) },
+      { method: 'GET', path: '/img/:timestamp/:file', handler: proxy ? proxy.handler : imageRedirect(deps.config.imageHostPublicUrl) },
     ],
-    close: () => client.close(),
+    close: async () => {
+      await client.close();
+      await proxy?.close();
+    },
   };
 }

@@ -957,15 +957,18 @@ export const SITE_OPENAPI = {
     '/img/{timestamp}/{file}': {
       get: {
         operationId: 'redirectToImage', tags: ['media'], security: [],
-        summary: 'The in-site name of an image on the image host: 302 to the same path under IMAGE_HOST_PUBLIC_URL',
+        summary: 'The in-site name of an image on the image host: 302 to the same path under an https IMAGE_HOST_PUBLIC_URL, or the image streamed from an http one',
         parameters: [
           pathParam('timestamp', 'Any whole number (the upload answer\'s)', { type: 'string', pattern: '^[0-9]{1,16}$' }),
           pathParam('file', 'The md5, or the md5 and `.webp` for its WebP preview', { type: 'string', pattern: '^[0-9a-f]{32}(\\.webp)?$' }),
         ],
         responses: {
+          '200': { description: 'The image (image host on plain http)', content: { 'image/*': { schema: { type: 'string', format: 'binary' } } } },
           '302': { description: 'To the image on the image host (cached a day)', headers: { Location: { schema: { type: 'string', format: 'uri' } } } },
+          '304': { description: 'The client holds it (image host on plain http)' },
           '404': notFound,
           '414': targetTooLong,
+          '502': failure('The image host failed, or answered something that is not an image', 'UPSTREAM_FAILED'),
         },
       },
     },

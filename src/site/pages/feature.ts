@@ -4,7 +4,7 @@ import { projectRoot } from '../../lib/project-root.js';
 import { compressFast, preferredCoding } from '../../http/content-encoding.js';
 import { redirect, sendBody } from '../../http/respond.js';
 import { loadStaticFolder, sendStaticFile, type StaticFile, type StaticOptions } from '../../http/static-files.js';
-import { htmlCsp } from '../../http/security-headers.js';
+import { HTML_CSP } from '../../http/security-headers.js';
 import type { Guards } from '../auth/guards.js';
 import type { SiteContext, SiteDeps, SiteLocals } from '../context.js';
 import { findPluginRecord } from '../store/plugin-reads.js';
@@ -35,9 +35,6 @@ export function pagesFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals
   const assets = loadStaticFolder(root, SITE_STATIC_OPTIONS);
   const catalogues = loadCatalogues(join(root, 'i18n'));
   const login = deps.config.oauth ? 'provider' : 'local';
-  // An image host on http (npm start) is allowed by its exact origin: https: covers any other.
-  const imageHost = new URL(deps.config.imageHostPublicUrl);
-  const csp = htmlCsp(imageHost.protocol === 'http:' ? [imageHost.origin] : []);
 
   const rendered = new Map<string, Record<Language, StaticFile>>();
   for (const page of Object.values(PAGES)) {
@@ -53,7 +50,7 @@ export function pagesFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals
   const serve = (page: PageDefinition, status = 200) => (ctx: SiteContext) => {
     const language = pickLanguage(ctx.req);
     const file = rendered.get(page.name)![language];
-    const headers = { Vary: 'Accept-Language, Cookie', 'Content-Language': language, 'Content-Security-Policy': csp };
+    const headers = { Vary: 'Accept-Language, Cookie', 'Content-Language': language, 'Content-Security-Policy': HTML_CSP };
     if (status === 200) sendStaticFile(ctx, file, headers);
     // An id no plugin can have: the page still shows its "not found" state, with a 404.
     else sendStaticFile(ctx, file, headers, status);
@@ -73,7 +70,7 @@ export function pagesFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals
     // A replacer function: a name's `$&`, `$\``, `$'` must not be read as replacement patterns.
     const title = catalogues[language]['title.pluginNamed']!.replace('{name}', () => row.name);
     const head = `<title>${escapeHtml(title)}</title>\n<meta name="description" content="${escapeHtml(row.description)}">`;
-    sendPage(ctx, shell.replace(/<title>[^<]*<\/title>/, () => head), { Vary: 'Accept-Language, Cookie', 'Content-Language': language, 'Content-Security-Policy': csp });
+    sendPage(ctx, shell.replace(/<title>[^<]*<\/title>/, () => head), { Vary: 'Accept-Language, Cookie', 'Content-Language': language, 'Content-Security-Policy': HTML_CSP });
   };
 
   return {
