@@ -9,21 +9,40 @@ const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Sec-Fetch-Site values of a request our own pages (or the user) started. */
 const OWN_FETCH_SITES = new Set(['same-origin', 'none']);
 
+/** The names of this machine's loopback interface, in an origin's form. */
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+
+/**
+ * The origins that are this site's own: PUBLIC_URL's, in lower case, and, when that
+ * is a loopback address (the default, `http://localhost:3000`, as under `npm
+ * start`), the same scheme and port under the other names of the loopback
+ * interface. `npm start` prints `http://127.0.0.1:3000`, and a browser there sends
+ * that origin: it is the same server on the same machine, where another port
+ * would be another site.
+ */
+export function ownOrigins(publicUrl: string): ReadonlySet<string> {
+  const url = new URL(publicUrl);
+  const own = new Set([url.origin.toLowerCase()]);
+  if (LOOPBACK_HOSTS.includes(url.hostname.toLowerCase())) {
+    for (const host of LOOPBACK_HOSTS) own.add(`${url.protocol}//${host}${url.port ? ':' + url.port : ''}`);
+  }
+  return own;
+}
+
 /**
  * Whether a browser says this request was started by another site:
  *
- * - `Origin` present: it must be exactly PUBLIC_URL's origin ("null" is refused).
+ * - `Origin` present: it must be one of `own` (ownOrigins; "null" is refused).
  *   Browsers send Origin on every POST/PUT/PATCH/DELETE, same-origin included.
  * - `Origin` absent: foreign when `Sec-Fetch-Site` says the request came from
  *   another site (or a sibling subdomain: "same-site" is not "same-origin").
  * - Both absent: not foreign. That is a non-browser client (curl, the launcher),
  *   which no page can drive.
  *
- * `ownOrigin` is PUBLIC_URL's origin in lower case.
  */
-export function isCrossSite(req: IncomingMessage, ownOrigin: string): boolean {
+export function isCrossSite(req: IncomingMessage, own: ReadonlySet<string>): boolean {
   const origin = req.headers.origin;
-  if (origin !== undefined) return origin.trim().toLowerCase() !== ownOrigin;
+  if (origin !== undefined) return !own.has(origin.trim().toLowerCase());
   const fetchSite = req.headers['sec-fetch-site'];
   return typeof fetchSite === 'string' && !OWN_FETCH_SITES.has(fetchSite.trim().toLowerCase());
 }
@@ -47,10 +66,10 @@ const refused = () => new HttpError(403, 'FORBIDDEN', 'Cross-site request refuse
  */
 export function crossSiteProtection(config: SiteSettings): SiteMiddleware {
   const cookieName = sessionCookieName(config);
-  const ownOrigin = config.publicOrigin.toLowerCase();
+  const own = ownOrigins(config.publicUrl);
   const protect: SiteMiddleware = (ctx, next) => {
     if (!STATE_CHANGING.has(ctx.method) || getCookie(ctx.req, cookieName) === undefined) return next();
-    if (isCrossSite(ctx.req, ownOrigin)) throw refused();
+    if (isCrossSite(ctx.req, own)) throw refused();
     return next();
   };
   // Routes of other methods (GET: the launchers' polls, pages, icons) are composed without it.
@@ -64,9 +83,9 @@ export function crossSiteProtection(config: SiteSettings): SiteMiddleware {
  * visitor's address. Clients that send neither header (the launcher) pass.
  */
 export function sameSiteOnly(config: SiteSettings): SiteMiddleware {
-  const ownOrigin = config.publicOrigin.toLowerCase();
+  const own = ownOrigins(config.publicUrl);
   return (ctx, next) => {
-    if (isCrossSite(ctx.req, ownOrigin)) throw refused();
+    if (isCrossSite(ctx.req, own)) throw refused();
     return next();
   };
 }

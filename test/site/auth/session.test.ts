@@ -3,6 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Sql } from '../../../src/db/pool.js';
+import { ownOrigins } from '../../../src/site/auth/cross-site.js';
 import { createSession, hashToken, purgeExpiredSessions } from '../../../src/site/auth/sessions.js';
 import { upsertProviderUser } from '../../../src/site/auth/users.js';
 import { callback, loginThroughIdp, me, setCookie, setCookieLine, startFakeIdp, startLogin, type FakeIdp } from '../../helpers/fake-idp.js';
@@ -159,6 +160,40 @@ for (const c of crossSiteCases) {
     }
   });
 }
+
+test('ownOrigins: PUBLIC_URL\'s origin, and on loopback the other names of the loopback interface with the same scheme and port', () => {
+  assert.equal([...ownOrigins('http://site.test/')], ['http://site.test']);
+  assert.equal([...ownOrigins('https://Store.Example:8443/apps')], ['https://store.example:8443']);
+  assert.equal([...ownOrigins('http://localhost:3000')].sort(), ['http://127.0.0.1:3000', 'http://[::1]:3000', 'http://localhost:3000']);
+  assert.equal([...ownOrigins('http://127.0.0.1')].sort(), ['http://127.0.0.1', 'http://[::1]', 'http://localhost']);
+});
+
+// Regression: `npm start` prints http://127.0.0.1:3000 while PUBLIC_URL defaults to
+// http://localhost:3000, so a browser at the printed address had every logged-in
+// write (upload, logout, rating) refused as cross-site.
+test('cross-site check on a loopback PUBLIC_URL: 127.0.0.1 and localhost on its port are the same site, other ports are not', async () => {
+  const loopback = await startTestSite({ ...idp.env(), PUBLIC_URL: 'http://localhost:3999' });
+  try {
+    const cases = [
+      { origin: 'http://127.0.0.1:3999', status: 200 },
+      { origin: 'http://localhost:3999', status: 200 },
+      { origin: 'http://[::1]:3999', status: 200 },
+      { origin: 'http://127.0.0.1:4000', status: 403 },
+      { origin: 'https://127.0.0.1:3999', status: 403 },
+      { origin: 'http://127.0.0.2:3999', status: 403 },
+    ];
+    for (const c of cases) {
+      const { cookie } = await sessionFor('csrf-loopback');
+      const response = await fetch(loopback.url + '/apps/auth/logout', { method: 'POST', headers: { cookie, origin: c.origin } });
+      assert.is(response.status, c.status, c.origin);
+    }
+  } finally {
+    await loopback.close();
+  }
+  // The test site's PUBLIC_URL is not loopback: a loopback origin is another site there.
+  const { cookie } = await sessionFor('csrf-not-loopback');
+  assert.is((await fetch(site.url + '/apps/auth/logout', { method: 'POST', headers: { cookie, origin: 'http://localhost' } })).status, 403);
+});
 
 test('cross-site check: a foreign Origin without the session cookie is let through', async () => {
   const response = await fetch(site.url + '/apps/auth/logout', { method: 'POST', headers: { origin: 'http://evil.example' } });
