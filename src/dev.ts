@@ -4,6 +4,7 @@
 import { createRootLogger, openDatabase, readConfigOrExit, startImghostService, startSiteService } from './boot.js';
 import { startLifecycle } from './lifecycle.js';
 import { surviveStrayConnectionFailures } from './db/stray-rejections.js';
+import { flushLog } from './lib/log.js';
 
 const config = readConfigOrExit({ exampleLauncherConfig: true });
 const log = createRootLogger(config);
@@ -13,4 +14,6 @@ const database = await lifecycle.step('database unavailable', (signal) => openDa
 surviveStrayConnectionFailures(log, database.sql);
 const imghost = await lifecycle.step('image host could not start', () => startImghostService(config, log));
 const site = await lifecycle.step('site could not start', () => startSiteService(config, log, database.sql));
+// The log's lines of the start-up first: the addresses come after them, not in their midst.
+flushLog();
 process.stdout.write(`\n  site:       ${site.server.url}\n  image host: ${imghost.server.url}\n\n  Ctrl-C stops both${database.embedded ? ' and the embedded PostgreSQL' : ''}.\n\n`);

@@ -231,6 +231,11 @@ function takeBatch(): Buffer | undefined {
   return bytes;
 }
 
+/** Writes the lines gathered so far now (before text written to stdout another way, say). */
+export function flushLog(): void {
+  flush();
+}
+
 function flush(): void {
   clearTimeout(flushTimer);
   flushTimer = undefined;
