@@ -231,11 +231,8 @@ function takeBatch(): Buffer | undefined {
   return bytes;
 }
 
-/** Writes the lines gathered so far now (before text written to stdout another way, say). */
-export function flushLog(): void {
-  flush();
-}
-
+/** Writes the lines gathered so far now (flushLog: before text written to stdout another way, say). */
+export { flush as flushLog };
 function flush(): void {
   clearTimeout(flushTimer);
   flushTimer = undefined;

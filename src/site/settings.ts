@@ -14,8 +14,6 @@ export interface OAuthConfig {
 /** The site's settings (docs/operations.md, the configuration table): its own and the shared ones. */
 export interface SiteSettings extends SharedSettings {
   publicUrl: string;
-  /** Origin of PUBLIC_URL, for the cross-site check. */
-  publicOrigin: string;
   secureCookies: boolean;
   imageHostUrl: string;
   imageHostPublicUrl: string;
@@ -57,7 +55,6 @@ export function loadSiteSettings(env: Env, shared: SharedSettings = loadSharedSe
   return {
     ...shared,
     publicUrl,
-    publicOrigin: publicParsed.origin,
     secureCookies: publicParsed.protocol === 'https:',
     imageHostUrl,
     imageHostPublicUrl,

@@ -12,7 +12,6 @@ test('defaults follow the configuration table', () => {
   assert.is(config.sitePort, 3000);
   assert.is(config.imghostPort, 3001);
   assert.is(config.publicUrl, 'http://localhost:3000');
-  assert.is(config.publicOrigin, 'http://localhost:3000');
   assert.is(config.imageHostUrl, 'http://127.0.0.1:3001');
   assert.is(config.imageHostPublicUrl, 'http://127.0.0.1:3001');
   assert.is(config.imghostMaxBytes, 8388608);

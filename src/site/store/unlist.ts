@@ -5,12 +5,14 @@ import { changedFields, pluginSnapshot, type Fields } from '../audit/audit-log.j
 import { notify } from '../notifications/notify.js';
 import { rejectPendingVersions } from '../versions/settle.js';
 
-// Taking a plugin down, the one way both routes to it share: the review action
-// "unlist" (plugin-writes.ts) and a report's resolution "unlist"
-// (src/site/reports/resolve-route.ts). The plugin becomes rejected with the reason,
-// as a rejection would make it; its pending update goes with it (the trigger of
-// sql/100_plugin_revisions.sql), so no later approval can put live an update nobody
-// reviewed; its author hears of it as of any rejection.
+// Taking a plugin down, the one way every route to it shares: the review action
+// "unlist" (plugin-writes.ts), a report's resolution "unlist"
+// (src/site/reports/resolve-route.ts), and the withdrawal or removal of the last
+// version it could carry (versions/version-writes.ts). The plugin becomes rejected
+// with the reason, as a rejection would make it; its pending update goes with it
+// (the trigger of sql/100_plugin_revisions.sql), so no later approval can put live an
+// update nobody reviewed; its author hears of it as of any rejection, unless the
+// act was their own.
 
 /**
  * Unlists plugin `plugin` (locked by the caller in transaction `tx`) for `reason`,
@@ -27,13 +29,14 @@ export async function unlistPlugin(
   const before = await pluginSnapshot(tx, plugin.id);
   await runQuery(tx, 'store/review-status', [plugin.id, 'reject', reason, by.id]);
   await rejectPendingVersions(tx, plugin.id);
-  if (String(plugin.submitter_id) === String(by.id)) return changedFields(before, await pluginSnapshot(tx, plugin.id));
-  await notify(tx, {
-    recipients: [String(plugin.submitter_id)],
-    kind: 'review.rejected',
-    plugin: plugin.id,
-    actorId: by.id,
-    message: `Your plugin ${plugin.id} was rejected${reason === null ? '' : `: ${reason}`}`,
-  });
+  if (String(plugin.submitter_id) !== String(by.id)) {
+    await notify(tx, {
+      recipients: [String(plugin.submitter_id)],
+      kind: 'review.rejected',
+      plugin: plugin.id,
+      actorId: by.id,
+      message: `Your plugin ${plugin.id} was rejected${reason === null ? '' : `: ${reason}`}`,
+    });
+  }
   return changedFields(before, await pluginSnapshot(tx, plugin.id));
 }
