@@ -21,9 +21,6 @@ export const LIMITS = {
   screenshots: 8,
 } as const;
 
-/** Fields only the server sets; a body naming them is refused (featured: see below). */
-export const SERVER_FIELDS = ['status', 'installCount', 'ratingAvg', 'ratingCount'] as const;
-
 export type Screenshot = string | { url: string; webpUrl?: string };
 
 export interface PluginFields {
@@ -114,10 +111,10 @@ export function validateNewPlugin(body: unknown, isAdmin: boolean, images: Image
 
 /** PATCH /apps/api/plugins/:id (and the shared part of POST): the fields the body sets. */
 export function validateEdit(body: unknown, isAdmin: boolean, images: ImageLinkRule, currentId?: string): ValidEdit {
+  // status, installCount, ratingAvg and ratingCount are the server's: a body naming
+  // them (a record read and sent back whole, say) is taken without them, as unknown
+  // fields are. Only featured is refused to a non-administrator (403, below).
   const input = objectBody(body, 'of plugin fields');
-  for (const field of SERVER_FIELDS) {
-    if (input[field] !== undefined) throw validationFailed(field, `${field} is set by the server, not by a request`);
-  }
   if (currentId !== undefined && input.id !== undefined && (typeof input.id !== 'string' || input.id.toLowerCase() !== currentId.toLowerCase())) {
     throw validationFailed('id', 'id cannot be changed');
   }

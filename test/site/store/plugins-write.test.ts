@@ -111,11 +111,32 @@ const invalid: Array<{ what: string; fields: Record<string, unknown>; field: str
   { what: 'a screenshot url of /apps/auth/logout', fields: { screenshots: [{ url: '/apps/auth/logout' }] }, field: 'screenshots' },
   { what: 'a screenshot webpUrl of /apps/auth/logout', fields: { screenshots: [{ url: '/media/s.png', webpUrl: '/apps/auth/logout' }] }, field: 'screenshots' },
   { what: 'a screenshot on the site\'s own host', fields: { screenshots: [{ url: 'https://site.test/apps/auth/logout' }] }, field: 'screenshots' },
-  { what: 'status set by the body', fields: { status: 'approved' }, field: 'status' },
-  { what: 'installCount set by the body', fields: { installCount: 1000 }, field: 'installCount' },
-  { what: 'ratingAvg set by the body', fields: { ratingAvg: 5 }, field: 'ratingAvg' },
-  { what: 'ratingCount set by the body', fields: { ratingCount: 9 }, field: 'ratingCount' },
 ];
+
+// The contract: status, installCount, ratingAvg and ratingCount cannot be set by a
+// body, and a plugin is created pending. A body naming them (a record read and sent
+// back whole) is taken without them, as unknown fields are.
+const SERVER_SET = { status: 'approved', installCount: 1000, ratingAvg: 5, ratingCount: 9 };
+
+test('POST with the server\'s fields in the body: 201, created pending with none of them', async () => {
+  const answer = await client.post('/apps/api/plugins', newPlugin('server-set', SERVER_SET), { cookie: users.alice });
+  assert.is(answer.status, 201, JSON.stringify(answer.body));
+  const plugin = answer.body.plugin;
+  assert.equal([plugin.status, plugin.installCount, plugin.ratingAvg, plugin.ratingCount], ['pending', 0, 0, 0]);
+});
+
+test('PATCH with the server\'s fields in the body changes none of them, the author\'s or an administrator\'s', async () => {
+  await pluginIn(client, users, 'pending', 'server-set-patch');
+  for (const cookie of [users.alice, users.admin]) {
+    const answer = await client.patch('/apps/api/plugins/server-set-patch', { ...SERVER_SET, description: 'changed' }, { cookie });
+    assert.is(answer.status, 200, JSON.stringify(answer.body));
+    const plugin = answer.body.plugin;
+    assert.equal([plugin.status, plugin.installCount, plugin.ratingAvg, plugin.ratingCount, plugin.description], ['pending', 0, 0, 0, 'changed']);
+  }
+  // A record read and sent back whole.
+  const record = (await client.get('/apps/api/plugins/server-set-patch', { cookie: users.alice })).body.plugin;
+  assert.is((await client.patch('/apps/api/plugins/server-set-patch', { ...record, featured: undefined }, { cookie: users.alice })).status, 200);
+});
 
 let counter = 0;
 for (const { what, fields, field } of invalid) {
