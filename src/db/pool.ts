@@ -48,7 +48,16 @@ export interface PoolOptions {
  * comes back the next query simply works: no restart needed. The pool's breaker
  * (breaker.ts) refuses queries at once while PostgreSQL is unreachable.
  */
+/** When each pool last lost or closed one of its connections (Date.now()), for stray-rejections.ts. */
+const lastCloses = new WeakMap<Sql, number>();
+
+/** When a connection of `sql` last closed (Date.now()); 0 when none has. */
+export function lastConnectionCloseOf(sql: Sql): number {
+  return lastCloses.get(sql) ?? 0;
+}
+
 export function createPool(url: string, options: PoolOptions = {}): Sql {
+  let made: Sql | undefined;
   const sql = postgres(url, {
     max: POOL_SIZE,
     connect_timeout: CONNECT_TIMEOUT_S,
@@ -56,6 +65,9 @@ export function createPool(url: string, options: PoolOptions = {}): Sql {
     idle_timeout: 60,
     max_lifetime: 60 * 30,
     onnotice: () => {},
+    onclose: () => {
+      if (made !== undefined) lastCloses.set(made, Date.now());
+    },
     // Sent in the startup message, so they hold for every statement without a round trip.
     connection: {
       application_name: 'launcher-web',
@@ -65,6 +77,7 @@ export function createPool(url: string, options: PoolOptions = {}): Sql {
     debug: false,
     transform: { undefined: null },
   }) as unknown as Sql;
+  made = sql;
   attachBreaker(sql, options.onBreaker);
   return sql;
 }
