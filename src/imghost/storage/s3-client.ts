@@ -32,7 +32,6 @@ export const BODY_TIMEOUT_MS = 30_000;
 /** An error answer's body is read for the log only, this much at most. */
 const ERROR_BODY_BYTES = 1_024;
 
-
 export interface ObjectInfo {
   size: number;
   /** x-amz-meta-* headers, names without the prefix, lower case. */

@@ -3,7 +3,7 @@
 // https, a redirect to the same path under IMAGE_HOST_PUBLIC_URL; on plain http (as
 // under `npm start`), the image streamed through the site, so that no page loads an
 // image over http. Only the image host's own URL shapes are answered.
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -95,43 +95,37 @@ test('image host on http: an uploaded image and its preview are streamed through
   assert.is((await fetch(`${proxied.url}/img/1/${MD5}`)).status, 404);
 });
 
-/** A stand-in image host answering every request with `answer`. */
-async function fakeImageHost(answer: (res: import('node:http').ServerResponse) => void): Promise<{ url: string; server: Server }> {
-  const server = createServer((_req, res) => answer(res));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
+type Answer = (res: ServerResponse) => void;
 
 test('image host on http: what is not an image, too large, or redirected off https is 502, never relayed', async () => {
-  const cases = [
-    { what: 'HTML', answer: (res: import('node:http').ServerResponse) => res.writeHead(200, { 'content-type': 'text/html' }).end('<script>alert(1)</script>') },
-    { what: 'no length', answer: (res: import('node:http').ServerResponse) => { res.writeHead(200, { 'content-type': 'image/png' }); res.end(Buffer.alloc(10)); } },
-    { what: 'an image over 8 MiB', answer: (res: import('node:http').ServerResponse) => res.writeHead(200, { 'content-type': 'image/png', 'content-length': 9 * 1024 * 1024 }).end() },
-    { what: 'a redirect to http', answer: (res: import('node:http').ServerResponse) => res.writeHead(302, { location: 'http://evil.example/x.png' }).end() },
-    { what: 'a server error', answer: (res: import('node:http').ServerResponse) => res.writeHead(500).end() },
-  ];
-  for (const c of cases) {
-    const fake = await fakeImageHost(c.answer);
-    const site = await startTestSite({ IMAGE_HOST_URL: fake.url, IMAGE_HOST_PUBLIC_URL: fake.url });
-    try {
+  // One stand-in image host, told before each request how to answer it.
+  let answer: Answer = (res) => res.writeHead(500).end();
+  const fake: Server = createServer((_req, res) => answer(res));
+  await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
+  const site = await startTestSite({ IMAGE_HOST_URL: url, IMAGE_HOST_PUBLIC_URL: url });
+  try {
+    const cases: Array<{ what: string; answer: Answer }> = [
+      { what: 'HTML', answer: (res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<script>alert(1)</script>') },
+      { what: 'no length', answer: (res) => { res.writeHead(200, { 'content-type': 'image/png' }); res.end(Buffer.alloc(10)); } },
+      { what: 'an image over 8 MiB', answer: (res) => res.writeHead(200, { 'content-type': 'image/png', 'content-length': 9 * 1024 * 1024 }).end() },
+      { what: 'a redirect to http', answer: (res) => res.writeHead(302, { location: 'http://evil.example/x.png' }).end() },
+      { what: 'a server error', answer: (res) => res.writeHead(500).end() },
+    ];
+    for (const c of cases) {
+      answer = c.answer;
       const res = await fetch(`${site.url}/img/1/${MD5}`, { redirect: 'manual' });
       assert.is(res.status, 502, c.what);
       assert.is(res.headers.get('location'), null, c.what);
       assert.is(((await res.json()) as { code: string }).code, 'UPSTREAM_FAILED', c.what);
-    } finally {
-      await site.close();
-      await new Promise((resolve) => fake.server.close(resolve));
     }
-  }
-  // A bucket's https address, as an image host on a bucket redirects, is relayed.
-  const bucket = await fakeImageHost((res) => res.writeHead(302, { location: 'https://bucket.example/images/x.png', 'cache-control': 'public, max-age=86400' }).end());
-  const site = await startTestSite({ IMAGE_HOST_URL: bucket.url, IMAGE_HOST_PUBLIC_URL: bucket.url });
-  try {
+    // A bucket's https address, as an image host on a bucket redirects, is relayed.
+    answer = (res) => res.writeHead(302, { location: 'https://bucket.example/images/x.png', 'cache-control': 'public, max-age=86400' }).end();
     const res = await fetch(`${site.url}/img/1/${MD5}`, { redirect: 'manual' });
     assert.equal([res.status, res.headers.get('location')], [302, 'https://bucket.example/images/x.png']);
   } finally {
     await site.close();
-    await new Promise((resolve) => bucket.server.close(resolve));
+    await new Promise((resolve) => fake.close(resolve));
   }
 });
 
