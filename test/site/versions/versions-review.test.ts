@@ -71,6 +71,25 @@ test('an author who uploads another version while the administrator reviews gets
   assert.equal(states, [['1.1.1', 'approved'], ['1.1.0', 'rejected']], 'the superseded version is rejected');
 });
 
+test('a pending update withdrawn while the administrator reviews draws a new revision: the stale rejection is 409, not the plugin taken down', async () => {
+  await approvedPlugin('verrev-withdrawn');
+  assert.is((await upload(site.url, 'verrev-withdrawn', '7.0.0', { 'plugin.json': 'seven' })).status, 201);
+  assert.is((await client.patch('/apps/api/plugins/verrev-withdrawn', { featured: true }, as(admin))).status, 200);
+  const seen = (await client.get('/apps/api/plugins/verrev-withdrawn', as(admin))).body.plugin;
+  assert.is(seen.pendingUpdate.version, '7.0.0', 'the administrator reads an update');
+  // The author withdraws the version, and with it the pending update, through the other process.
+  assert.is((await secondClient.post('/apps/api/plugins/verrev-withdrawn/versions/7.0.0/withdraw', {}, as(author))).status, 200);
+  const now = (await client.get('/apps/api/plugins/verrev-withdrawn', as(admin))).body.plugin;
+  assert.is(now.pendingUpdate, null);
+  assert.ok(BigInt(now.revision) > BigInt(seen.revision), `the revision moved on (${seen.revision} -> ${now.revision}), never back`);
+
+  // "Reject the update" read against a plugin that no longer has one would take the plugin down.
+  const stale = await client.post('/apps/api/plugins/verrev-withdrawn/review', { action: 'reject', reason: 'update not ok', revision: seen.revision }, as(admin));
+  assert.is(stale.status, 409, JSON.stringify(stale.body));
+  assert.equal([stale.body.code, stale.body.field], ['CONFLICT', 'revision']);
+  assert.is((await client.get('/apps/api/plugins/verrev-withdrawn')).status, 200, 'still in the store');
+});
+
 test('two site processes agree on versions at once', async () => {
   await approvedPlugin('verrev-two');
   assert.equal((await secondClient.get('/apps/api/plugins/verrev-two/versions', as(author))).body.versions, []);
