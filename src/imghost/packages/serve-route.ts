@@ -5,7 +5,7 @@ import { answeredNotModified } from '../../http/prepared-answer.js';
 import type { ImghostContext } from '../context.js';
 import { bucketFailureToHttp } from '../storage/object-storage.js';
 import { parseRange } from './byte-range.js';
-import { isPackageFileName } from './package-names.js';
+import { isPackageFileName } from '../../lib/package-names.js';
 import { SHA256, type PackageStore } from './package-store.js';
 
 /** The bytes under a hash never change (RFC 8246). */

@@ -8,7 +8,7 @@ import type { ImghostContext } from '../context.js';
 import { bucketFailureToHttp } from '../storage/object-storage.js';
 import { insufficientStorage, isDiskFull } from '../images/disk-errors.js';
 import { createTokenCheck } from '../images/upload-token.js';
-import { packageUrl } from './package-names.js';
+import { packageUrl } from '../../lib/package-names.js';
 import type { PackageStore } from './package-store.js';
 import { receivePackage } from './receive-package.js';
 import { inspectZip, ZipRefused } from './zip-inspect.js';

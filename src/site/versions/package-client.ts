@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { HttpError, validationFailed } from '../../http/errors.js';
 import { isObject } from '../../lib/json-object.js';
+import { packageUrl } from '../../lib/package-names.js';
 import { failureMessageOf } from '../media/image-host-answer.js';
 import { deferred, transportFailure, upstreamFailed, type ImageHostConfig } from '../media/image-host-client.js';
 import type { ImageHostLimits } from '../media/limits.js';
@@ -31,6 +32,16 @@ export interface StoredPackage {
   download: string;
   entries: PackageEntry[];
   entryCount: number;
+}
+
+/**
+ * `stored` with its download named `name`: the relay starts before a form's
+ * `version` field may have come, under the plugin's id alone, and the hash alone
+ * selects the file, so the version's download takes its full name here.
+ */
+export function namedPackage(stored: StoredPackage, name: string): StoredPackage {
+  const at = stored.download.indexOf(`/pkg/${stored.sha256}/`);
+  return { ...stored, download: stored.download.slice(0, at) + packageUrl(stored.sha256, name) };
 }
 
 /** One package on its way to the image host (see Relay of the media client). */

@@ -7,7 +7,7 @@ import { requireUser } from '../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { text } from '../store/text-rules.js';
 import { MAX_CHANGELOG, maxUploadBytes, uploadFormLimits } from './limits.js';
-import type { PackageClient, PackageRelay } from './package-client.js';
+import { namedPackage, type PackageClient, type PackageRelay } from './package-client.js';
 import { versionRecord, type VersionRow } from './records.js';
 import { checkVersionFree, insertVersion, releaseVersion, reserveVersion } from './version-writes.js';
 import { versionField } from './version-number.js';
@@ -97,7 +97,7 @@ export function uploadVersionHandler(deps: SiteDeps, client: PackageClient, limi
       let row: VersionRow;
       try {
         relay.release();
-        const stored = await relay.answer;
+        const stored = namedPackage(await relay.answer, `${pluginId}-${version}`);
         row = await insertVersion(deps.sql, pluginId, user, { version, changelog: changelog ?? '' }, stored).catch((error: unknown) => {
           ctx.log.warn('version refused after its file was stored: the package may be unreferenced', { plugin: pluginId, version, sha256: stored.sha256, err: error });
           throw error;

@@ -106,6 +106,8 @@ export async function insertVersion(
 ): Promise<VersionRow> {
   return inTransaction(sql, async (t) => {
     const plugin = await lockOwnPlugin(t, id, user);
+    // The image host refuses removed bytes too, but a removal may land between its check and this insert.
+    if (await bytesRemoved(t, stored.sha256)) throw removedFile();
     const [row] = await runNamed<VersionRow>(t, 'versions/insert-version', {
       plugin_id: plugin.id, version: input.version, changelog: input.changelog, sha256: stored.sha256,
       size: stored.size, download: stored.download, entry_count: stored.entryCount, files_json: JSON.stringify(stored.entries),
@@ -144,6 +146,8 @@ export interface TakenOff {
   live: string | null;
   /** It was already off (removed, or withdrawn again): nothing changed. */
   already?: boolean;
+  /** The bytes are removed (sql/283): the image host is to delete the file. */
+  bytesRemoved: boolean;
 }
 
 /**
@@ -169,7 +173,9 @@ export async function takeVersionOff(
     // An author sees all their versions; nothing else to hide.
     if (!found) throw new HttpError(404, 'NOT_FOUND', 'Version not found');
     if (found.status === 'removed' || (found.status === 'withdrawn' && to === 'withdrawn')) {
-      return { pluginId: plugin.id, version: found.version, sha256: found.sha256, live: null, already: true };
+      // A removal asked again repeats the image host's deletion (after a 502, say) when the bytes are removed.
+      const bytesRemoved = to === 'removed' && (await runQuery<{ removed: boolean }>(t, 'versions/bytes-removed', [found.sha256]))[0]!.removed;
+      return { pluginId: plugin.id, version: found.version, sha256: found.sha256, live: null, already: true, bytesRemoved };
     }
     const [state] = await runQuery<PluginState>(t, 'versions/plugin-state', [plugin.id]);
     await runQuery(t, 'versions/drop-from-pending-update', [plugin.id, found.version]);
@@ -185,6 +191,7 @@ export async function takeVersionOff(
       }
     }
     await runQuery(t, 'versions/set-status', [plugin.id, found.version, to]);
+    const bytesRemoved = to === 'removed' && (await markBytesRemoved(t, plugin.id, found.version, found.sha256));
     if (carried && live === null) {
       // Nothing approved to go back to: the plugin leaves the store (rejected with the
       // reason) until a new version is approved.
@@ -208,12 +215,31 @@ export async function takeVersionOff(
         message: `Version ${found.version} of your plugin ${plugin.id} was ${to} by an administrator`,
       });
     }
-    return { pluginId: plugin.id, version: found.version, sha256: found.sha256, live };
+    return { pluginId: plugin.id, version: found.version, sha256: found.sha256, live, bytesRemoved };
   });
 }
 
-/** Whether another live version (any plugin) keeps these bytes: then the image host keeps them too. */
-export async function bytesStillLive(sql: Sql, pluginId: string, version: string, sha256: string): Promise<boolean> {
-  const [row] = await runQuery<{ live: boolean }>(sql, 'versions/bytes-still-live', [pluginId, version, sha256]);
-  return row!.live;
+const removedFile = () => new HttpError(400, 'VALIDATION_FAILED', 'Not an acceptable package: an administrator removed this file', { field: 'file' });
+
+/**
+ * Marks the bytes of a version just removed as removed (sql/283), unless another
+ * live version of any plugin has them: then the image host keeps the file for it.
+ * Holds the bytes' lock, so an approval or an insert of them waits for this
+ * transaction and then sees what it decided. True when the bytes are removed.
+ */
+async function markBytesRemoved(t: Sql, pluginId: string, version: string, sha256: string): Promise<boolean> {
+  await runQuery(t, 'versions/lock-bytes', [sha256]);
+  const [row] = await runQuery<{ removed: boolean }>(t, 'versions/mark-bytes-removed', [pluginId, version, sha256]);
+  return row!.removed;
+}
+
+/**
+ * Whether an administrator removed these bytes (sql/283), read under the bytes'
+ * shared lock, which this transaction then holds: a removal of them waits for it
+ * and sees what it wrote (a version inserted or made live).
+ */
+export async function bytesRemoved(t: Sql, sha256: string): Promise<boolean> {
+  await runQuery(t, 'versions/lock-bytes-shared', [sha256]);
+  const [row] = await runQuery<{ removed: boolean }>(t, 'versions/bytes-removed', [sha256]);
+  return row!.removed;
 }

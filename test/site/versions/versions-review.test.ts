@@ -121,6 +121,52 @@ test('removing a version keeps the file while another live version has the same 
   assert.is((await client.get('/apps/api/plugins/verrev-share-b/install-link')).status, 404);
 });
 
+test('bytes removed for malware never go live after: a pending version of another plugin with them is refused on approval (409)', async () => {
+  await approvedPlugin('verrev-malware-a');
+  await approvedPlugin('verrev-malware-b');
+  const files = { 'bad.txt': 'the same malware' };
+  const a = await upload(site.url, 'verrev-malware-a', '1.0.1', files);
+  const readA = (await client.get('/apps/api/plugins/verrev-malware-a', as(admin))).body.plugin;
+  assert.is((await client.post('/apps/api/plugins/verrev-malware-a/review', { action: 'approve', revision: readA.revision }, as(admin))).status, 200);
+  const b = await upload(site.url, 'verrev-malware-b', '2.0.0', files);
+  assert.is(b.body.version.sha256, a.body.version.sha256);
+
+  assert.is((await client.request('DELETE', '/apps/api/plugins/verrev-malware-a/versions/1.0.1', as(admin))).status, 200);
+  assert.is((await fetch(a.body.version.download)).status, 410, 'no live version kept the bytes');
+  const readB = (await secondClient.get('/apps/api/plugins/verrev-malware-b', as(admin))).body.plugin;
+  const approval = await secondClient.post('/apps/api/plugins/verrev-malware-b/review', { action: 'approve', revision: readB.revision }, as(admin));
+  assert.is(approval.status, 409, JSON.stringify(approval.body));
+  assert.is(approval.body.code, 'CONFLICT');
+  assert.match(approval.body.error, /removed/);
+  assert.is((await client.get('/apps/api/plugins/verrev-malware-b/install-link')).body.download, 'https://downloads.example.com/verrev-malware-b.zip', 'nothing went live');
+  // Rejecting it is what is left, and works.
+  assert.is((await client.post('/apps/api/plugins/verrev-malware-b/review', { action: 'reject', reason: 'malware', revision: readB.revision }, as(admin))).status, 200);
+});
+
+test('an upload of bytes removed while the image host still took them is refused by the site (400 file), nothing inserted', async () => {
+  await approvedPlugin('verrev-removed-late');
+  const zip = zipOf({ 'late.txt': 'removed between the checks' });
+  const { createHash } = await import('node:crypto');
+  // As if a removal committed after the image host's own check of the bytes: only PostgreSQL knows yet.
+  await sql`insert into removed_packages (sha256) values (${createHash('sha256').update(zip).digest('hex')})`;
+  const refused = await uploadVersion(site.url, 'verrev-removed-late', { zip, version: '3.0.0', changelog: '' }, as(author));
+  assert.is(refused.status, 400, JSON.stringify(refused.body));
+  assert.equal([refused.body.code, refused.body.field], ['VALIDATION_FAILED', 'file']);
+  assert.equal((await client.get('/apps/api/plugins/verrev-removed-late/versions', as(author))).body.versions, []);
+  // The number was not used: another file may take it.
+  assert.is((await upload(site.url, 'verrev-removed-late', '3.0.0', { 'good.txt': 'fine' })).status, 201);
+});
+
+test('a version\'s download is named <id>-<version>.zip whichever part of the form comes first', async () => {
+  await approvedPlugin('verrev-name');
+  const fileFirst = await uploadVersion(site.url, 'verrev-name', { zip: zipOf({ 'a.txt': 'first' }), version: '1.2.3', changelog: '', order: ['file', 'version', 'changelog'] }, as(author));
+  assert.is(fileFirst.status, 201, JSON.stringify(fileFirst.body));
+  assert.ok(fileFirst.body.version.download.endsWith(`/pkg/${fileFirst.body.version.sha256}/verrev-name-1.2.3.zip`), fileFirst.body.version.download);
+  assert.is((await fetch(fileFirst.body.version.download)).headers.get('content-disposition'), 'attachment; filename="verrev-name-1.2.3.zip"');
+  const versionFirst = await upload(site.url, 'verrev-name', '1.2.4', { 'a.txt': 'second' });
+  assert.ok(versionFirst.body.version.download.endsWith('/verrev-name-1.2.4.zip'), versionFirst.body.version.download);
+});
+
 /** A detail as the queue's include=review lists it: packages without `files` and `diff` (`diffCounts` stays). */
 function asListed(detail: any): any {
   const summary = (pkg: any) => {

@@ -1,6 +1,8 @@
 // A package's URL is /pkg/<sha256>/<name>.zip. The hash alone selects the file; the
 // name is what a browser saves it as, so it is reduced to characters that are safe
-// in a path and in Content-Disposition on every system.
+// in a path and in Content-Disposition on every system. Both services use it: the
+// image host hands the URLs out and serves them, the site names a version's download
+// once its form has given the version number.
 
 const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}\.zip$/;
 const DEFAULT_NAME = 'package';

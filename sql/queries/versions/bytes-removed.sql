@@ -1,0 +1,2 @@
+-- Whether an administrator removed the bytes $1 (lock-bytes-shared.sql held).
+select exists (select 1 from removed_packages where sha256 = $1) as removed
