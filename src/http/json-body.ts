@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { Middleware } from './context.js';
 import { badRequest, HttpError } from './errors.js';
 import { isObject } from '../lib/json-object.js';
@@ -71,8 +72,10 @@ async function readJsonBytes(ctx: Parameters<Middleware<any>>[0], limit: number)
   return read.bytes;
 }
 
-/** The JSON value of a body read by jsonBodyBytes: 400 when empty, not JSON, or not storable. */
+/** The JSON value of a body read by jsonBodyBytes: 400 when empty, not UTF-8, not JSON, or not storable. */
 export function parseJsonBytes(bytes: Buffer): unknown {
+  // toString would turn bytes that are not UTF-8 into U+FFFD, and they would be stored so.
+  if (!isUtf8(bytes)) throw new HttpError(400, 'BAD_REQUEST', 'Request body is not valid UTF-8');
   const text = bytes.toString('utf8');
   if (text.trim() === '') throw new HttpError(400, 'BAD_REQUEST', 'Request body is empty; expected JSON');
   let value: unknown;

@@ -852,4 +852,15 @@ test('a source that fails becomes a 400 HttpError; an HttpError from the source 
   assert.is(aborted.error, 400);
 });
 
+test('a field whose bytes are not UTF-8 is 400 VALIDATION_FAILED, never stored as U+FFFD', async () => {
+  const contentType = `multipart/form-data; boundary=${B}`;
+  for (const bytes of [[0xff, 0xfe, 0x31], [0xed, 0xa0, 0x80], [0xc3]]) {
+    const body = Buffer.concat([Buffer.from(lines(`--${B}`, disposition('version'), '', '')), Buffer.from(bytes), Buffer.from(lines('', `--${B}--`, ''))]);
+    const outcome = await collect(readableOf(wholeChunks(body)), contentType);
+    assert.equal([outcome.error, outcome.code], [400, 'VALIDATION_FAILED'], `bytes ${bytes}`);
+  }
+  const chinese = await collect(readableOf(wholeChunks(Buffer.from(lines(...fieldPart('changelog', '修复了小地图'), `--${B}--`, '')))), contentType);
+  assert.equal(chinese.parts, [{ kind: 'field', name: 'changelog', value: '修复了小地图' }]);
+});
+
 test.run();

@@ -1,5 +1,6 @@
+import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
-import { HttpError, badRequest } from '../errors.js';
+import { HttpError, badRequest, validationFailed } from '../errors.js';
 import { boundaryFrom } from './boundary.js';
 import { describePart } from './content-disposition.js';
 import { FileStream } from './file-stream.js';
@@ -68,7 +69,10 @@ export async function* parseMultipart(
         if (size > max.fieldBytes) throw tooLarge(`Field exceeds ${max.fieldBytes} bytes`, name);
         chunks.push(scanner.data);
       } else if (event === 'part-end') {
-        return Buffer.concat(chunks, size).toString('utf8');
+        const bytes = Buffer.concat(chunks, size);
+        // toString would turn bytes that are not UTF-8 into U+FFFD, and they would be stored so.
+        if (!isUtf8(bytes)) throw validationFailed(name, `${name} is not valid UTF-8`);
+        return bytes.toString('utf8');
       } else {
         throw new Error(`multipart scanner: unexpected ${event} inside a part`);
       }
