@@ -1,4 +1,5 @@
 import { pipeline } from 'node:stream/promises';
+import { isClientGone } from '../../http/client-gone.js';
 import { HttpError } from '../../http/errors.js';
 import { answeredNotModified } from '../../http/prepared-answer.js';
 import type { ImghostContext } from '../context.js';
@@ -70,9 +71,4 @@ async function sendStoredFile(ctx: ImghostContext, store: ImageStore, file: Stor
     // short body that looks whole. A client going away is not worth a log line.
     if (!isClientGone(error)) ctx.log.warn('image stream failed', { err: error });
   }
-}
-
-function isClientGone(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  return code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'ECONNRESET' || code === 'EPIPE';
 }

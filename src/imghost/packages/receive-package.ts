@@ -4,7 +4,8 @@ import { createWriteStream } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { payloadTooLarge } from '../../http/errors.js';
+import { isClientGone } from '../../http/client-gone.js';
+import { HttpError, payloadTooLarge } from '../../http/errors.js';
 import type { TempArea } from '../images/temp-files.js';
 
 export interface ReceivedPackage {
@@ -35,8 +36,8 @@ class HashAndLimit extends Transform {
 
 /**
  * Streams the request body into a temp file, hashing it on the way. On any failure
- * (too large, the client going away, a full disk) the temp file is gone before this
- * rejects.
+ * (too large, the client going away: 400, a full disk) the temp file is gone before
+ * this rejects.
  */
 export async function receivePackage(req: IncomingMessage, temps: TempArea, maxBytes: number): Promise<ReceivedPackage> {
   const temp = temps.create('zip');
@@ -50,6 +51,8 @@ export async function receivePackage(req: IncomingMessage, temps: TempArea, maxB
     // would let the open re-create it afterwards.
     if (!out.closed) await once(out, 'close').catch(() => {});
     await temps.discard(temp);
+    // A client (or the site's relay) that left mid-body: a 400 nobody reads, never an error of ours.
+    if (!req.complete && isClientGone(error)) throw new HttpError(400, 'BAD_REQUEST', 'The request body could not be read', { cause: error });
     throw error;
   }
   return { temp, sha256: counter.hash.digest('hex'), size: counter.size };
