@@ -1,10 +1,12 @@
 // One `Range: bytes=...` request (RFC 9110 14.2), enough for a launcher to resume a
 // download. Several ranges in one request are answered with the whole file, which
-// the RFC allows; so is a header we cannot parse.
+// the RFC allows; so is a header we cannot parse. The unit is case-insensitive, and
+// a position of any length is read: an end past the file is cut to it (RFC 9110
+// 14.1.2), a start past it is 416.
 
 export type RangeAnswer = { start: number; end: number } | 'unsatisfiable' | null;
 
-const SINGLE = /^bytes=(\d{0,16})-(\d{0,16})$/;
+const SINGLE = /^bytes=(\d*)-(\d*)$/i;
 
 /** The inclusive byte range to send, 'unsatisfiable' for 416, or null to send the whole file. */
 export function parseRange(header: string | undefined, size: number): RangeAnswer {

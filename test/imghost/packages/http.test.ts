@@ -156,6 +156,10 @@ const ranges = [
   { what: 'several ranges: the whole file', range: 'bytes=0-1,5-6', status: 200, slice: [0] },
   { what: 'a malformed range: the whole file', range: 'bytes=abc', status: 200, slice: [0] },
   { what: 'a start past the end', range: 'bytes=99999999-', status: 416, slice: null },
+  { what: 'the unit in capitals', range: 'BYTES=0-1', status: 206, slice: [0, 2] },
+  { what: 'an end of 17 digits is cut to the size', range: 'bytes=0-12345678901234567', status: 206, slice: [0] },
+  { what: 'a start of 40 digits is past the end', range: `bytes=${'9'.repeat(40)}-`, status: 416, slice: null },
+  { what: 'a suffix longer than the file: all of it', range: `bytes=-${'9'.repeat(30)}`, status: 206, slice: [0] },
 ];
 
 for (const c of ranges) {
