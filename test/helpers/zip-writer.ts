@@ -19,6 +19,17 @@ export interface ZipEntrySpec {
   localName?: string;
   /** Point this entry's central record at an earlier entry's local header (overlap). */
   sameDataAs?: number;
+  /** Lies in the local header only (in its ZIP64 field with `zip64`). */
+  localCrc?: number;
+  localSize?: number;
+  localCompressedSize?: number;
+  /** Sets flag bit 3, leaves the local CRC and sizes 0 and writes them after the data, with or without the optional signature. */
+  dataDescriptor?: 'signed' | 'unsigned';
+  /** Extra fields (id, size, data) for one header, after the ZIP64 field. */
+  localExtra?: Buffer;
+  centralExtra?: Buffer;
+  /** Bytes after the entry's data (and descriptor) that no record lists: a hidden entry, say. */
+  after?: Buffer;
 }
 
 export interface ZipSpec {
@@ -46,6 +57,12 @@ const u64 = (n: number) => {
   return b;
 };
 
+/** APPNOTE 4.3.9: CRC and sizes after the data, 8-byte sizes in a ZIP64 archive. */
+function dataDescriptor(signed: boolean, crc: number, csize: number, size: number, zip64 = false): Buffer {
+  const sizes = zip64 ? [u64(csize), u64(size)] : [u32(csize), u32(size)];
+  return Buffer.concat([signed ? u32(0x08074b50) : Buffer.alloc(0), u32(crc), ...sizes]);
+}
+
 export function buildZip(entries: ZipEntrySpec[], spec: ZipSpec = {}): Buffer {
   const prefix = spec.prefix ?? Buffer.alloc(0);
   const base = spec.adjustOffsets ? prefix.length : 0;
@@ -61,23 +78,36 @@ export function buildZip(entries: ZipEntrySpec[], spec: ZipSpec = {}): Buffer {
     const crc = entry.declaredCrc ?? tableCrc32(data, 0);
     const size = entry.declaredSize ?? data.length;
     const csize = entry.declaredCompressedSize ?? stored.length;
-    const flags = entry.flags ?? (/[^\x00-\x7f]/.test(name.toString('latin1')) ? 0x0800 : 0);
+    const utf8Flag = /[^\x00-\x7f]/.test(name.toString('latin1')) ? 0x0800 : 0;
+    const flags = entry.flags ?? ((entry.dataDescriptor ? 0x0008 : 0) | utf8Flag);
     const localName = entry.localName === undefined ? name : Buffer.from(entry.localName, 'utf8');
-    const zip64Extra = spec.zip64 ? Buffer.concat([u16(1), u16(16), u64(size), u64(csize)]) : Buffer.alloc(0);
+    const deferred = entry.dataDescriptor !== undefined;
+    const localCrc = entry.localCrc ?? (deferred ? 0 : crc);
+    const localSize = entry.localSize ?? (deferred ? 0 : size);
+    const localCsize = entry.localCompressedSize ?? (deferred ? 0 : csize);
+    const localExtra = Buffer.concat([
+      spec.zip64 ? Buffer.concat([u16(1), u16(16), u64(localSize), u64(localCsize)]) : Buffer.alloc(0),
+      entry.localExtra ?? Buffer.alloc(0),
+    ]);
     const local = Buffer.concat([
       u32(0x04034b50), u16(spec.zip64 ? 45 : 20), u16(flags), u16(method), u16(0), u16(0x21),
-      u32(crc), u32(spec.zip64 ? 0xffffffff : csize), u32(spec.zip64 ? 0xffffffff : size),
-      u16(localName.length), u16(zip64Extra.length), localName, zip64Extra,
+      u32(localCrc), u32(spec.zip64 ? 0xffffffff : localCsize), u32(spec.zip64 ? 0xffffffff : localSize),
+      u16(localName.length), u16(localExtra.length), localName, localExtra,
     ]);
+    const descriptor = deferred ? dataDescriptor(entry.dataDescriptor === 'signed', crc, csize, size, spec.zip64) : Buffer.alloc(0);
+    const after = entry.after ?? Buffer.alloc(0);
     let localOffset = base + offset;
     if (entry.sameDataAs !== undefined) {
       localOffset = offsets[entry.sameDataAs]!;
     } else {
-      locals.push(local, stored);
-      offset += local.length + stored.length;
+      locals.push(local, stored, descriptor, after);
+      offset += local.length + stored.length + descriptor.length + after.length;
     }
     offsets.push(localOffset);
-    const centralExtra = spec.zip64 ? Buffer.concat([u16(1), u16(24), u64(size), u64(csize), u64(localOffset)]) : Buffer.alloc(0);
+    const centralExtra = Buffer.concat([
+      spec.zip64 ? Buffer.concat([u16(1), u16(24), u64(size), u64(csize), u64(localOffset)]) : Buffer.alloc(0),
+      entry.centralExtra ?? Buffer.alloc(0),
+    ]);
     centrals.push(Buffer.concat([
       u32(0x02014b50), u16(entry.madeBy ?? 0x031e), u16(spec.zip64 ? 45 : 20), u16(flags), u16(method), u16(0), u16(0x21),
       u32(crc), u32(spec.zip64 ? 0xffffffff : csize), u32(spec.zip64 ? 0xffffffff : size),

@@ -6,10 +6,14 @@ import {
   EOCD_SEARCH_BYTES,
   EOCD_SIZE,
   findEndRecord,
+  FLAG_DATA_DESCRIPTOR,
+  FLAG_ENCRYPTED,
   LOCAL_SIZE,
+  localHeaderLength,
   METHOD_DEFLATED,
   needsZip64,
   readCentralEntry,
+  readDataDescriptor,
   readEndRecord,
   readLocalHeader,
   readZip64EndRecord,
@@ -18,8 +22,9 @@ import {
   ZIP64_LOCATOR_SIZE,
   type CentralEntry,
   type EndRecord,
+  type LocalHeader,
 } from './zip-records.js';
-import { entryName, foldedName, MAX_ENTRIES, MAX_NAME_BYTES, MAX_TOTAL_UNCOMPRESSED, refusedEntry, unsafeName } from './zip-rules.js';
+import { entryName, foldedName, MAX_ENTRIES, MAX_NAME_BYTES, MAX_TOTAL_UNCOMPRESSED, refusedEntry, secondName, unsafeName } from './zip-rules.js';
 
 // A package is inspected from its spooled temporary file before it is kept: the
 // central directory is read and checked against every local header, then each
@@ -31,6 +36,10 @@ import { entryName, foldedName, MAX_ENTRIES, MAX_NAME_BYTES, MAX_TOTAL_UNCOMPRES
 export const LISTED_ENTRIES = 1000;
 /** 10,000 entries with long names and extra fields stay well below this. */
 const MAX_CENTRAL_BYTES = 16 * 1024 * 1024;
+/** Read at once for a local header: the longest accepted name and room for the usual extra fields. */
+const LOCAL_READ_BYTES = LOCAL_SIZE + MAX_NAME_BYTES + 256;
+/** A ZIP64 data descriptor with its signature. */
+const MAX_DESCRIPTOR_BYTES = 24;
 
 export interface ZipEntry {
   name: string;
@@ -138,7 +147,7 @@ async function readCentralDirectory(file: FileHandle, end: EndRecord): Promise<N
     const decoded = entryName(entry);
     if ('reason' in decoded) return refuse(decoded.reason);
     const { name } = decoded;
-    const unsafe = unsafeName(name) ?? refusedEntry(entry, name);
+    const unsafe = secondName(entry.extra, entry.nameBytes, name) ?? unsafeName(name) ?? refusedEntry(entry, name);
     if (unsafe) refuse(unsafe);
     if (name.endsWith('/') && entry.size !== 0) refuse(`"${name}" is a folder with data`);
     const folded = foldedName(name);
@@ -154,30 +163,74 @@ async function readCentralDirectory(file: FileHandle, end: EndRecord): Promise<N
 }
 
 /**
- * Each local header must be where the central directory says, with the same name
- * and method, and the entries' data must not overlap each other (the overlapping
- * kind of ZIP bomb reuses one compressed stream for many entries) nor the central
- * directory. The first entry starts at 0: bytes before it are a stub or garbage.
+ * Each local header must be where the central directory says and agree with it,
+ * and the entries must follow each other with nothing between them but a data
+ * descriptor, the last one ending where the central directory starts: a streaming
+ * reader (Java's ZipInputStream, unzip libraries) walks the local headers, so it
+ * would extract an entry hidden in a gap that the central directory does not
+ * list. Their data must not overlap either (the overlapping kind of ZIP bomb
+ * reuses one compressed stream for many entries). The first entry starts at 0:
+ * bytes before it are a stub or garbage.
  */
 async function checkLocalHeaders(file: FileHandle, entries: Named[], end: EndRecord): Promise<Located[]> {
   const byOffset = [...entries].sort((a, b) => a.localOffset - b.localOffset);
   const located: Located[] = [];
-  let previousEnd = 0;
   for (const entry of byOffset) {
-    if (entry.localOffset < previousEnd) refuse(`"${entry.name}" overlaps another entry (a ZIP bomb?)`);
-    if (entry.localOffset > previousEnd && located.length === 0) refuse(`the file has ${entry.localOffset} bytes before its first entry; upload a plain ZIP`);
-    const local = readLocalHeader(await readAt(file, entry.localOffset, LOCAL_SIZE + MAX_NAME_BYTES));
+    const previous = located.at(-1);
+    if (previous && entry.localOffset < dataEnd(previous)) refuse(`"${entry.name}" overlaps another entry (a ZIP bomb?)`);
+    await checkGap(file, previous, entry.localOffset);
+    const local = await readLocalAt(file, entry.localOffset);
     if (!local) refuse(`"${entry.name}" has no local header where the central directory says (damaged)`);
-    if (!local!.nameBytes.equals(entry.nameBytes) || local!.method !== entry.method || (local!.flags & 1) !== (entry.flags & 1)) {
-      refuse(`"${entry.name}" differs between its local header and the central directory`);
-    }
+    if (localDiffers(local!, entry)) refuse(`"${entry.name}" differs between its local header and the central directory`);
+    const twoNames = secondName(local!.extra, local!.nameBytes, entry.name);
+    if (twoNames) refuse(twoNames);
     const dataStart = entry.localOffset + local!.length;
-    const dataEnd = dataStart + entry.compressedSize;
-    if (dataEnd > end.centralOffset) refuse(`"${entry.name}" runs past the end of the data (truncated or damaged)`);
+    if (dataStart + entry.compressedSize > end.centralOffset) refuse(`"${entry.name}" runs past the end of the data (truncated or damaged)`);
     located.push({ ...entry, dataStart });
-    previousEnd = dataEnd;
   }
+  await checkGap(file, located.at(-1), end.centralOffset);
   return located;
+}
+
+const dataEnd = (entry: Located) => entry.dataStart + entry.compressedSize;
+
+/** The local header at `offset`, its extra field whole; most take one read. */
+async function readLocalAt(file: FileHandle, offset: number): Promise<LocalHeader | null> {
+  const first = await readAt(file, offset, LOCAL_READ_BYTES);
+  const length = localHeaderLength(first);
+  if (length === null) return null;
+  return readLocalHeader(length <= first.length ? first : await readAt(file, offset, length));
+}
+
+/**
+ * Whether the local header says otherwise than the central directory: a streaming
+ * reader trusts its sizes and CRC. With a data descriptor they may be left 0.
+ */
+function localDiffers(local: LocalHeader, entry: Named): boolean {
+  const flagsCompared = FLAG_ENCRYPTED | FLAG_DATA_DESCRIPTOR;
+  if (!local.nameBytes.equals(entry.nameBytes) || local.method !== entry.method || (local.flags & flagsCompared) !== (entry.flags & flagsCompared)) {
+    return true;
+  }
+  const deferred = (entry.flags & FLAG_DATA_DESCRIPTOR) !== 0;
+  const agrees = (value: number, central: number) => value === central || (deferred && value === 0);
+  return !agrees(local.crc32, entry.crc32) || !agrees(local.compressedSize, entry.compressedSize) || !agrees(local.size, entry.size);
+}
+
+/** Refuses anything from the end of `previous`'s data (or the file's start) to `next` but `previous`'s data descriptor. */
+async function checkGap(file: FileHandle, previous: Located | undefined, next: number): Promise<void> {
+  if (!previous) {
+    if (next > 0) refuse(`the file has ${next} bytes before its first entry; upload a plain ZIP`);
+    return;
+  }
+  const gap = next - dataEnd(previous);
+  if (gap === 0) return;
+  if ((previous.flags & FLAG_DATA_DESCRIPTOR) !== 0 && gap <= MAX_DESCRIPTOR_BYTES) {
+    const descriptor = readDataDescriptor(await readAt(file, dataEnd(previous), gap));
+    const { crc32, compressedSize, size } = previous;
+    if (descriptor?.crc32 === crc32 && descriptor.compressedSize === compressedSize && descriptor.size === size) return;
+    if (descriptor) refuse(`"${previous.name}" differs between its data descriptor and the central directory`);
+  }
+  refuse('the ZIP has data between its entries that its directory does not list');
 }
 
 /** Inflates one entry in memory, bounded by its declared size, and checks its size and CRC. */

@@ -4,14 +4,17 @@
 // case-insensitive file system would merge), and the unpacked size must stay
 // reasonable whatever the archive claims.
 
+import { crc32 } from './crc32.js';
 import {
+  extraFields,
   FLAG_ENCRYPTED,
   FLAG_STRONG_ENCRYPTION,
   FLAG_UTF8,
-  HOST_UNIX,
   METHOD_AES,
   METHOD_DEFLATED,
   METHOD_STORED,
+  readUnicodePath,
+  UNICODE_PATH_EXTRA_ID,
   type CentralEntry,
 } from './zip-records.js';
 
@@ -24,6 +27,8 @@ export const MAX_NAME_BYTES = 1024;
 
 const UNIX_FILE_TYPE = 0o170000;
 const UNIX_SYMLINK = 0o120000;
+/** FILE_ATTRIBUTE_REPARSE_POINT: how Windows marks a symbolic link or a junction. */
+const WINDOWS_REPARSE_POINT = 0x400;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -31,11 +36,37 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 export function entryName(entry: CentralEntry): { name: string } | { reason: string } {
   if (entry.nameBytes.length === 0) return { reason: 'an entry has an empty name' };
   if (entry.nameBytes.length > MAX_NAME_BYTES) return { reason: `an entry's name is longer than ${MAX_NAME_BYTES} bytes` };
+  const name = decodeUtf8(entry.nameBytes);
+  if (name !== null) return { name };
+  const flagged = (entry.flags & FLAG_UTF8) !== 0;
+  return { reason: flagged ? 'an entry name is not valid UTF-8' : 'an entry name is neither ASCII nor UTF-8 (save the ZIP with UTF-8 names)' };
+}
+
+/**
+ * Why a header's Unicode Path fields are refused, or null. unzip and 7-Zip extract
+ * an entry under that field's name rather than the header's, so it must be the very
+ * name the other rules checked; the one Info-ZIP's zip writes beside a non-ASCII
+ * name repeats it, and passes.
+ */
+export function secondName(extra: Buffer, nameBytes: Buffer, name: string): string | null {
+  const fields = extraFields(extra, UNICODE_PATH_EXTRA_ID);
+  if (fields === null) return `"${printable(name)}" has a damaged extra field`;
+  for (const field of fields) {
+    const path = readUnicodePath(field);
+    const other = path ? decodeUtf8(path.nameBytes) : null;
+    if (!path || other === null) return `"${printable(name)}" has a damaged Unicode path field`;
+    if (other !== name) return `an entry carries two different names, "${printable(name)}" and "${printable(other)}"`;
+    // Left from before a rename: unzip would ignore it, but no honest writer leaves one.
+    if (path.nameCrc !== crc32(nameBytes, 0)) return `"${printable(name)}" has a damaged Unicode path field`;
+  }
+  return null;
+}
+
+function decodeUtf8(bytes: Buffer): string | null {
   try {
-    return { name: utf8.decode(entry.nameBytes) };
+    return utf8.decode(bytes);
   } catch {
-    const flagged = (entry.flags & FLAG_UTF8) !== 0;
-    return { reason: flagged ? 'an entry name is not valid UTF-8' : 'an entry name is neither ASCII nor UTF-8 (save the ZIP with UTF-8 names)' };
+    return null;
   }
 }
 
@@ -65,9 +96,7 @@ export function refusedEntry(entry: CentralEntry, name: string): string | null {
   if ((entry.flags & (FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION)) !== 0 || entry.method === METHOD_AES) {
     return `"${printable(name)}" is encrypted`;
   }
-  if (entry.madeBy >>> 8 === HOST_UNIX && ((entry.externalAttributes >>> 16) & UNIX_FILE_TYPE) === UNIX_SYMLINK) {
-    return `"${printable(name)}" is a symbolic link`;
-  }
+  if (isLink(entry)) return `"${printable(name)}" is a symbolic link`;
   if (entry.method !== METHOD_STORED && entry.method !== METHOD_DEFLATED) {
     return `"${printable(name)}" uses compression method ${entry.method}; only stored and deflated entries are accepted`;
   }
@@ -76,6 +105,16 @@ export function refusedEntry(entry: CentralEntry, name: string): string | null {
     return `"${printable(name)}" expands more than ${MAX_RATIO} times (a ZIP bomb?)`;
   }
   return null;
+}
+
+/**
+ * Info-ZIP takes the high 16 bits of the external attributes for a Unix mode from
+ * whatever host made the entry (Atari, BeOS, Darwin...), not only from Unix, so
+ * the host byte is not looked at; Windows marks its links as reparse points.
+ */
+function isLink(entry: CentralEntry): boolean {
+  const unixLink = ((entry.externalAttributes >>> 16) & UNIX_FILE_TYPE) === UNIX_SYMLINK;
+  return unixLink || (entry.externalAttributes & WINDOWS_REPARSE_POINT) !== 0;
 }
 
 /** A name as it can be quoted in a message: at most 80 characters, controls shown as \u escapes. */

@@ -29,12 +29,32 @@ const plugin: ZipEntrySpec[] = [
 ];
 const honest = buildZip(plugin);
 
+/** An Info-ZIP Unicode Path extra field (0x7075): a version, the CRC-32 of the header's name, a UTF-8 name. */
+function unicodePath(headerName: string, name: string, version = 1): Buffer {
+  const head = Buffer.alloc(9);
+  head.writeUInt16LE(0x7075, 0);
+  head.writeUInt16LE(5 + Buffer.byteLength(name), 2);
+  head.writeUInt8(version, 4);
+  head.writeUInt32LE(zlibCrc32(text(headerName)), 5);
+  return Buffer.concat([head, text(name)]);
+}
+const withDescriptors = (form: 'signed' | 'unsigned') => plugin.map((entry) => ({ ...entry, dataDescriptor: form }));
+
 const accepted: Array<{ what: string; zip: Buffer; count: number }> = [
   { what: 'a plain archive, stored and deflated entries', zip: honest, count: 4 },
   { what: 'ZIP64 records and extra fields', zip: buildZip(plugin, { zip64: true }), count: 4 },
   { what: 'a comment after the end record', zip: buildZip(plugin, { comment: 'made by a test PK\u0005\u0006' }), count: 4 },
   { what: 'UTF-8 names (Chinese), flagged', zip: buildZip([{ name: '说明/读我.txt', data: text('你好') }]), count: 1 },
   { what: 'a UTF-8 name without the flag', zip: buildZip([{ name: 'é.txt', data: text('x'), flags: 0 }]), count: 1 },
+  // Python's zipfile writing to a stream, Java's jar and zip to a pipe: CRC and sizes come after the data.
+  { what: 'data descriptors with their signature (Python’s zipfile on a stream)', zip: buildZip(withDescriptors('signed')), count: 4 },
+  { what: 'data descriptors without their signature', zip: buildZip(withDescriptors('unsigned')), count: 4 },
+  { what: 'ZIP64 data descriptors (Python’s zipfile, force_zip64, on a stream)', zip: buildZip(withDescriptors('signed'), { zip64: true }), count: 4 },
+  {
+    what: 'a Unicode Path field that repeats the name (Info-ZIP’s zip)',
+    zip: buildZip([{ name: 'é.txt', data: text('x'), flags: 0, localExtra: unicodePath('é.txt', 'é.txt'), centralExtra: unicodePath('é.txt', 'é.txt') }]),
+    count: 1,
+  },
 ];
 
 for (const c of accepted) {
@@ -117,7 +137,71 @@ const refused: Array<{ what: string; zip: Buffer; reason: RegExp }> = [
   { what: 'a CRC that does not match', zip: buildZip([{ name: 'a.txt', data: text('hello'), declaredCrc: 1234 }]), reason: /CRC/ },
   { what: 'local and central names differ', zip: buildZip([{ name: 'safe.txt', localName: 'evil.exe', data: text('x') }]), reason: /differs/ },
   { what: 'a folder with data', zip: buildZip([{ name: 'dir/', data: text('x'), method: 0 }]), reason: /folder/ },
+  ...hiddenEntries(),
+  ...secondNames(),
+  ...linksFromAnyHost(),
+  ...localHeaderLies(),
 ];
+
+/** An entry's local header and data alone, as a streaming reader finds them: what buildZip writes before its central directory. */
+function localRecord(entry: ZipEntrySpec): Buffer {
+  const zip = buildZip([entry]);
+  return zip.subarray(0, zip.readUInt32LE(zip.length - 6));
+}
+
+/** Streaming readers (Java's ZipInputStream, unzip libraries) walk the local headers and extract an entry the central directory does not list. */
+function hiddenEntries(): typeof refused {
+  const evil = localRecord({ name: '../../evil.txt', data: text('evil'), method: 0 });
+  const unlisted = /data between its entries that its directory does not list/;
+  const mainPy = plugin[2]!;
+  const notItsDescriptor = Buffer.alloc(16);
+  notItsDescriptor.writeUInt32LE(0x08074b50, 0);
+  return [
+    { what: 'hidden: an unlisted entry between two entries', zip: buildZip([{ ...mainPy, after: evil }, plugin[0]!]), reason: unlisted },
+    { what: 'hidden: an unlisted entry after the last one', zip: buildZip([plugin[0]!, { ...mainPy, after: evil }]), reason: unlisted },
+    { what: 'hidden: an unlisted entry after a data descriptor', zip: buildZip([{ ...mainPy, dataDescriptor: 'signed', after: evil }, plugin[0]!]), reason: unlisted },
+    { what: 'hidden: a data descriptor that says otherwise than the central directory', zip: buildZip([{ ...mainPy, flags: 0x0008, after: notItsDescriptor }]), reason: /data descriptor/ },
+  ];
+}
+
+/** unzip and 7-Zip extract under the Unicode Path field's name (0x7075) rather than the header's. */
+function secondNames(): typeof refused {
+  const safe = { name: 'safe.txt', data: text('x') };
+  const twoNames = /two different names/;
+  const damaged = /damaged/;
+  return [
+    { what: 'second name: a Unicode Path field naming another file, central directory', zip: buildZip([{ ...safe, centralExtra: unicodePath('safe.txt', '../../evil.txt') }]), reason: twoNames },
+    { what: 'second name: a Unicode Path field naming another file, local header', zip: buildZip([{ ...safe, localExtra: unicodePath('safe.txt', '../../evil.txt') }]), reason: twoNames },
+    { what: 'second name: a Unicode Path field naming a case twin', zip: buildZip([plugin[0]!, { ...safe, centralExtra: unicodePath('safe.txt', 'PLUGIN.JSON') }]), reason: twoNames },
+    { what: 'second name: a Unicode Path field of an unknown version', zip: buildZip([{ ...safe, centralExtra: unicodePath('safe.txt', 'safe.txt', 2) }]), reason: damaged },
+    { what: 'second name: a Unicode Path field for another header name', zip: buildZip([{ ...safe, centralExtra: unicodePath('other.txt', 'safe.txt') }]), reason: damaged },
+    { what: 'second name: a Unicode Path field too short for its CRC', zip: buildZip([{ ...safe, centralExtra: Buffer.from([0x75, 0x70, 3, 0, 1, 0, 0]) }]), reason: damaged },
+    { what: 'second name: a Unicode Path field running past its extra field', zip: buildZip([{ ...safe, centralExtra: unicodePath('safe.txt', 'safe.txt').subarray(0, 12) }]), reason: damaged },
+  ];
+}
+
+/** Info-ZIP reads the high 16 bits of the external attributes as a Unix mode from any host that sets them, not only Unix. */
+function linksFromAnyHost(): typeof refused {
+  const link = { name: 'link', data: text('../../x'), method: 0, externalAttributes: unixMode(0o120777) };
+  const hosts = [['MS-DOS', 0], ['Atari', 5], ['BeOS', 16], ['Darwin', 19]] as const;
+  return [
+    ...hosts.map(([host, id]) => ({ what: `link: a symbolic link made on ${host}`, zip: buildZip([{ ...link, madeBy: (id << 8) | 30 }]), reason: /symbolic link/ })),
+    { what: 'link: a Windows reparse point (an NTFS link)', zip: buildZip([{ ...link, madeBy: 0x0a1e, externalAttributes: 0x400 }]), reason: /symbolic link/ },
+  ];
+}
+
+/** A streaming reader trusts the local header's CRC and sizes; they must be the central directory's. */
+function localHeaderLies(): typeof refused {
+  const a = { name: 'a.txt', data: text('0123456789'), method: 0 };
+  const inconsistent = /differs between its local header and the central directory/;
+  return [
+    { what: 'local header: another CRC', zip: buildZip([{ ...a, localCrc: 1234 }]), reason: inconsistent },
+    { what: 'local header: another size', zip: buildZip([{ ...a, localSize: 20, localCompressedSize: 20 }, plugin[0]!]), reason: inconsistent },
+    { what: 'local header: another compressed size', zip: buildZip([{ ...plugin[2]!, localCompressedSize: 5 }]), reason: inconsistent },
+    { what: 'local header: other ZIP64 sizes', zip: buildZip([{ ...a, localSize: 20, localCompressedSize: 20 }], { zip64: true }), reason: inconsistent },
+    { what: 'local header: another CRC beside a data descriptor', zip: buildZip([{ ...a, dataDescriptor: 'signed', localCrc: 1234 }]), reason: inconsistent },
+  ];
+}
 
 for (const c of refused) {
   test(`refused: ${c.what}`, async () => {
