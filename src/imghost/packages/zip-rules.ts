@@ -82,6 +82,24 @@ export function unsafeName(name: string): string | null {
   // "a//b" and "./a" resolve elsewhere than they read; a trailing "/" is a folder.
   const inner = name.endsWith('/') ? segments.slice(0, -1) : segments;
   if (inner.some((segment) => segment === '' || segment === '.')) return `"${printable(name)}" holds an empty or "." segment`;
+  return windowsUnsafe(name, inner);
+}
+
+// Bloret's launchers run on Windows, which reads a name otherwise than it is
+// written: it drops a segment's trailing dots and spaces (".. " is "..", "a.txt."
+// is "a.txt", a twin the case-folding check cannot see), takes "a.txt:x" for a
+// hidden stream of a.txt, refuses <>"|?* and opens a device for CON, NUL, COM1...
+// whatever the extension.
+const WINDOWS_FORBIDDEN = /[<>:"|?*]/;
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\.|$)/i;
+
+function windowsUnsafe(name: string, segments: string[]): string | null {
+  if (WINDOWS_FORBIDDEN.test(name)) return `"${printable(name)}" holds a character Windows does not allow in a file name (< > : " | ? *)`;
+  if (segments.some((segment) => segment.endsWith('.') || segment.endsWith(' '))) {
+    return `"${printable(name)}" has a part ending in a dot or a space, which Windows drops`;
+  }
+  const device = segments.find((segment) => WINDOWS_DEVICE.test(segment));
+  if (device !== undefined) return `"${printable(name)}" uses "${printable(device)}", a device name on Windows`;
   return null;
 }
 
