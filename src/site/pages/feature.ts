@@ -4,9 +4,10 @@ import { projectRoot } from '../../lib/project-root.js';
 import { compressFast, preferredCoding } from '../../http/content-encoding.js';
 import { redirect, sendBody } from '../../http/respond.js';
 import { loadStaticFolder, sendStaticFile, type StaticFile, type StaticOptions } from '../../http/static-files.js';
+import { isHttpError } from '../../http/errors.js';
 import { HTML_CSP } from '../../http/security-headers.js';
 import type { Guards } from '../auth/guards.js';
-import type { SiteContext, SiteDeps, SiteLocals } from '../context.js';
+import type { SiteContext, SiteDeps, SiteLocals, SiteMiddleware } from '../context.js';
 import { findPluginRecord } from '../store/plugin-reads.js';
 import { canSee } from '../store/visibility.js';
 import { loadCatalogues } from './catalogue.js';
@@ -60,7 +61,15 @@ export function pagesFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals
   // (escaped), for the launcher's link, previews and readers without scripts;
   // the rest is the page's script, as on every page.
   const pluginPage = async (ctx: SiteContext) => {
-    const row = await findPluginRecord(deps.sql, ctx.params.id!);
+    let row: Awaited<ReturnType<typeof findPluginRecord>>;
+    try {
+      row = await findPluginRecord(deps.sql, ctx.params.id!);
+    } catch (error) {
+      // The database is away: the page as it is for any plugin, whose script reads
+      // the detail (served stale while this process holds it) and says what it finds.
+      if (isUnavailable(error)) return serve(PAGES.plugin)(ctx);
+      throw error;
+    }
     const user = ctx.locals.user;
     if (!row || !canSee({ id: row.id, status: row.status, submitterId: String(row.submitter_id) }, user)) {
       return serve(PAGES.plugin, 404)(ctx);
@@ -81,7 +90,7 @@ export function pagesFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals
       // The path the Bloret launcher opens for a listing without a detail_url.
       // Visible as the detail is (one rule, one small query): what the caller may
       // not see is a 404, and the page then says it is not available.
-      { method: 'GET', path: '/apps/plugin/:id', use: [guards.withUser], handler: pluginPage },
+      { method: 'GET', path: '/apps/plugin/:id', use: [withUserUnlessUnavailable(guards)], handler: pluginPage },
       { method: 'GET', path: '/apps/submit', handler: serve(PAGES.submit) },
       { method: 'GET', path: '/apps/edit/:id', handler: serve(PAGES.submit) },
       { method: 'GET', path: '/apps/mine', handler: serve(PAGES.mine) },
@@ -89,6 +98,27 @@ export function pagesFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals
       // Personal API tokens (src/site/tokens): create, copy once, list, revoke.
       { method: 'GET', path: '/apps/tokens', handler: serve(PAGES.tokens) },
     ],
+  };
+}
+
+const isUnavailable = (error: unknown) => isHttpError(error) && error.status === 503;
+
+/**
+ * guards.withUser, but a caller whose session cannot be looked up while the
+ * database is away goes on as a visitor: a page is HTML, never the API's JSON 503.
+ */
+function withUserUnlessUnavailable(guards: Guards): SiteMiddleware {
+  return async (ctx, next) => {
+    let passed = false;
+    try {
+      return await guards.withUser(ctx, () => {
+        passed = true;
+        return next();
+      });
+    } catch (error) {
+      if (passed || !isUnavailable(error)) throw error;
+      return next();
+    }
   };
 }
 

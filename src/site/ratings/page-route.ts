@@ -5,7 +5,8 @@ import { outageCopiesOf, servedCopy } from '../store/outage-copies.js';
 import { sendJsonBytes } from '../../http/respond.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { generationsOf } from '../generations.js';
-import { staleFor, staleStatus } from '../store/kept-answers.js';
+import { databaseNotAnswering, STALE_AFTER_MS, staleFor, staleStatus } from '../store/kept-answers.js';
+import { LATE, settledWithin } from '../../lib/settled-within.js';
 import { findVisiblePlugin } from '../store/visibility.js';
 import { createKeptRatingsPages } from './kept-pages.js';
 import { readRatingsPage } from './ratings-reads.js';
@@ -72,17 +73,29 @@ export function ratingsPageHandler(deps: SiteDeps) {
     let body: Record<string, unknown>;
     // Read before the page: a change after this read moves the generation past it.
     const generation = generations.lastRead()?.visibility;
-    try {
-      const plugin = await findVisiblePlugin(deps.sql, ctx.params.id!, user);
-      const page = await readRatingsPage(deps.sql, plugin.id, { limit, offset, viewerId: null });
-      body = { success: true, ...page.stats, ratings: page.ratings, limit, offset };
-    } catch (error) {
+    /** The copy kept for an outage, marked stale, when `error` lets one be served (staleFor). */
+    const staleCopy = (error: unknown) => {
       const last = copies.find(COPY_PREFIX + key);
       const current = last !== undefined && last.visibility === generations.lastRead()?.visibility;
       // A page was last confirmed current when it was built: replies change it without moving the generation.
       const secondsStale = current ? staleFor(deps.sql, error, deps.config.staleIfErrorSeconds, last.servedAt) : undefined;
-      if (secondsStale === undefined) throw error;
-      return sendPrepared(ctx, servedCopy(last!, [...last!.packed.headers, 'Cache-Status', staleStatus(secondsStale)]));
+      return secondsStale === undefined ? undefined : servedCopy(last!, [...last!.packed.headers, 'Cache-Status', staleStatus(secondsStale)]);
+    };
+    const reading = (async () => {
+      const plugin = await findVisiblePlugin(deps.sql, ctx.params.id!, user);
+      const page = await readRatingsPage(deps.sql, plugin.id, { limit, offset, viewerId: null });
+      return { success: true, ...page.stats, ratings: page.ratings, limit, offset };
+    })();
+    try {
+      // A database that does not answer (hung) is not waited on past STALE_AFTER_MS when a copy is held.
+      const read = await settledWithin(reading, STALE_AFTER_MS);
+      const stale = read === LATE ? staleCopy(databaseNotAnswering()) : undefined;
+      if (stale !== undefined) return sendPrepared(ctx, stale);
+      body = read === LATE ? await reading : read;
+    } catch (error) {
+      const stale = staleCopy(error);
+      if (stale === undefined) throw error;
+      return sendPrepared(ctx, stale);
     }
     const bytes = Buffer.from(JSON.stringify(body));
     keepForOutage(key, bytes, generation);

@@ -2,9 +2,11 @@ import { createLru, type Lru, type LruOptions } from '../../lib/lru.js';
 import { prepareJson, sendPrepared, type PreparedAnswer } from '../../http/prepared-answer.js';
 import type { HeaderList } from '../../http/answer-head.js';
 import { createSingleFlight } from '../../lib/single-flight.js';
+import { LATE, settledWithin } from '../../lib/settled-within.js';
 import { staleCacheStatus } from '../../http/cache-status.js';
-import { isHttpError } from '../../http/errors.js';
+import { isHttpError, type HttpError } from '../../http/errors.js';
 import { breakerOf } from '../../db/breaker.js';
+import { databaseUnavailable } from '../../db/deadline.js';
 import { runQuery } from '../../db/queries.js';
 import type { Sql } from '../../db/pool.js';
 import type { SiteContext, SiteMiddleware } from '../context.js';
@@ -46,7 +48,10 @@ import { outageCopiesOf, servedCopy, type OutageCopies } from './outage-copies.j
 // generation this process last read is served (sql/240, sql/241: it moves only when
 // what a visitor may see changes): one built before a plugin was hidden or removed,
 // its download replaced or its text edited, a version removed or a rating hidden is
-// not served, one built before an install click or a new rating is. Once the database answers, the next request reads the
+// not served, one built before an install click or a new rating is. A hung database
+// answers no error: a visitor whose read has not come back within STALE_AFTER_MS
+// (200 ms) is served the kept answer the same way, if one is held, and waits on
+// otherwise. Once the database answers, the next request reads the
 // generation again and rebuilds what changed meanwhile. Only the failing path
 // looks for a stale answer: a request the database answers does nothing more.
 //
@@ -75,6 +80,15 @@ const ENTRY_OVERHEAD_BYTES = 1024;
 export const OWN_ANSWERS: LruOptions = { maxEntries: 1024, maxBytes: 32 * 1024 * 1024 };
 /** Users whose "has submitted a plugin" is known under some generation (a few dozen bytes each). */
 const SUBMITTERS: LruOptions = { maxEntries: 10_000, maxBytes: 1024 * 1024 };
+
+/**
+ * How long a visitor waits for the generation read before the answer kept for the
+ * question is served stale, when one is held: a hung PostgreSQL (a frozen server, a
+ * network that drops packets) answers no error, and the breaker only opens after a
+ * query's deadline and a confirming probe (db/breaker.ts), seconds later. On a
+ * database that answers, the read (one short statement, shared) takes a round trip.
+ */
+export const STALE_AFTER_MS = 200;
 
 /** Answers depend on the session: no shared cache may keep them. */
 const NO_STORE = 'no-store';
@@ -153,6 +167,9 @@ export function staleFor(sql: Sql, error: unknown, staleIfErrorSeconds: number, 
   return (Date.now() - confirmedAt) / 1000;
 }
 
+/** What a read that has not come back in STALE_AFTER_MS counts as: a database not answering in time. */
+export const databaseNotAnswering = (): HttpError => databaseUnavailable({ code: 'STALE_AFTER_MS' });
+
 /** The Cache-Status of an answer served stale, `secondsStale` after it was last confirmed current. */
 export const staleStatus = (secondsStale: number): string => staleCacheStatus(secondsStale, STALE_DETAIL);
 
@@ -179,22 +196,38 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
    * whose answer is kept, that answer, marked stale; else `error` is thrown on.
    */
   const staleOr = (error: unknown, question: Question, viewer: Viewer): PreparedAnswer => {
+    const stale = staleAnswer(error, question, viewer);
+    if (stale === undefined) throw error;
+    return stale;
+  };
+  /** The answer to serve stale when `error` stopped the fresh one (see staleFor), if one is held. */
+  const staleAnswer = (error: unknown, question: Question, viewer: Viewer): PreparedAnswer | undefined => {
     // Only an answer of the visibility generation last read shows nothing a visitor
     // may no longer see. One of the store generation last read was current when that
     // read came back; an older one, when it was last served.
     const last = generations.lastRead();
-    if (viewer !== null || question.shared === undefined || last === undefined) throw error;
+    if (viewer !== null || question.shared === undefined || last === undefined) return undefined;
     const key = `v ${question.shared}`;
     const cached = visitors.get(key);
     const inCache = cached !== undefined && cached.visibility === last.visibility;
     const copy = inCache ? undefined : copies.find(copyKey(key));
     const found = inCache ? cached : copy;
-    if (found === undefined || found.visibility !== last.visibility) throw error;
+    if (found === undefined || found.visibility !== last.visibility) return undefined;
     const secondsStale = staleFor(sql, error, staleIfErrorSeconds, found.generation === last.store ? last.at : found.servedAt);
-    if (secondsStale === undefined) throw error;
+    if (secondsStale === undefined) return undefined;
     const stale = (headers: HeaderList) => Object.freeze([...headers, 'Cache-Status', staleStatus(secondsStale)]);
     if (copy !== undefined) return servedCopy(copy, stale(copy.packed.headers));
     return { ...cached!.answer, headers: stale(cached!.answer.headers) };
+  };
+  // A visitor's wait for a shared read, bounded by STALE_AFTER_MS: one timer per read, not per request.
+  const boundedReads = new WeakMap<Promise<Generations>, Promise<Generations | typeof LATE>>();
+  const bounded = (shared: Promise<Generations>) => {
+    let read = boundedReads.get(shared);
+    if (read === undefined) {
+      read = settledWithin(shared, STALE_AFTER_MS);
+      boundedReads.set(shared, read);
+    }
+    return read;
   };
   type GenerationRow = { generation: string; visibility: string; viewer_submits: boolean };
   const readGeneration = (viewerId: string) => runQuery<GenerationRow>(sql, 'store/generation', [viewerId]).then((rows) => rows[0]!);
@@ -251,7 +284,12 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
     let tag: Tag;
     let submits = false;
     try {
-      tag = await shared;
+      const read = viewer === null && question.shared !== undefined ? await bounded(shared) : await shared;
+      if (read === LATE) {
+        const stale = staleAnswer(databaseNotAnswering(), question, viewer);
+        if (stale !== undefined) return stale;
+      }
+      tag = read === LATE ? await shared : read;
       if (viewer !== null && !viewer.admin) ({ tag, submits } = await readAs(viewer, tag));
     } catch (error) {
       return staleOr(error, question, viewer);

@@ -105,6 +105,46 @@ test('database unreachable: answers seen before are served stale with Cache-Stat
   await waitForRecovery();
 });
 
+// Defect (acceptance check, 26 Nov): with PostgreSQL frozen (no error, no answer),
+// every visitor read waited 5-9 s (the query's deadline, then the breaker's
+// confirming probe) before its kept answer was served stale.
+test('database hung: visitors get what this process holds within 200 ms, not after the query deadline', async () => {
+  for (const { path } of visitorReads) assert.is((await fetch(site.url + path)).status, 200, path);
+  assert.is((await postUpdates()).status, 200);
+  proxy.hang();
+  try {
+    for (const { what, path } of visitorReads) {
+      const { response, ms } = await timed(() => fetch(site.url + path));
+      assert.is(response.status, 200, what);
+      assert.match(response.headers.get('cache-status') ?? '', /detail=stale-db-unreachable/, what);
+      assert.ok(ms < FAST_MS, `${what}: ${Math.round(ms)} ms`);
+    }
+    const { response, ms } = await timed(postUpdates);
+    assert.is(response.status, 200, 'the update check');
+    assert.ok(ms < FAST_MS, `the update check: ${Math.round(ms)} ms`);
+  } finally {
+    proxy.resume();
+    await waitForRecovery();
+  }
+  const fresh = await fetch(site.url + '/apps/api/plugins/out-one');
+  assert.is(fresh.headers.get('cache-status'), null, 'fresh again once it answers');
+});
+
+test('database unreachable: a plugin page is still the HTML page, for visitors and logged-in users alike', async () => {
+  await cut();
+  try {
+    for (const headers of [{}, { cookie: alice.cookie }] as Array<Record<string, string>>) {
+      const response = await fetch(site.url + '/apps/plugin/out-one', { headers });
+      assert.is(response.status, 200, JSON.stringify(headers));
+      assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
+      assert.match(await response.text(), /<script/);
+    }
+  } finally {
+    await proxy.start();
+    await waitForRecovery();
+  }
+});
+
 // Defect: the visitors' answers were bounded at 256 entries, so in a store of 2000
 // plugins a detail or ratings page answered minutes before had been pushed out by
 // others and got 503 during an outage (a 3-minute soak: 16 such reads).
