@@ -211,11 +211,11 @@ export async function openBucketImageStore(imagesDir: string, storage: ObjectSto
       cache.forget(file.path);
     },
 
-    async open(file) {
+    async open(file, range) {
       const cached = cache.lookup(file.path);
       if (cached) {
         sameSizeAsLookup(file);
-        const stream = await openFile(cached);
+        const stream = await openFile(cached, range);
         if (stream) return stream;
         cache.forget(file.path);
       }
@@ -224,7 +224,7 @@ export async function openBucketImageStore(imagesDir: string, storage: ObjectSto
           const path = await cache.fill(file.path, (temp) => storage.download(file.path, temp, md5Of(file)));
           if (!path) return null;
           sameSizeAsLookup(file);
-          const stream = await openFile(path);
+          const stream = await openFile(path, range);
           if (stream) return stream;
         } catch (error) {
           if (error instanceof BucketUnavailable) throw error;
@@ -232,8 +232,8 @@ export async function openBucketImageStore(imagesDir: string, storage: ObjectSto
           log.warn('could not cache an object, serving it from the bucket', { err: error });
         }
       }
-      // Larger than the whole cache (or evicted the moment it arrived): straight from the bucket.
-      const object = await client.get(storage.key(file.path));
+      // Larger than the whole cache (or evicted the moment it arrived): straight from the bucket, the range passed on.
+      const object = await client.get(storage.key(file.path), range);
       return object?.body ?? null;
     },
 

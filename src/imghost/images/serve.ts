@@ -1,4 +1,5 @@
 import { pipeline } from 'node:stream/promises';
+import { parseRange } from '../../http/byte-range.js';
 import { isClientGone } from '../../http/client-gone.js';
 import { HttpError } from '../../http/errors.js';
 import { answeredNotModified } from '../../http/prepared-answer.js';
@@ -50,20 +51,32 @@ export function serveImage(store: ImageStore, previews: Previews) {
   };
 }
 
+/** The whole file or one byte range of it (If-Range with another tag asks for the whole). */
 async function sendStoredFile(ctx: ImghostContext, store: ImageStore, file: StoredFile): Promise<void> {
-  const cacheHeaders = ['ETag', file.etag, 'Cache-Control', IMAGE_CACHE_CONTROL];
+  const cacheHeaders = ['ETag', file.etag, 'Cache-Control', IMAGE_CACHE_CONTROL, 'Accept-Ranges', 'bytes'];
   if (answeredNotModified(ctx, file.etag, cacheHeaders)) return;
-  const headers = [...cacheHeaders, 'Content-Type', file.mime, 'Content-Length', file.size];
+  const ifRange = ctx.req.headers['if-range'];
+  const range = ifRange === undefined || ifRange === file.etag ? parseRange(ctx.req.headers.range, file.size) : null;
+  if (range === 'unsatisfiable') {
+    throw new HttpError(416, 'RANGE_NOT_SATISFIABLE', 'Range not satisfiable', {
+      headers: { 'Content-Range': `bytes */${file.size}` },
+      plain: !file.key.endsWith('.webp'),
+    });
+  }
+  const headers: Array<string | number> = [...cacheHeaders, 'Content-Type', file.mime];
+  if (range) headers.push('Content-Length', range.end - range.start + 1, 'Content-Range', `bytes ${range.start}-${range.end}/${file.size}`);
+  else headers.push('Content-Length', file.size);
+  const status = range ? 206 : 200;
   if (ctx.method === 'HEAD') {
-    ctx.res.writeHead(200, headers).end();
+    ctx.res.writeHead(status, headers).end();
     return;
   }
-  const stream = await store.open(file);
+  const stream = await store.open(file, range ?? undefined);
   if (!stream) {
     store.forget(file);
     throw imageNotFound();
   }
-  ctx.res.writeHead(200, headers);
+  ctx.res.writeHead(status, headers);
   try {
     await pipeline(stream, ctx.res);
   } catch (error) {

@@ -9,6 +9,7 @@ import { FORMAT_LIST, FORMATS, type ImageFormat } from './formats.js';
 import { openFile } from './open-file.js';
 import { sameContent } from './same-content.js';
 import { createTempArea, type TempArea } from './temp-files.js';
+import type { ByteRange } from '../../http/byte-range.js';
 
 // Storage layout under IMAGES_DIR ($DATA_DIR/images), content-addressed:
 //
@@ -67,8 +68,8 @@ export interface ImageStore {
   commitOriginal(temp: string, md5: string, format: ImageFormat, size: number): Promise<StoredFile>;
   commitPreview(temp: string, md5: string): Promise<StoredFile>;
   forget(file: StoredFile): void;
-  /** The file's bytes, opened before any header is sent; null when it is gone. */
-  open(file: StoredFile): Promise<Readable | null>;
+  /** The file's bytes (or the inclusive `range` of them), opened before any header is sent; null when it is gone. */
+  open(file: StoredFile, range?: ByteRange): Promise<Readable | null>;
   /** A local file with the bytes (previews convert from it); null when it is gone. */
   localCopy(file: StoredFile): Promise<LocalCopy | null>;
   /** Whether the file is still there (an image deleted by hand is gone in every form). */
@@ -186,7 +187,7 @@ export async function openImageStore(imagesDir: string, log: Logger): Promise<Im
       cache.delete(file.key);
     },
 
-    open: (file) => openFile(file.path),
+    open: (file, range) => openFile(file.path, range),
     localCopy: async (file) => ({ path: file.path, release: keepFile }),
     stillThere: (file) => stat(file.path).then(() => true, () => false),
     redirectUrl: () => undefined,

@@ -193,18 +193,33 @@ export const IMGHOST_OPENAPI = {
       get: {
         operationId: 'getImage', tags: ['images'], security: [],
         'x-route': '/img/:timestamp/:file',
-        summary: 'The original image, immutable',
+        summary: 'The original image, immutable; one byte range per request (Range, If-Range)',
         parameters: imageParams,
-        responses: { '200': media('The image', 'image/jpeg', 'image/png', 'image/gif', 'image/webp'), ...redirected, ...cached, '404': text('Image not found'), '503': text('Storage unavailable, try again shortly (the bucket did not answer; with Retry-After)') },
+        responses: {
+          '200': media('The image', 'image/jpeg', 'image/png', 'image/gif', 'image/webp'),
+          '206': media('The requested byte range (Content-Range)', 'image/jpeg', 'image/png', 'image/gif', 'image/webp'),
+          ...redirected, ...cached,
+          '404': text('Image not found'),
+          '416': text('Range not satisfiable (Content-Range: bytes */size)'),
+          '503': text('Storage unavailable, try again shortly (the bucket did not answer; with Retry-After)'),
+        },
       },
     },
     '/img/{timestamp}/{md5}.webp': {
       get: {
         operationId: 'getImagePreview', tags: ['images'], security: [],
         'x-route': '/img/:timestamp/:file',
-        summary: 'WebP preview, made on first request and kept',
+        summary: 'WebP preview, made on first request and kept; one byte range per request (Range, If-Range)',
         parameters: imageParams,
-        responses: { '200': media('The WebP', 'image/webp'), ...redirected, ...cached, '404': text('Image not found'), '500': text('Error converting image'), '503': busy },
+        responses: {
+          '200': media('The WebP', 'image/webp'),
+          '206': media('The requested byte range (Content-Range)', 'image/webp'),
+          ...redirected, ...cached,
+          '404': text('Image not found'),
+          '416': failure('Range not satisfiable (Content-Range: bytes */size)', 'RANGE_NOT_SATISFIABLE'),
+          '500': text('Error converting image'),
+          '503': busy,
+        },
       },
     },
     '/img/{path}': {

@@ -4,7 +4,7 @@ import { sendJson } from '../../http/respond.js';
 import { answeredNotModified } from '../../http/prepared-answer.js';
 import type { ImghostContext } from '../context.js';
 import { bucketFailureToHttp } from '../storage/object-storage.js';
-import { parseRange } from './byte-range.js';
+import { parseRange } from '../../http/byte-range.js';
 import { isPackageFileName } from '../../lib/package-names.js';
 import { SHA256, type PackageStore } from './package-store.js';
 

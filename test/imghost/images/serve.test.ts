@@ -142,6 +142,31 @@ for (const row of removedByHand) {
   });
 }
 
+Serve('Range: one byte range of an original or a preview is 206 with Content-Range; past the end 416; a stale If-Range the whole', async () => {
+  const part = await fetch(server.url + data.url, { headers: { Range: 'bytes=10-109' } });
+  assert.is(part.status, 206);
+  assert.is(part.headers.get('content-range'), `bytes 10-109/${png.length}`);
+  assert.is(part.headers.get('content-length'), '100');
+  assert.is(part.headers.get('accept-ranges'), 'bytes');
+  assert.ok(Buffer.from(await part.arrayBuffer()).equals(png.subarray(10, 110)));
+  const tail = await fetch(server.url + data.url, { headers: { Range: 'bytes=-20' } });
+  assert.ok(Buffer.from(await tail.arrayBuffer()).equals(png.subarray(-20)));
+  const head = await fetch(server.url + data.url, { method: 'HEAD', headers: { Range: 'bytes=0-9' } });
+  assert.equal([head.status, head.headers.get('content-length')], [206, '10']);
+
+  const beyond = await fetch(server.url + data.url, { headers: { Range: `bytes=${png.length}-` } });
+  assert.is(beyond.status, 416);
+  assert.is(beyond.headers.get('content-range'), `bytes */${png.length}`);
+  const stale = await fetch(server.url + data.url, { headers: { Range: 'bytes=0-9', 'If-Range': '"other"' } });
+  assert.is(stale.status, 200);
+  assert.is((await stale.arrayBuffer()).byteLength, png.length);
+
+  const webp = Buffer.from(await (await fetch(server.url + data.webpUrl)).arrayBuffer());
+  const webpPart = await fetch(server.url + data.webpUrl, { headers: { Range: 'bytes=0-11' } });
+  assert.is(webpPart.status, 206);
+  assert.ok(Buffer.from(await webpPart.arrayBuffer()).equals(webp.subarray(0, 12)));
+});
+
 Serve('POST to an image URL is 405', async () => {
   const answer = await rawRequest(server.url, data.url, { method: 'POST' });
   assert.is(answer.status, 405);

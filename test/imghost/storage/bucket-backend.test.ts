@@ -136,6 +136,14 @@ Bucket('the local cache stays within STORAGE_CACHE_MAX_BYTES and serves what it 
         assert.ok(total <= 6000, `cache holds ${total} bytes`);
       }
     }
+    // A range of an image larger than the whole cache comes straight from the bucket, the range passed on.
+    const large = await makePng(16, 200, 150);
+    assert.ok(large.length > 6000, `${large.length} bytes`);
+    const url = (await upload(small.url, large, 'a.png')).body.data.url;
+    const part = await fetch(small.url + url, { headers: { Range: 'bytes=1000-1999' } });
+    assert.is(part.status, 206);
+    assert.is(part.headers.get('content-range'), `bytes 1000-1999/${large.length}`);
+    assert.ok((await bodyOf(part)).equals(large.subarray(1000, 2000)));
   } finally {
     await small.close();
   }

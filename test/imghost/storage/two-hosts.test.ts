@@ -38,7 +38,7 @@ TwoHosts.after(async () => {
   await bucket?.close();
 });
 
-TwoHosts('an image uploaded through one host is served by the other, byte for byte', async () => {
+TwoHosts('an image uploaded through one host is served by the other, byte for byte, and by range', async () => {
   const jpeg = await makeJpeg(7, 120, 90);
   const answer = await upload(a.url, jpeg, 'a.jpg');
   assert.is(answer.status, 200);
@@ -46,6 +46,11 @@ TwoHosts('an image uploaded through one host is served by the other, byte for by
   assert.is(res.status, 200);
   assert.is(res.headers.get('content-type'), 'image/jpeg');
   assert.ok((await bodyOf(res)).equals(jpeg));
+  // Read by range through the other host, straight from the bucket or its cache.
+  const part = await fetch(b.url + answer.body.data.url, { headers: { Range: 'bytes=100-199' } });
+  assert.is(part.status, 206);
+  assert.is(part.headers.get('content-range'), `bytes 100-199/${jpeg.length}`);
+  assert.ok((await bodyOf(part)).equals(jpeg.subarray(100, 200)));
 });
 
 TwoHosts('concurrent first preview requests on both hosts: at most one conversion per host, the same bytes from each', async () => {

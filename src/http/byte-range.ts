@@ -1,10 +1,16 @@
 // One `Range: bytes=...` request (RFC 9110 14.2), enough for a launcher to resume a
-// download. Several ranges in one request are answered with the whole file, which
+// download (packages) or a client to read part of an image. Several ranges in one request are answered with the whole file, which
 // the RFC allows; so is a header we cannot parse. The unit is case-insensitive, and
 // a position of any length is read: an end past the file is cut to it (RFC 9110
 // 14.1.2), a start past it is 416.
 
-export type RangeAnswer = { start: number; end: number } | 'unsatisfiable' | null;
+export interface ByteRange {
+  start: number;
+  /** Inclusive. */
+  end: number;
+}
+
+export type RangeAnswer = ByteRange | 'unsatisfiable' | null;
 
 const SINGLE = /^bytes=(\d*)-(\d*)$/i;
 
