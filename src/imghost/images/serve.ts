@@ -44,9 +44,10 @@ export function serveImage(store: ImageStore, previews: Previews) {
     try {
       await serve(ctx);
     } catch (error) {
-      // A bucket that does not answer: 503 with Retry-After; plain text for an
-      // original, as /img answers, the JSON envelope for a preview, as documented.
-      throw bucketFailureToHttp(error, !ctx.params.file?.endsWith('.webp'));
+      // A bucket that does not answer: 503 UNAVAILABLE with Retry-After, in the JSON
+      // envelope as every other 503 of the host (only "Image not found" is the
+      // original image host's plain text).
+      throw bucketFailureToHttp(error, false);
     }
   };
 }

@@ -201,7 +201,7 @@ export const IMGHOST_OPENAPI = {
           ...redirected, ...cached,
           '404': text('Image not found'),
           '416': text('Range not satisfiable (Content-Range: bytes */size)'),
-          '503': text('Storage unavailable, try again shortly (the bucket did not answer; with Retry-After)'),
+          '503': storageDown,
         },
       },
     },

@@ -224,10 +224,11 @@ Bucket('bucket stopped: uploads and uncached reads answer 503 UNAVAILABLE with R
     assert.is(refused.body.code, 'UNAVAILABLE');
     assert.is(refused.headers.get('retry-after'), '5');
 
-    // A host that has not seen the image yet must ask the bucket: 503, plain text as /img answers.
+    // A host that has not seen the image yet must ask the bucket: 503 UNAVAILABLE.
     const uncached = await fetch(fresh.url + cached);
     assert.is(uncached.status, 503);
     assert.is(uncached.headers.get('retry-after'), '5');
+    assert.is((await uncached.json()).code, 'UNAVAILABLE');
     const pkg = await fetch(`${host.url}/pkg/${sha}/demo.zip`);
     assert.is(pkg.status, 503);
     assert.is((await pkg.json()).code, 'UNAVAILABLE');

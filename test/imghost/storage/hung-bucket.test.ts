@@ -41,14 +41,15 @@ test.after(async () => {
 });
 
 const reads = [
-  { what: 'an original', path: `/img/1/${'a'.repeat(32)}`, json: false },
-  { what: 'a preview', path: `/img/1/${'b'.repeat(32)}.webp`, json: true },
+  { what: 'an original', path: `/img/1/${'a'.repeat(32)}` },
+  { what: 'a preview', path: `/img/1/${'b'.repeat(32)}.webp` },
 ];
 
 // Defect: a hung bucket held each read for the 10 s headers timeout before its 503,
-// and a preview's 503 was plain text although documented as the JSON envelope.
+// and a preview's 503 was plain text although documented as the JSON envelope; an
+// original's is the envelope too (issue: reads that miss the cache answer 503 UNAVAILABLE).
 test('a hung bucket: reads answer 503 UNAVAILABLE with Retry-After within a few seconds', async () => {
-  for (const { what, path, json } of reads) {
+  for (const { what, path } of reads) {
     const started = performance.now();
     const res = await fetch(host.url + path);
     const body = await res.text();
@@ -56,14 +57,10 @@ test('a hung bucket: reads answer 503 UNAVAILABLE with Retry-After within a few 
     assert.is(res.status, 503, `${what}: ${body}`);
     assert.ok(Number(res.headers.get('retry-after')) > 0, `${what}: Retry-After`);
     assert.ok(ms < READ_HEADERS_TIMEOUT_MS + SLACK_MS, `${what}: answered after ${Math.round(ms)} ms`);
-    if (json) {
-      assert.match(res.headers.get('content-type') ?? '', /^application\/json/, what);
-      const envelope = JSON.parse(body) as { success?: boolean; code?: string };
-      assert.is(envelope.success, false, what);
-      assert.is(envelope.code, 'UNAVAILABLE', what);
-    } else {
-      assert.is(body, 'Storage unavailable, try again shortly', what);
-    }
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/, what);
+    const envelope = JSON.parse(body) as { success?: boolean; code?: string };
+    assert.is(envelope.success, false, what);
+    assert.is(envelope.code, 'UNAVAILABLE', what);
   }
 });
 
