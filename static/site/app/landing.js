@@ -43,7 +43,8 @@ function renderActivity(activity) {
   text('activity-text', activity.description || '');
   text('activity-time', activity.time || '');
   const icon = imageUrl(activity.icon);
-  if (icon) Object.assign($('activity-icon'), { src: icon, hidden: false, onerror: (event) => (event.target.hidden = true) });
+  // An icon that does not load leaves the page, not a broken picture.
+  if (icon) Object.assign($('activity-icon'), { src: icon, hidden: false, onerror: (event) => event.target.remove() });
   const link = httpsUrl(activity.link);
   if (link) Object.assign($('activity-link'), { href: link, hidden: false, rel: UGC_REL, target: '_blank' });
   $('activity').hidden = false;
