@@ -7,6 +7,7 @@
 // "in" postgres.js's socket write, and the benchmark measured PostgreSQL's CPU on
 // the server core as the server's latency. With PostgreSQL beside the load
 // generator, the server core runs the server only (docs/benchmarks.md).
+// BENCH_PG_NICE also sets its scheduling priority (see pinPostgres).
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -25,7 +26,7 @@ function parentOf(pid: number): number | undefined {
  * the postmaster. Returns what was done, for the benchmark's output; a PostgreSQL
  * on another machine (no such process here) is left as it is.
  */
-export function pinPostgres(backendPid: number, cores: string): string {
+export function pinPostgres(backendPid: number, cores: string, nice = process.env.BENCH_PG_NICE): string {
   const postmaster = parentOf(backendPid);
   if (postmaster === undefined || postmaster <= 1) return 'PostgreSQL not pinned (its processes are not on this machine)';
   const pids = [postmaster];
@@ -35,5 +36,8 @@ export function pinPostgres(backendPid: number, cores: string): string {
   }
   const failed = pids.filter((pid) => spawnSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' }).status !== 0);
   if (failed.length === pids.length) return 'PostgreSQL not pinned (taskset refused)';
-  return `PostgreSQL (postmaster ${postmaster} and its ${pids.length - 1} processes${failed.length > 0 ? `, ${failed.length} gone meanwhile` : ''}) pinned to core ${cores}`;
+  // BENCH_PG_NICE (say -10): PostgreSQL ahead of the load generator on their shared
+  // core, as a database on its own machine would be; backends inherit it from the postmaster.
+  const reniced = nice !== undefined && nice !== '' && spawnSync('renice', ['-n', nice, '-p', ...pids.map(String)], { stdio: 'ignore' }).status === 0;
+  return `PostgreSQL (postmaster ${postmaster} and its ${pids.length - 1} processes${failed.length > 0 ? `, ${failed.length} gone meanwhile` : ''}) pinned to core ${cores}${reniced ? `, nice ${nice}` : ''}`;
 }
