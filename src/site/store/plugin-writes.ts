@@ -7,7 +7,7 @@ import { notify } from '../notifications/notify.js';
 import { EDITABLE_FIELDS, type EditableField } from './records.js';
 import type { PluginFields, ValidEdit } from './validation.js';
 import { unlistPlugin } from './unlist.js';
-import { refuseRemovedLiveBytes, settleVersionsAfterReview } from '../versions/settle.js';
+import { refuseTakenOffLive, settleVersionsAfterReview } from '../versions/settle.js';
 import { canSee, isOwnerOrAdmin, PLUGIN_ID, pluginNotFound, type PluginStatus } from './visibility.js';
 
 // Creating, editing and reviewing plugins: the states of docs/api.md "Edits and
@@ -127,7 +127,7 @@ export async function reviewPlugin(sql: Sql, id: string, reviewer: SessionUser, 
     await auditedPluginChange(t, audit, () => runQuery(t, hasUpdate ? 'store/review-pending-update' : 'store/review-status', params));
     // Hosted versions follow: the one now live is approved, other pending ones rejected.
     await settleVersionsAfterReview(t, locked.id, action);
-    if (action === 'approve') await refuseRemovedLiveBytes(t, locked.id);
+    if (action === 'approve') await refuseTakenOffLive(t, locked.id);
     const decided = action === 'approve' ? 'approved' : 'rejected';
     const what = hasUpdate ? `The update of your plugin ${locked.id}` : `Your plugin ${locked.id}`;
     await notify(t, {

@@ -16,10 +16,20 @@ export async function rejectPendingVersions(t: Sql, pluginId: string): Promise<v
   await runQuery(t, 'versions/reject-pending', [pluginId]);
 }
 
-/** In an approval's transaction, once it applied: 409 when the bytes now live were removed for malware. */
-export async function refuseRemovedLiveBytes(t: Sql, pluginId: string): Promise<void> {
-  const [live] = await runQuery<{ sha256: string }>(t, 'versions/live-bytes', [pluginId]);
-  if (live !== undefined && (await bytesRemoved(t, live.sha256))) {
+/**
+ * In an approval's transaction, once it applied: 409 when what would now be live
+ * was taken off. A plugin whose only version was withdrawn or removed left the
+ * store rejected but still names that version; approving it (an author's edit
+ * reopens it) must not put it back: a new version has to be uploaded. Nor may
+ * bytes removed for malware go live under any version.
+ */
+export async function refuseTakenOffLive(t: Sql, pluginId: string): Promise<void> {
+  const [live] = await runQuery<{ sha256: string | null; version_status: string | null }>(t, 'versions/live-version', [pluginId]);
+  if (live === undefined) return;
+  if (live.version_status === 'withdrawn' || live.version_status === 'removed') {
+    throw new HttpError(409, 'CONFLICT', `The version this plugin carries was ${live.version_status}: it cannot go live again; its author uploads a new version`);
+  }
+  if (live.sha256 !== null && (await bytesRemoved(t, live.sha256))) {
     throw new HttpError(409, 'CONFLICT', 'An administrator removed the file of this version (malware): it cannot go live; reject it');
   }
 }

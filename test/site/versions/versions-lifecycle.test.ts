@@ -148,6 +148,17 @@ test('withdrawing the only version a plugin has takes it out of the store until 
   assert.match(record.review.reason, /withdrawn by its author/);
   assert.is(await notices(), before, 'the author is not told of their own withdrawal');
 
+  // Defect (black-box check, 26 Nov): approving the rejected plugin, or an edit that
+  // reopens it and then an approval, put the withdrawn version back in the store.
+  const direct = await client.post('/apps/api/plugins/ver-sole/review', { action: 'approve' }, as(admin));
+  assert.is(direct.status, 409, JSON.stringify(direct.body));
+  assert.match(direct.body.error, /withdrawn/);
+  assert.is((await client.patch('/apps/api/plugins/ver-sole', { description: 'typo fixed' }, as(author))).status, 200);
+  assert.is((await client.get('/apps/api/plugins/ver-sole', as(author))).body.plugin.status, 'pending', 'the edit reopens it');
+  assert.is((await client.post('/apps/api/plugins/ver-sole/review', { action: 'approve' }, as(admin))).status, 409);
+  assert.is((await client.get('/apps/api/plugins/ver-sole')).status, 404, 'still out of the store');
+  assert.is((await client.get('/apps/api/plugins/ver-sole/install-link')).status, 404);
+
   // A new version reopens it; once approved it is live again.
   assert.is((await upload('ver-sole', '1.1.0', { 'a.txt': 'again' })).status, 201);
   assert.is((await client.get('/apps/api/plugins/ver-sole', as(author))).body.plugin.status, 'pending');
