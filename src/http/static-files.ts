@@ -142,7 +142,8 @@ export function prepareFile(name: string, body: Buffer, cacheControl: string): S
  *
  * Within a line, a space beside punctuation that can never join the token next to
  * it goes as well (`a = b(c, d) {` → `a=b(c,d){`; in stylesheets only beside
- * `{ } ; , >`, since `a :hover` and `and (` mean something else there). The line
+ * `{ } ; , >`, since `a :hover` and `and (` mean something else there), and in
+ * scripts beside `+ - * %` unless both sides are signs (`a - -b` keeps its space). The line
  * is read left to right: a quoted string is copied whole, and from the first `/`
  * (a regular expression, a division or a comment) or backtick (a template
  * literal) on, the rest of the line is copied as it is. In scripts a break also
@@ -185,6 +186,18 @@ export function compactSource(text: string, kind: 'js' | 'css' = 'js'): string {
 
 /** Punctuation no space is needed beside: none of it forms a longer token with `+`, `-`, `.`, `/`, a word or a quote. */
 const JS_TIGHT = new Set('{}()[],;:=<>?!&|');
+const ARITHMETIC = new Set('+-*%');
+const SIGNS = new Set('+-');
+
+/**
+ * A space beside `+ - * %` may go unless both its neighbours are signs: `a + -b`
+ * is `a+-b`, but `a - -b` would be `a--b` and `a + +b` `a++b`. (A `/` never gets
+ * here: the line is copied as it is from the first one.)
+ */
+function arithmeticSpace(before: string, after: string): boolean {
+  if (!ARITHMETIC.has(before) && !ARITHMETIC.has(after)) return false;
+  return !(SIGNS.has(before) && SIGNS.has(after));
+}
 const CSS_TIGHT = new Set('{};,>');
 
 /**
@@ -198,7 +211,18 @@ function tightSpaces(line: string, kind: 'js' | 'css'): string {
   let out = '';
   for (let i = 0; i < line.length; i++) {
     const c = line[i]!;
-    if (c === '/' || c === '`') return out + line.slice(i);
+    // In a stylesheet a `/` is only a separator (`16px/1.5`), unless it opens a comment.
+    if (kind === 'css' && c === '/' && line[i + 1] !== '*') {
+      out += c;
+      continue;
+    }
+    if (c === '/' || c === '`') {
+      const end = kind === 'js' ? literalEnd(line, i, out) : -1;
+      if (end === -1) return out + line.slice(i);
+      out += line.slice(i, end);
+      i = end - 1;
+      continue;
+    }
     if (c === "'" || c === '"') {
       let end = i + 1;
       while (end < line.length && line[end] !== c) end += line[end] === '\\' ? 2 : 1;
@@ -208,11 +232,51 @@ function tightSpaces(line: string, kind: 'js' | 'css'): string {
       continue;
     }
     if (c === ' ' && (tight.has(out[out.length - 1] ?? '') || tight.has(line[i + 1] ?? '') || line[i + 1] === ' ')) continue;
+    if (kind === 'js' && c === ' ' && arithmeticSpace(out[out.length - 1] ?? '', line[i + 1] ?? '')) continue;
     if (kind === 'css' && c === ' ' && /[;{](--[\w-]+|[a-z-]+):$/.test(out)) continue;
     if (kind === 'css' && c === '}' && out.endsWith(';')) out = out.slice(0, -1);
     out += c;
   }
   return out;
+}
+
+/** Where a `/` can only start a regular expression: no operand ends in one of these. */
+const BEFORE_REGEX = new Set('(,=:[!&|?{};');
+
+/**
+ * In a script line, the end (exclusive) of the literal that starts at `start`, to
+ * be copied whole: a template literal with no quote, brace or backtick in its
+ * `${}`, or a regular expression where nothing else can start with `/` (after
+ * `( , = : [ ! & | ? { } ;`); -1 for anything else (a comment, a division, a
+ * regular expression after a word), whose line is then copied as it is from here.
+ */
+function literalEnd(line: string, start: number, before: string): number {
+  if (line[start] === '`') {
+    for (let i = start + 1; i < line.length; i++) {
+      if (line[i] === '\\') i++;
+      else if (line[i] === '`') return i + 1;
+      else if (line.startsWith('${', i)) {
+        const close = line.indexOf('}', i);
+        if (close === -1 || /[`'"{]/.test(line.slice(i + 2, close))) return -1;
+        i = close;
+      }
+    }
+    return -1;
+  }
+  if (line[start + 1] === '/' || line[start + 1] === '*' || !BEFORE_REGEX.has(before.trimEnd().at(-1) ?? ';')) return -1;
+  let inClass = false;
+  for (let i = start + 1; i < line.length; i++) {
+    const c = line[i];
+    if (c === '\\') i++;
+    else if (c === '[') inClass = true;
+    else if (c === ']') inClass = false;
+    else if (c === '/' && !inClass) {
+      let end = i + 1;
+      while (/[a-z]/.test(line[end] ?? '')) end++;
+      return end;
+    }
+  }
+  return -1;
 }
 
 const CSS_DECLARATION = /^(--[\w-]+|[a-z-]+):\s+(?=\S)/;

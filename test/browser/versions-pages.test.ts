@@ -119,6 +119,7 @@ test('a ZIP the store refuses is said under the file field, in Chinese', async (
   await page.click('#v-send');
   await page.locator('#v-status[data-state="error"]').waitFor();
   assert.match(String(await page.textContent('#v-file-error')), /^无法接受这个 ZIP：./);
+  assert.not.match(String(await page.textContent('#v-file-error')), /Not an acceptable package/, 'the API\'s own prefix is not said twice');
   assert.is(await page.textContent('#v-version-error'), '');
   await check(page, 'edit-zh');
 });
@@ -176,8 +177,21 @@ test('approved on the review page, the version is live and first in the plugin p
   assert.is(await first.locator('.prose strong').textContent(), 'faster');
   assert.match(String(await first.locator('a').getAttribute('href')), new RegExp(`/pkg/${live.sha256}/`));
   assert.is(await page.inputValue('#sha'), live.sha256);
-  assert.match(String(await page.textContent('#pkg-size')), /^Size: \d/);
+  // A small ZIP's size in bytes reads "B" (Intl's short unit said "488 byte").
+  assert.match(String(await page.textContent('#pkg-size')), /^Size: \d+ B$/);
   await check(page, 'plugin');
+});
+
+test('a version removed for malware shows its state to the author, and no link to its file', async () => {
+  const removed = await fetch(`${site.url}/apps/api/plugins/${ID}/versions/1.1.0`, { method: 'DELETE', headers: { cookie: admin.cookie, origin: site.url } });
+  assert.is(removed.status, 200);
+  const page = await pageAs(author);
+  await page.goto(`${site.url}/apps/plugin/${ID}`);
+  const item = page.locator('#versions > li[data-version="1.1.0"]');
+  await item.waitFor();
+  assert.is(await item.getAttribute('data-status'), 'removed');
+  assert.is(await item.locator('a').count(), 0, 'no download link');
+  assert.is(await page.locator('#versions > li[data-version="1.2.0"] a').count(), 1, 'the live one keeps its link');
 });
 
 test('no script errors, no accessibility findings, nothing wider than 390 px', () => {

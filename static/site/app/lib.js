@@ -126,9 +126,11 @@ export function richText(text) {
   return fragment;
 }
 
-/** A size in bytes as a person reads it ("12.5 kB"). */
+/** A size in bytes as a person reads it ("488 B", "12.5 kB"). */
 export function formatSize(n) {
-  const [value, unit] = n < 1024 ? [n, 'byte'] : n < 1048576 ? [n / 1024, 'kilobyte'] : [n / 1048576, 'megabyte'];
+  // Intl's short byte unit reads "488 byte" in English: bytes are written B in every language.
+  if (n < 1024) return n + ' B';
+  const [value, unit] = n < 1048576 ? [n / 1024, 'kilobyte'] : [n / 1048576, 'megabyte'];
   return new Intl.NumberFormat(lang, { style: 'unit', unit, maximumFractionDigits: 1 }).format(value);
 }
 

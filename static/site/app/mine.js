@@ -27,15 +27,18 @@ function row(plugin) {
   const reason = plugin.status === 'rejected' && plugin.review?.reason;
   // The update waits beside the live version, which stays until it is approved.
   const pending = update ? update.version : plugin.status === 'pending' && plugin.version;
-  const fields = update && Object.keys(update).filter((key) => key !== 'submittedAt').map((key) => t('field.' + key)).join(', ');
+  // A new version is said once (the line above); the update's line names the other changes, if any.
+  const others = update ? Object.keys(update).filter((key) => key !== 'submittedAt' && !(update.version && /^(version|download|sha256)$/.test(key))) : [];
+  const fields = others.map((key) => t('field.' + key)).join(', ');
+  const head = plugin.status === 'approved' ? 'mine.live' : 'mine.notLive';
   return h(
     'li.row-item',
     { dataset: { id: plugin.id, status: plugin.status } },
-    rowHead(plugin, t('mine.live', { version: plugin.version, date: formatDate(plugin.updatedAt) }), sparks.get(plugin.id), h('span.badge.' + plugin.status, { text: t('status.' + plugin.status) }), edit),
+    rowHead(plugin, t(head, { version: plugin.version, date: formatDate(plugin.updatedAt) }), sparks.get(plugin.id), h('span.badge.' + plugin.status, { text: t('status.' + plugin.status) }), edit),
     reason && h('p.error.reason-text', { text: t('mine.rejectedBecause', { reason }) }),
     pending && h('p.pending-version', { dataset: { version: pending } }, h('span.badge.pending', { text: t('status.pending') }), ' ', t('mine.pendingVersion', { version: pending })),
     plugin.status === 'pending' && h('p.muted', { text: t('mine.waiting') }),
-    update && h('p.pending-update', {}, h('span.badge.pending', { text: t('mine.updatePending') }), ' ', t('mine.updateDetail', { version: update.version ?? plugin.version, fields, date: formatDate(update.submittedAt) })),
+    others.length > 0 && h('p.pending-update', {}, h('span.badge.pending', { text: t('mine.updatePending') }), ' ', t('mine.updateDetail', { version: update.version ?? plugin.version, fields, date: formatDate(update.submittedAt) })),
   );
 }
 
@@ -48,7 +51,7 @@ async function load() {
     async () => {
       const { plugins, total } = await api('/apps/api/plugins?scope=mine&limit=500');
       loadSparks(plugins.map((plugin) => plugin.id));
-      return [plugins, (location.search.includes('saved=') ? t('mine.saved') + ' ' : '') + t('mine.count', { total })];
+      return [plugins, (location.search.includes('saved=') ? t('mine.saved') + ' ' : '') + t('mine.count', { n: total })];
     },
     row,
     'mine.empty',

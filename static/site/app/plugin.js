@@ -51,7 +51,8 @@ async function loadVersions() {
 }
 
 function versionItem(v) {
-  const download = /^https?:\/\//.test(v.download) && v.download;
+  // A removed version's file is gone (malware): no link to it.
+  const download = v.status !== 'removed' && /^https?:\/\//.test(v.download) && v.download;
   return h(
     'li.row-item.version',
     { dataset: { version: v.version, status: v.status } },

@@ -257,7 +257,8 @@ form.onsubmit = async (event) => {
   } catch (error) {
     setStatus(status, 'error', t('form.fixErrors'));
     const field = error.field?.replace(/[.[].*$/, '');
-    if (field && showFieldError(field, error.message)) $('f-' + field)?.focus();
+    // A missing field is said in the page's language, not the API's English.
+    if (field && showFieldError(field, / is required$/.test(error.message) ? t('form.required') : error.message)) $('f-' + field)?.focus();
     else Object.assign($('form-error'), { textContent: errorText(error), hidden: false });
   }
   save.disabled = false;
@@ -297,7 +298,8 @@ versionForm.onsubmit = async (event) => {
     const field = error.field === 'version' ? 'version' : error.field === 'changelog' ? 'changelog' : error.status === 413 || error.field === 'file' ? 'file' : '';
     const key = error.status === 409 ? 'upload.versionTaken' : error.status === 413 ? 'upload.tooBig' : error.field === 'file' ? 'upload.badZip' : 'upload.refused';
     setStatus(versionStatus, 'error', field ? t('form.fixErrors') : errorText(error));
-    if (field) versionError(field, key, { reason: error.message });
+    // The page says "this ZIP cannot be accepted" itself: the reason without the API's own prefix.
+    if (field) versionError(field, key, { reason: String(error.message).replace(/^Not an acceptable package: /, '') });
   }
   progress.hidden = true;
   $('v-send').disabled = false;
