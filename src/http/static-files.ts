@@ -143,10 +143,13 @@ export function prepareFile(name: string, body: Buffer, cacheControl: string): S
  * Within a line, a space beside punctuation that can never join the token next to
  * it goes as well (`a = b(c, d) {` → `a=b(c,d){`; in stylesheets only beside
  * `{ } ; , >`, since `a :hover` and `and (` mean something else there), and in
- * scripts beside `+ - * %` unless both sides are signs (`a - -b` keeps its space). The line
- * is read left to right: a quoted string is copied whole, and from the first `/`
- * (a regular expression, a division or a comment) or backtick (a template
- * literal) on, the rest of the line is copied as it is. In scripts a break also
+ * scripts beside `+ - * %` unless both sides are signs (`a - -b` keeps its space).
+ * The line is read left to right: a quoted string is copied whole, and so are a
+ * template literal and a regular expression where nothing else can start with `/`
+ * (literalEnd); from any other `/` (a division, a comment, a regular expression
+ * after a word) or a template literal it cannot read, the rest of the line is
+ * copied as it is. In a stylesheet a `/` is a separator (`16px/1.5`) unless it
+ * opens a comment. In scripts a break also
  * goes before a line starting with `}`, `)` or `]` (no statement starts there, so
  * no semicolon was ever inserted before one that a join could lose) and after one
  * ending in `(`, `[`, `=>`, `&&` or `||` (no statement can end there).
@@ -186,19 +189,20 @@ export function compactSource(text: string, kind: 'js' | 'css' = 'js'): string {
 
 /** Punctuation no space is needed beside: none of it forms a longer token with `+`, `-`, `.`, `/`, a word or a quote. */
 const JS_TIGHT = new Set('{}()[],;:=<>?!&|');
+const CSS_TIGHT = new Set('{};,>');
 const ARITHMETIC = new Set('+-*%');
 const SIGNS = new Set('+-');
 
 /**
- * A space beside `+ - * %` may go unless both its neighbours are signs: `a + -b`
- * is `a+-b`, but `a - -b` would be `a--b` and `a + +b` `a++b`. (A `/` never gets
- * here: the line is copied as it is from the first one.)
+ * A space beside `+ - * %` may go unless both its neighbours are signs: `a - -b`
+ * would be `a--b` and `a + +b` `a++b` (`a + -b` keeps its space too: the rule stays
+ * simple). A `/` is never a neighbour here: a regular expression is copied whole,
+ * and any other `/` ends the line's compaction.
  */
 function arithmeticSpace(before: string, after: string): boolean {
   if (!ARITHMETIC.has(before) && !ARITHMETIC.has(after)) return false;
   return !(SIGNS.has(before) && SIGNS.has(after));
 }
-const CSS_TIGHT = new Set('{};,>');
 
 /**
  * `line` without the spaces beside its kind's tight characters, outside strings, and
@@ -247,7 +251,7 @@ const BEFORE_REGEX = new Set('(,=:[!&|?{};');
  * In a script line, the end (exclusive) of the literal that starts at `start`, to
  * be copied whole: a template literal with no quote, brace or backtick in its
  * `${}`, or a regular expression where nothing else can start with `/` (after
- * `( , = : [ ! & | ? { } ;`); -1 for anything else (a comment, a division, a
+ * `( , = : [ ! & | ? { ;` or at the start of the line); -1 for anything else (a comment, a division, a
  * regular expression after a word), whose line is then copied as it is from here.
  */
 function literalEnd(line: string, start: number, before: string): number {
