@@ -1,4 +1,5 @@
 import { validationFailed } from '../../http/errors.js';
+import { isValidAceLabel } from '../../lib/punycode-label.js';
 import { hostAddress, isPublicAddress } from './address-policy.js';
 
 // What a webhook URL may be, checked when it is set (PUT /apps/api/webhook). A host
@@ -24,6 +25,7 @@ export function validateWebhookUrl(value: unknown, ports: readonly number[]): st
   if (url.protocol !== 'https:') throw refuse('url must be an https:// URL');
   if (url.username !== '' || url.password !== '') throw refuse('url must not contain a user name or password');
   if (url.hostname === '') throw refuse('url must name a host');
+  if (!url.hostname.split('.').every(isValidAceLabel)) throw refuse('url is not a valid URL: a host label is not valid IDNA');
   // The URL parser drops :443, https' default, from `port`.
   if (!ports.includes(url.port === '' ? 443 : Number(url.port))) throw refuse(`url's port must be one of ${ports.join(', ')}`);
   const address = hostAddress(url.hostname);
