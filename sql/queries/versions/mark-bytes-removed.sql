@@ -1,4 +1,4 @@
--- Version $2 of plugin $1 was just removed (lock-bytes.sql held on its bytes $3::text):
+-- Version $2 of plugin $1 was just removed (lock-bytes.sql held on its bytes $3):
 -- the bytes are marked removed unless another live version (any plugin) has them.
 -- Answers whether they are removed now (marked here or before): then the image host
 -- deletes the file.

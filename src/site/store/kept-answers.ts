@@ -168,7 +168,7 @@ export function staleFor(sql: Sql, error: unknown, staleIfErrorSeconds: number, 
 }
 
 /** What a read that has not come back in STALE_AFTER_MS counts as: a database not answering in time. */
-export const databaseNotAnswering = (): HttpError => databaseUnavailable({ code: 'STALE_AFTER_MS' });
+export const databaseNotAnswering = (): HttpError => databaseUnavailable();
 
 /** The Cache-Status of an answer served stale, `secondsStale` after it was last confirmed current. */
 export const staleStatus = (secondsStale: number): string => staleCacheStatus(secondsStale, STALE_DETAIL);
