@@ -30,6 +30,8 @@ export interface ZipEntrySpec {
   centralExtra?: Buffer;
   /** Bytes after the entry's data (and descriptor) that no record lists: a hidden entry, say. */
   after?: Buffer;
+  /** Bytes after the entry's compressed data that its compressed size counts: past a deflate stream's end, where Node's inflate stops reading. */
+  trailing?: Buffer;
 }
 
 export interface ZipSpec {
@@ -74,7 +76,7 @@ export function buildZip(entries: ZipEntrySpec[], spec: ZipSpec = {}): Buffer {
     const name = typeof entry.name === 'string' ? Buffer.from(entry.name, 'utf8') : entry.name;
     const data = entry.data ?? Buffer.alloc(0);
     const method = entry.method ?? (data.length > 0 ? 8 : 0);
-    const stored = method === 8 ? deflateRawSync(data) : data;
+    const stored = Buffer.concat([method === 8 ? deflateRawSync(data) : data, entry.trailing ?? Buffer.alloc(0)]);
     const crc = entry.declaredCrc ?? tableCrc32(data, 0);
     const size = entry.declaredSize ?? data.length;
     const csize = entry.declaredCompressedSize ?? stored.length;

@@ -237,7 +237,8 @@ async function checkGap(file: FileHandle, previous: Located | undefined, next: n
 async function verifyData(path: string, entry: Located): Promise<void> {
   if (entry.compressedSize === 0 && entry.size === 0) return;
   const raw = createReadStream(path, { start: entry.dataStart, end: entry.dataStart + entry.compressedSize - 1 });
-  const data = entry.method === METHOD_DEFLATED ? raw.pipe(createInflateRaw()) : raw;
+  const inflate = entry.method === METHOD_DEFLATED ? createInflateRaw() : null;
+  const data = inflate ? raw.pipe(inflate) : raw;
   let size = 0;
   let crc = 0;
   try {
@@ -253,6 +254,11 @@ async function verifyData(path: string, entry: Located): Promise<void> {
     raw.destroy();
     data.destroy();
   }
+  // Node's inflate stops at the stream's end and ignores what follows; a streaming
+  // reader (libarchive on a pipe) goes on from there and reads the rest as a data
+  // descriptor and more entries.
+  const unread = inflate ? entry.compressedSize - inflate.bytesWritten : 0;
+  if (unread > 0) refuse(`"${entry.name}" has ${unread} bytes after its compressed data ends, which a streaming unzip would read as more files`);
   if (size !== entry.size) refuse(`"${entry.name}" is damaged (it unpacks to ${size} bytes, not ${entry.size})`);
   if (crc !== entry.crc32) refuse(`"${entry.name}" is damaged (CRC mismatch)`);
 }

@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { crc32 as zlibCrc32 } from 'node:zlib';
+import { deflateRawSync, crc32 as zlibCrc32 } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tableCrc32 } from '../../../src/imghost/packages/crc32.js';
@@ -148,6 +148,7 @@ const refused: Array<{ what: string; zip: Buffer; reason: RegExp }> = [
   ...secondNames(),
   ...linksFromAnyHost(),
   ...localHeaderLies(),
+  ...streamingReaderEntries(),
 ];
 
 /** An entry's local header and data alone, as a streaming reader finds them: what buildZip writes before its central directory. */
@@ -207,6 +208,31 @@ function localHeaderLies(): typeof refused {
     { what: 'local header: another compressed size', zip: buildZip([{ ...plugin[2]!, localCompressedSize: 5 }]), reason: inconsistent },
     { what: 'local header: other ZIP64 sizes', zip: buildZip([{ ...a, localSize: 20, localCompressedSize: 20 }], { zip64: true }), reason: inconsistent },
     { what: 'local header: another CRC beside a data descriptor', zip: buildZip([{ ...a, dataDescriptor: 'signed', localCrc: 1234 }]), reason: inconsistent },
+  ];
+}
+
+/**
+ * libarchive reading a pipe finds an entry's end by its data, not by the central
+ * directory: a deflate stream that stops short of the declared compressed size
+ * leaves room for a data descriptor and a whole local entry it then extracts.
+ */
+function streamingReaderEntries(): typeof refused {
+  const mainPy = plugin[2]!;
+  const deflatedMain = deflateRawSync(mainPy.data!);
+  const descriptor = Buffer.alloc(16);
+  descriptor.writeUInt32LE(0x08074b50, 0);
+  descriptor.writeUInt32LE(zlibCrc32(mainPy.data!), 4);
+  descriptor.writeUInt32LE(deflatedMain.length, 8);
+  descriptor.writeUInt32LE(mainPy.data!.length, 12);
+  const exe = localRecord({ name: 'main.exe', data: text('MZ evil'), method: 0 });
+  const endsEarly = /after its compressed data ends/;
+  return [
+    {
+      what: 'streaming: a deflate stream that ends before the compressed size, a descriptor and a local entry after it',
+      zip: buildZip([{ ...mainPy, dataDescriptor: 'signed', trailing: Buffer.concat([descriptor, exe]) }, plugin[0]!]),
+      reason: endsEarly,
+    },
+    { what: 'streaming: a deflate stream that ends before the compressed size, bytes after it', zip: buildZip([{ ...mainPy, trailing: text('tail') }]), reason: endsEarly },
   ];
 }
 
