@@ -1,7 +1,7 @@
 // One error type for everything a client can cause. `code` is stable and is what
 // tests and clients match on; `message` is for humans; `field` names the offending
 // input on validation errors. Anything thrown that is not an HttpError is a bug and
-// becomes a logged 500 with a generic message (see server.ts).
+// becomes a logged 500 with a generic message (see app.ts, answerError).
 
 export type ErrorCode =
   | 'BAD_REQUEST'
