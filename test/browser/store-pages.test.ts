@@ -151,7 +151,8 @@ test('landing page: version, downloads, tips and featured plugins from the API',
   assert.match(String(await visitor.getAttribute('#downloads a >> nth=0', 'href')), /^https:\/\//);
   assert.ok((await visitor.locator('#tips-list li').count()) > 0, 'tips');
   assert.ok(await visitor.isVisible('#activity'), 'activity shown');
-  // The example's activity icon is on a host that does not resolve: it leaves the page, no broken picture stays.
+  assert.match(String(await visitor.textContent('#activity-title')), /Plugin store/);
+  // No image on the page is broken (an activity icon that does not load leaves the page).
   await visitor.waitForFunction(() => [...document.images].every((img) => !img.getAttribute('src') || (img.complete && img.naturalWidth > 0)), undefined, WAIT);
   await check(visitor, 'landing');
 });
@@ -529,6 +530,12 @@ test('languages: Chinese from Accept-Language, the switch is remembered', async 
   assert.match(String(await page.getAttribute('#q', 'placeholder')), /搜索插件/);
   assert.match(String(await page.textContent('#status')), /共 \d+ 个插件/);
   await check(page, 'store-zh');
+  await page.goto(site.url + '/');
+  // The example configuration's translations: the launcher texts in the page's language.
+  await page.waitForFunction(() => document.getElementById('activity-title')?.textContent === '插件商店开放投稿', undefined, WAIT);
+  assert.match(String(await page.textContent('#lead')), /启动器/);
+  assert.match(String(await page.textContent('#tips-list')), /Shift/);
+  await check(page, 'landing-zh');
   await page.goto(site.url + '/apps/plugin/minimap');
   await page.waitForSelector('#plugin:not([hidden])', WAIT);
   assert.is(await page.textContent('#install'), '在启动器中安装');
@@ -559,7 +566,7 @@ test('logout from the header', async () => {
 });
 
 test('axe-core: no serious or critical violation on any page', () => {
-  for (const page of ['landing', 'store', 'plugin', 'submit', 'mine', 'review', 'review-diff', 'store-zh', 'plugin-dark']) assert.ok(pagesChecked.has(page), `${page} was checked`);
+  for (const page of ['landing', 'landing-zh', 'store', 'plugin', 'submit', 'mine', 'review', 'review-diff', 'store-zh', 'plugin-dark']) assert.ok(pagesChecked.has(page), `${page} was checked`);
   assert.equal(axeFindings, []);
 });
 

@@ -31,6 +31,8 @@ export const DEBOUNCE_MS = 75;
 export interface LauncherAnswers {
   /** null until a version of the file has been read successfully. */
   readonly info: PreparedAnswer | null;
+  /** /api/info in each language the file translates, keyed by lower-case tag. */
+  readonly translatedInfo: ReadonlyMap<string, PreparedAnswer>;
   readonly fastdownload: PreparedAnswer;
 }
 
@@ -41,7 +43,7 @@ export interface LauncherConfigSourceOptions {
   debounceMs?: number;
 }
 
-const NO_CONFIG: LauncherAnswers = { info: null, fastdownload: prepareJson({ success: true, ...FASTDOWNLOAD_ABSENT }) };
+const NO_CONFIG: LauncherAnswers = { info: null, translatedInfo: new Map(), fastdownload: prepareJson({ success: true, ...FASTDOWNLOAD_ABSENT }) };
 
 export function createLauncherConfigSource(options: LauncherConfigSourceOptions) {
   const { path } = options;
@@ -82,6 +84,7 @@ export function createLauncherConfigSource(options: LauncherConfigSourceOptions)
     }
     answers = {
       info: prepareJson({ success: true, ...parsed.document.info }),
+      translatedInfo: new Map([...parsed.document.translations].map(([tag, info]) => [tag, prepareJson({ success: true, ...info })])),
       fastdownload: prepareJson({ success: true, ...parsed.document.fastdownload }),
     };
     loadedHash = hash;

@@ -19,9 +19,12 @@
 //   `enabled` missing or not a boolean, `versions` not an array) counts as absent,
 //   i.e. {enabled: false, versions: []}, with a warning for the operator. Only
 //   `enabled` and `versions` are served.
+// - `translations` holds per-language texts served by /api/info?lang= (see
+//   translations.ts); a malformed part is ignored with a warning.
 
 import { isObject, own } from '../../lib/json-object.js';
 import { checkClientShape, type ShapeProblem } from './client-shape.js';
+import { readTranslations } from './translations.js';
 
 export const INFO_FIELDS: ReadonlyArray<{ name: string; legacy?: string; absent?: () => unknown }> = [
   { name: 'latestVersion', legacy: 'BLLatest' },
@@ -45,6 +48,8 @@ export interface LauncherDocument {
   /** The seven info fields, in INFO_FIELDS order, each a value or null. */
   info: Record<string, unknown>;
   fastdownload: FastDownload;
+  /** The info fields in each language the file translates, keyed by lower-case tag. */
+  translations: Map<string, Record<string, unknown>>;
   /** Parts of the file that were ignored, for the log. */
   warnings: string[];
   /** Keys the launchers read that are missing or of the wrong type (served anyway), for the log. */
@@ -78,7 +83,8 @@ export function parseLauncherDocument(bytes: Uint8Array): ParseResult {
   }
   const warnings: string[] = [];
   const fastdownload = readFastdownload(own(value, 'fastdownload'), warnings);
-  return { ok: true, document: { info, fastdownload, warnings, clientProblems: checkClientShape(info, fastdownload) } };
+  const translations = readTranslations(own(value, 'translations'), info, warnings);
+  return { ok: true, document: { info, fastdownload, translations, warnings, clientProblems: checkClientShape(info, fastdownload) } };
 }
 
 function readFastdownload(value: unknown, warnings: string[]): FastDownload {

@@ -1,8 +1,9 @@
-import { HttpError } from '../../http/errors.js';
+import { badRequest, HttpError } from '../../http/errors.js';
 import type { Feature } from '../../http/feature.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
 import { sendPrepared } from '../../http/prepared-answer.js';
 import { createLauncherConfigSource } from './config-source.js';
+import { LANGUAGE_TAG, pickTranslation } from './translations.js';
 
 /** GET /api/info and GET /api/fastdownload, served from LAUNCHER_CONFIG (see document.ts for the rules). */
 export function launcherFeature(deps: SiteDeps): Feature<SiteLocals> {
@@ -13,10 +14,13 @@ export function launcherFeature(deps: SiteDeps): Feature<SiteLocals> {
         method: 'GET',
         path: '/api/info',
         handler: (ctx) => {
-          const info = source.answers().info;
+          const answers = source.answers();
           // No file ever read is a configuration failure, 500 INTERNAL.
-          if (!info) throw new HttpError(500, 'INTERNAL', 'Launcher information is not available');
-          sendPrepared(ctx, info);
+          if (!answers.info) throw new HttpError(500, 'INTERNAL', 'Launcher information is not available');
+          // ?lang= picks the file's texts in that language; a language it does not translate gets the default.
+          const lang = ctx.query.get('lang');
+          if (lang !== null && !LANGUAGE_TAG.test(lang)) throw badRequest('lang must be a language tag such as zh-CN or en', 'lang');
+          sendPrepared(ctx, (lang && pickTranslation(answers.translatedInfo, lang)) || answers.info);
         },
       },
       {

@@ -277,8 +277,10 @@ export const SITE_OPENAPI = {
       get: {
         operationId: 'getLauncherInfo', tags: ['launcher'], security: [],
         summary: 'Launcher info (LAUNCHER_CONFIG)',
+        parameters: [queryParam('lang', 'A language tag (zh-CN, en): the texts the file translates into it, else the default texts')],
         responses: {
           '200': json('Launcher info', success({ latestVersion: {}, BLTips: { type: 'array' } }, [])),
+          '400': failure('lang is not a language tag', 'BAD_REQUEST'),
           '304': { description: 'Not modified (If-None-Match)' },
           '414': targetTooLong,
           '500': failure('No launcher configuration was ever read', 'INTERNAL'),

@@ -2,13 +2,14 @@
 // The launcher's landing page: version, what's new and downloads from /api/info,
 // the activity, tips, and the featured plugins as a way into the store.
 import './header.js';
-import { $, api, errorText, h, httpsUrl, imageUrl, pluginCard, setStatus, t, text, UGC_REL } from './lib.js';
+import { $, api, errorText, h, httpsUrl, imageUrl, lang, pluginCard, setStatus, t, text, UGC_REL } from './lib.js';
 
 const isText = (value) => typeof value === 'string' && value.trim() !== '';
 
 async function loadInfo() {
   try {
-    const info = await api('/api/info');
+    // The configuration's texts in the page's language, where it has them.
+    const info = await api('/api/info?lang=' + encodeURIComponent(lang));
     if (isText(info.description)) text('lead', info.description);
     if (isText(info.latestVersion)) text('version', t('landing.latest', { version: info.latestVersion }));
     if (isText(info.newVersionDescription)) text('whats-new-text', info.newVersionDescription), ($('whats-new').hidden = false);
