@@ -143,7 +143,8 @@ export function prepareFile(name: string, body: Buffer, cacheControl: string): S
  * Within a line, a space beside punctuation that can never join the token next to
  * it goes as well (`a = b(c, d) {` → `a=b(c,d){`; in stylesheets only beside
  * `{ } ; , >`, since `a :hover` and `and (` mean something else there), and in
- * scripts beside `+ - * %` unless both sides are signs (`a - -b` keeps its space).
+ * scripts beside `+ - * %` unless both sides are signs (`a - -b` keeps its space);
+ * and in scripts an arrow function's lone parameter loses its parentheses.
  * The line is read left to right: a quoted string is copied whole, and so are a
  * template literal and a regular expression where nothing else can start with `/`
  * (literalEnd); from any other `/` (a division, a comment, a regular expression
@@ -234,6 +235,14 @@ function tightSpaces(line: string, kind: 'js' | 'css'): string {
       out += line.slice(i, end + 1);
       i = end;
       continue;
+    }
+    if (kind === 'js' && c === ')' && /^ ?=>/.test(line.slice(i + 1))) {
+      // `(x) =>` is `x =>`: a lone parameter needs no parentheses (not after a word: `async (x)` stays).
+      const lone = /(?:^|[^\w$.])\(([A-Za-z_$][\w$]*)$/.exec(out);
+      if (lone) {
+        out = out.slice(0, out.length - lone[1]!.length - 1) + lone[1];
+        continue;
+      }
     }
     if (c === ' ' && (tight.has(out[out.length - 1] ?? '') || tight.has(line[i + 1] ?? '') || line[i + 1] === ' ')) continue;
     if (kind === 'js' && c === ' ' && arithmeticSpace(out[out.length - 1] ?? '', line[i + 1] ?? '')) continue;

@@ -83,7 +83,8 @@ const compacting = [
   { what: 'CSS: a / is a separator, spaces after it still go', kind: 'css', source: 'a { font: 16px/1.5 a, b; color: red; }', served: 'a{font:16px/1.5 a,b;color:red}' },
   { what: 'spaces beside + - * % go, not between two signs (a - -b is not a--b; a + -b keeps it too)', source: 'a = b - -c + +d * e % f + -g - +h;', served: 'a=b- -c+ +d*e%f+ -g- +h;' },
   { what: 'a break before } ) or ] goes, not before anything else', source: 'f(a\n)\n[b]\nreturn x\n}', served: 'f(a)\n[b]\nreturn x}' },
-  { what: 'a break after ( [ => && or || goes', source: 'f(\n  a,\n  [\n    b]);\nconst g = (x) =>\n  x &&\n  y ||\n  z;', served: 'f(a,[b]);const g=(x)=>x&&y||z;' },
+  { what: 'a break after ( [ => && or || goes', source: 'f(\n  a,\n  [\n    b]);\nconst g = (x) =>\n  x &&\n  y ||\n  z;', served: 'f(a,[b]);const g=x=>x&&y||z;' },
+  { what: 'an arrow function\'s lone parameter loses its parentheses, not after a word or with more parameters', source: "xs.map((x) => f(x)), h = (y)=>y, g(async (z) => z, (a, b) => a, 'c (d) => e');", served: "xs.map(x=>f(x)),h=y=>y,g(async(z)=>z,(a,b)=>a,'c (d) => e');" },
   { what: 'CSS: spaces beside { } ; , > go; beside + and in values they stay', kind: 'css', source: 'a > b ,\nc + d { width: calc(1px + 2px); }', served: 'a>b,c + d{width:calc(1px + 2px)}' },
   { what: 'CSS: a declaration\'s colon loses its space after { or ; (never a selector\'s)', kind: 'css', source: '.a { color: red; margin: 0 }\n.b :is(.c) { d: e }', served: '.a{color:red;margin:0}.b :is(.c){d:e}' },
 ] as const;
