@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { ConfigError, envReader, httpUrl, type Env, type EnvReader } from '../settings/env.js';
 import { loadSharedSettings, type SharedSettings } from '../settings/shared.js';
+import { hostIsTrusted } from './store/download-hosts.js';
 
 export interface OAuthConfig {
   authorizeUrl: string;
@@ -25,6 +26,8 @@ export interface SiteSettings extends SharedSettings {
   webhookPorts: number[];
   /** How long after PostgreSQL became unreachable the visitor answers this process holds are still served (STALE_IF_ERROR_SECONDS). */
   staleIfErrorSeconds: number;
+  /** DOWNLOAD_HOSTS: the hosts (and their subdomains) a plugin's download may be on, lower case; empty: any https host. */
+  downloadHosts: string[];
 }
 
 /**
@@ -39,6 +42,8 @@ export const MAX_EXTRA_WEBHOOK_PORTS = 32;
 export const DEFAULT_STALE_IF_ERROR_SECONDS = 600;
 /** STALE_IF_ERROR_SECONDS at most: a day. */
 export const MAX_STALE_IF_ERROR_SECONDS = 86_400;
+/** DOWNLOAD_HOSTS lists at most this many hosts. */
+export const MAX_DOWNLOAD_HOSTS = 64;
 
 export function loadSiteSettings(env: Env, shared: SharedSettings = loadSharedSettings(env)): SiteSettings {
   const read = envReader(env);
@@ -50,6 +55,9 @@ export function loadSiteSettings(env: Env, shared: SharedSettings = loadSharedSe
   if (!/^[A-Za-z][A-Za-z0-9+.-]{0,31}$/.test(installScheme)) {
     throw new ConfigError('INSTALL_SCHEME', `must be a URL scheme such as "bloret" (got "${installScheme}")`);
   }
+
+  const downloadHosts = downloadHostsFrom(read('DOWNLOAD_HOSTS'));
+  requireImageHostAmong(imageHostPublicUrl, downloadHosts);
 
   const publicParsed = new URL(publicUrl);
   return {
@@ -69,7 +77,38 @@ export function loadSiteSettings(env: Env, shared: SharedSettings = loadSharedSe
     installScheme,
     webhookPorts: webhookPortsFrom(read('WEBHOOK_ALLOWED_PORTS')),
     staleIfErrorSeconds: staleIfErrorFrom(read('STALE_IF_ERROR_SECONDS')),
+    downloadHosts,
   };
+}
+
+// A host name as the launcher compares it (lower case, no port, no scheme): labels
+// of letters, digits and hyphens, an IPv4 address included; an IDN in its xn-- form.
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/** DOWNLOAD_HOSTS: comma-separated host names, lower-cased; blank entries and repeats dropped. */
+function downloadHostsFrom(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  // A leading dot means the same as none to the launcher (it strips it: `t.lower().lstrip(".")`).
+  const hosts = [...new Set(value.split(',').map((entry) => entry.trim().toLowerCase().replace(/^\.+/, '')).filter((entry) => entry !== ''))];
+  if (hosts.length > MAX_DOWNLOAD_HOSTS) throw new ConfigError('DOWNLOAD_HOSTS', `lists at most ${MAX_DOWNLOAD_HOSTS} hosts`);
+  const bad = hosts.find((host) => !HOST_NAME.test(host));
+  if (bad !== undefined) throw new ConfigError('DOWNLOAD_HOSTS', `must be comma-separated host names such as store.bloret.com, without scheme, port or path (got "${bad}")`);
+  return hosts;
+}
+
+/**
+ * Hosted packages are downloaded from IMAGE_HOST_PUBLIC_URL: with DOWNLOAD_HOSTS set,
+ * that host must be among them, or every hosted plugin would be one launchers refuse.
+ */
+function requireImageHostAmong(imageHostPublicUrl: string, downloadHosts: string[]): void {
+  if (downloadHosts.length === 0) return;
+  const host = new URL(imageHostPublicUrl).hostname.toLowerCase();
+  if (!hostIsTrusted(host, downloadHosts)) {
+    throw new ConfigError(
+      'IMAGE_HOST_PUBLIC_URL',
+      `its host ${host} is not in DOWNLOAD_HOSTS (${downloadHosts.join(', ')}): launchers would refuse every hosted package; add it to DOWNLOAD_HOSTS or serve packages under one of those hosts`,
+    );
+  }
 }
 
 /** STALE_IF_ERROR_SECONDS: 0 (serve nothing stale) to a day. */

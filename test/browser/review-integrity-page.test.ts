@@ -2,7 +2,8 @@
 // in a real Chromium: each review sends the revision the page showed, an update the
 // author changed meanwhile is refused and said so (in English and in Chinese), and
 // "unlist" stands apart from "reject update", needs a reason and takes the plugin
-// down with its update.
+// down with its update. An outside link launchers with default settings refuse is
+// warned of (issue 31), in both languages.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -46,6 +47,8 @@ test.before(async () => {
     await insertPlugin(sql, id, author, 'approved', { download: `https://downloads.example.com/${id}-1.zip` });
     assert.is((await edit(id, { download: `https://downloads.example.com/${id}-2.zip` })).status, 200);
   }
+  await insertPlugin(sql, 'ri-untrusted', author, 'pending', { download: 'https://downloads.example.org/ri-untrusted.zip' });
+  await insertPlugin(sql, 'ri-trusted', author, 'pending', { download: 'https://github.com/me/ri/releases/download/v1/ri.zip' });
 });
 
 test.after(async () => {
@@ -106,6 +109,24 @@ test('unlist stands apart from reject update, needs a reason, and takes the plug
   const down = await plugin('ri-down');
   assert.equal([down.status, down.review.reason, down.pendingUpdate], ['rejected', 'Ships malware', null]);
 });
+
+const hostWarnings = [
+  { what: 'English', locale: 'en-US', said: /^downloads\.example\.org is not on the Bloret launcher’s default list of download hosts: launchers with default settings refuse the whole store list while this plugin is listed\.$/ },
+  { what: 'Chinese', locale: 'zh-CN', said: /^downloads\.example\.org 不在 Bloret 启动器默认信任的下载主机列表中/ },
+];
+for (const row of hostWarnings) {
+  test(`an outside link off the launcher's default list is warned of on the review page, one on a trusted host is not (${row.what})`, async () => {
+    const page = await pageAs(admin, row.locale);
+    await page.goto(`${site.url}/apps/review`);
+    const warned = page.locator('#queue li[data-id="ri-untrusted"][data-kind="new"]');
+    await warned.waitFor(WAIT);
+    const warnings = await warned.locator('p.pending').allTextContents();
+    assert.is(warnings.length, 1, JSON.stringify(warnings));
+    assert.match(warnings[0]!, row.said);
+    assert.is(await page.locator('#queue li[data-id="ri-trusted"] p.pending').count(), 0);
+    for (const finding of await axeViolations(page)) problems.push(`axe (${row.what}): ${finding}`);
+  });
+}
 
 test('no script errors and no accessibility findings', () => {
   assert.equal(problems, []);

@@ -128,6 +128,14 @@ test('a data folder from another major version: exit 1, one line saying what to 
   assert.equal(await waitUntilNoneMention(join(data, 'pg')), []);
 });
 
+test('DOWNLOAD_HOSTS without the image host\'s public address: the site stops at start-up, exit 1, one line naming IMAGE_HOST_PUBLIC_URL', async () => {
+  const running = run('site', { DATA_DIR: dataDir(), DOWNLOAD_HOSTS: 'store.bloret.com', IMAGE_HOST_PUBLIC_URL: 'https://img.example.org' });
+  assert.is(await exitCode(running), 1, running.output());
+  const lines = running.output().split('\n').filter((line) => line !== '');
+  assert.is(lines.length, 1, running.output());
+  assert.match(lines[0]!, /^configuration error: IMAGE_HOST_PUBLIC_URL: its host img\.example\.org is not in DOWNLOAD_HOSTS \(store\.bloret\.com\)/);
+});
+
 test('npm start reads LAUNCHER_CONFIG from .env (not only from the environment)', async () => {
   const data = dataDir();
   const document = JSON.parse(readFileSync(fileURLToPath(new URL('../../../config/launcher.example.json', import.meta.url)), 'utf8'));

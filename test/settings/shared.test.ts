@@ -93,12 +93,42 @@ const bad = [
   { what: 'webhook port too large', env: { WEBHOOK_ALLOWED_PORTS: '9443,70000' }, variable: 'WEBHOOK_ALLOWED_PORTS' },
   { what: 'webhook port range', env: { WEBHOOK_ALLOWED_PORTS: '9000-9100' }, variable: 'WEBHOOK_ALLOWED_PORTS' },
   { what: 'webhook ports with an empty entry', env: { WEBHOOK_ALLOWED_PORTS: '9443,,10443' }, variable: 'WEBHOOK_ALLOWED_PORTS' },
+  { what: 'a download host with a scheme', env: { DOWNLOAD_HOSTS: 'https://store.bloret.com' }, variable: 'DOWNLOAD_HOSTS' },
+  { what: 'a download host with a port', env: { DOWNLOAD_HOSTS: 'store.bloret.com:443' }, variable: 'DOWNLOAD_HOSTS' },
+  { what: 'a download host with a path', env: { DOWNLOAD_HOSTS: 'store.bloret.com/pkg' }, variable: 'DOWNLOAD_HOSTS' },
+  { what: 'download hosts separated by spaces', env: { DOWNLOAD_HOSTS: 'github.com gitee.com' }, variable: 'DOWNLOAD_HOSTS' },
+  { what: 'a download host not in its xn-- form', env: { DOWNLOAD_HOSTS: 'bücher.example' }, variable: 'DOWNLOAD_HOSTS' },
+  { what: 'a wildcard download host', env: { DOWNLOAD_HOSTS: '*.bloret.com' }, variable: 'DOWNLOAD_HOSTS' },
+  { what: 'more than 64 download hosts', env: { DOWNLOAD_HOSTS: Array.from({ length: 65 }, (_, i) => `h${i}.example`).join(',') }, variable: 'DOWNLOAD_HOSTS' },
+  { what: 'an image host whose public address is not in DOWNLOAD_HOSTS', env: { DOWNLOAD_HOSTS: 'store.bloret.com', IMAGE_HOST_PUBLIC_URL: 'https://img.example.org' }, variable: 'IMAGE_HOST_PUBLIC_URL' },
+  { what: 'an image host on a parent of the only download host', env: { DOWNLOAD_HOSTS: 'store.bloret.com', IMAGE_HOST_PUBLIC_URL: 'https://bloret.com/files' }, variable: 'IMAGE_HOST_PUBLIC_URL' },
+  { what: 'DOWNLOAD_HOSTS set and the image host at its default address', env: { DOWNLOAD_HOSTS: 'store.bloret.com' }, variable: 'IMAGE_HOST_PUBLIC_URL' },
 ];
 for (const c of bad) {
   test(`invalid: ${c.what} names ${c.variable}`, () => {
     assert.throws(() => loadSettings(c.env), (e: unknown) => e instanceof ConfigError && e.variable === c.variable);
   });
 }
+
+const downloadHosts = [
+  { what: 'unset: none (any https host)', env: {}, hosts: [] },
+  { what: 'blank: none', env: { DOWNLOAD_HOSTS: ' , ' }, hosts: [] },
+  { what: 'lower-cased, trimmed, blanks, repeats and a leading dot dropped', env: { DOWNLOAD_HOSTS: ' Store.Bloret.com, .github.com ,,store.bloret.com', IMAGE_HOST_PUBLIC_URL: 'https://store.bloret.com/files' }, hosts: ['store.bloret.com', 'github.com'] },
+  { what: 'the image host on a subdomain of a listed host', env: { DOWNLOAD_HOSTS: 'bloret.com', IMAGE_HOST_PUBLIC_URL: 'https://cdn.store.bloret.com' }, hosts: ['bloret.com'] },
+  { what: 'an address as a host', env: { DOWNLOAD_HOSTS: '127.0.0.1' }, hosts: ['127.0.0.1'] },
+];
+for (const c of downloadHosts) {
+  test(`DOWNLOAD_HOSTS ${c.what}`, () => {
+    assert.equal(loadSettings(c.env).downloadHosts, c.hosts);
+  });
+}
+
+test('DOWNLOAD_HOSTS: an image host elsewhere is refused in one line naming IMAGE_HOST_PUBLIC_URL, its host and the list', () => {
+  assert.throws(
+    () => loadSettings({ DOWNLOAD_HOSTS: 'store.bloret.com,github.com', IMAGE_HOST_PUBLIC_URL: 'https://img.example.org/x' }),
+    (e: unknown) => e instanceof ConfigError && !e.message.includes('\n') && /^IMAGE_HOST_PUBLIC_URL: .*img\.example\.org.*DOWNLOAD_HOSTS \(store\.bloret\.com, github\.com\)/.test(e.message),
+  );
+});
 
 const staleSeconds = [
   { what: 'unset is ten minutes', env: {}, seconds: 600 },

@@ -81,7 +81,7 @@ const pluginFields: Schema = {
     author: { type: 'string', maxLength: 100 },
     description: { type: 'string', maxLength: 500 },
     longDescription: { type: 'string', maxLength: 20000 },
-    download: { type: 'string', description: 'https: URL whose path ends in .zip' },
+    download: { type: 'string', description: 'https: URL whose path ends in .zip; with DOWNLOAD_HOSTS set, on one of those hosts or a subdomain of one (else 400, field download)' },
     sha256: nullable({ type: 'string', pattern: '^[0-9a-fA-F]{64}$' }),
     url: nullable({ type: 'string' }),
     icon: nullable({ type: 'string' }),
@@ -161,6 +161,15 @@ export const SITE_OPENAPI = {
             package: nullable({ description: 'Details for its author and administrators: the hosted version the update proposes, with files and `diff` ({added, removed, changed}) against the live version\'s files (null when the live version is not hosted), and `diffCounts` (the three counts); in a list (include=review) without files and diff', type: 'object' }),
           } }),
           package: nullable({ description: 'Details for its author and administrators: the hosted version the plugin carries, with its files (not in a list: include=review)', type: 'object' }),
+          warnings: {
+            type: 'array',
+            description: 'Details and include=review lists, for its author and administrators: each outside link (the live download, or `pendingUpdate.download`) on a host not on the Bloret launcher\'s default trusted list, which launchers with default settings refuse along with the whole store list',
+            items: {
+              type: 'object',
+              required: ['code', 'field', 'host', 'message'],
+              properties: { code: { const: 'untrusted-download-host' }, field: { enum: ['download', 'pendingUpdate.download'] }, host: { type: 'string' }, message: { type: 'string' } },
+            },
+          },
           review: nullable({ type: 'object', required: ['action', 'reason', 'at'], properties: { action: { enum: ['approve', 'reject'] }, reason: nullable({ type: 'string' }), at: isoDate } }),
           revision: {
             type: 'string',

@@ -5,6 +5,7 @@ import { pluginRecord, type PluginRow } from './records.js';
 import type { KeptAnswers } from './kept-answers.js';
 import { canSee, isOwnerOrAdmin, pluginNotFound, type Viewer } from './visibility.js';
 import { addPackages } from '../versions/package-review.js';
+import { addDownloadWarnings } from './download-hosts.js';
 
 export const MAX_RELATED = 6;
 
@@ -23,7 +24,10 @@ export function detailHandler(deps: SiteDeps, keptAnswers: KeptAnswers) {
       if (!row || !canSee({ id: row.id, status: row.status, submitterId: String(row.submitter_id) }, viewer)) throw pluginNotFound();
       const plugin = pluginRecord(row, viewer);
       // Its author and administrators see the hosted files (versions/package-review.ts).
-      if (isOwnerOrAdmin({ id: row.id, status: row.status, submitterId: String(row.submitter_id) }, viewer)) await addPackages(deps.sql, row, plugin);
+      if (isOwnerOrAdmin({ id: row.id, status: row.status, submitterId: String(row.submitter_id) }, viewer)) {
+        await addPackages(deps.sql, row, plugin);
+        addDownloadWarnings(plugin, deps.config.imageHostPublicUrl);
+      }
       const body: Record<string, unknown> = { success: true, plugin };
       if (related) {
         const rows = await runQuery<PluginRow>(deps.sql, 'store/related-plugins', [

@@ -8,6 +8,7 @@ import { searchTerms } from './search-terms.js';
 import type { KeptAnswers } from './kept-answers.js';
 import { listVisibility, type PluginStatus, type Viewer } from './visibility.js';
 import { addPackagesToMany } from '../versions/package-review.js';
+import { addDownloadWarnings } from './download-hosts.js';
 
 // GET /apps/api/plugins: {success, plugins, total, limit, offset}. One query, one
 // round trip, whatever the parameters (see sql/queries/store/list.template.sql, which
@@ -117,7 +118,7 @@ export function listHandler(deps: SiteDeps, keptAnswers: KeptAnswers) {
 /**
  * The listed plugins as their details show them to an author or administrator (the
  * scopes include=review is allowed in list only those): two round trips for the
- * whole page, the full records, then their hosted files.
+ * whole page, the full records, then their hosted files; and their `warnings`.
  */
 async function reviewRecords(deps: SiteDeps, rows: PluginRow[], viewer: Viewer): Promise<Array<Record<string, unknown>>> {
   if (rows.length === 0) return [];
@@ -129,6 +130,7 @@ async function reviewRecords(deps: SiteDeps, rows: PluginRow[], viewer: Viewer):
     return { row, record: pluginRecord(row, viewer) };
   });
   await addPackagesToMany(deps.sql, pairs);
+  for (const { record } of pairs) addDownloadWarnings(record, deps.config.imageHostPublicUrl);
   return pairs.map((pair) => pair.record);
 }
 

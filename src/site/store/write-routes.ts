@@ -9,6 +9,7 @@ import { editPlugin, insertPlugin, reviewPlugin, type Review } from './plugin-wr
 import { pluginRecord } from './records.js';
 import { text } from './text-rules.js';
 import { validateEdit, validateNewPlugin } from './validation.js';
+import { requireDownloadHost } from './download-hosts.js';
 
 /** Longest review reason kept (the database holds the same limit). */
 export const MAX_REVIEW_REASON = 1000;
@@ -19,6 +20,7 @@ export function createHandler(deps: SiteDeps) {
   return async (ctx: SiteContext) => {
     const user = requireUser(ctx);
     const plugin = validateNewPlugin(ctx.body, user.admin, images);
+    requireDownloadHost(plugin.download, deps.config.downloadHosts);
     if (!(await insertPlugin(deps.sql, user, plugin))) {
       throw new HttpError(409, 'CONFLICT', 'A plugin with this id already exists', { field: 'id' });
     }
@@ -32,6 +34,7 @@ export function editHandler(deps: SiteDeps) {
   return async (ctx: SiteContext) => {
     const user = requireUser(ctx);
     const edit = validateEdit(ctx.body, user.admin, images, ctx.params.id);
+    requireDownloadHost(edit.fields.download, deps.config.downloadHosts);
     const id = await editPlugin(deps.sql, ctx.params.id!, user, edit);
     await answerWithRecord(ctx, deps, id, 200);
   };

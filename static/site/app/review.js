@@ -55,6 +55,8 @@ function item([plugin, kind]) {
     { dataset: { id: plugin.id, kind } },
     rowHead(plugin, t('review.by', { user: plugin.submitter, date: formatDate(update?.submittedAt ?? plugin.createdAt) }), badge(t(kind === 'update' ? 'review.kindUpdate' : 'review.kindNew'))),
     table(plugin, update),
+    // Outside links launchers with default settings refuse (the record's `warnings`).
+    plugin.warnings?.map((warning) => h('p.pending', { text: t('review.hostWarning', warning) })),
     packageView(update ? update.package : plugin.package, plugin.id, Boolean(update)),
     // An update: approve or reject it, or, apart, unlist the plugin. The review names
     // the revision shown, so a plugin changed since is refused (409), not approved unseen.
