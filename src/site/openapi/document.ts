@@ -342,8 +342,8 @@ export const SITE_OPENAPI = {
         operationId: 'logout', tags: ['auth'], security: optionalSession, summary: 'Deletes the session', responses: { '200': json('Logged out', ref('Ok')), '403': failure('Cross-site request', 'FORBIDDEN'), ...common } },
       get: {
         operationId: 'logoutAndReturn', tags: ['auth'], security: optionalSession,
-        summary: 'Deletes the session and goes to the store; only for a top-level navigation (a link, the address bar)',
-        responses: { '302': { description: 'To /apps/' }, '403': failure('Not a top-level navigation (an image, a frame, a fetch, a prefetch): nothing done', 'FORBIDDEN'), ...common },
+        summary: 'Deletes the session and goes to the store; for a client without Fetch Metadata (curl, a script) or a top-level navigation from this site',
+        responses: { '302': { description: 'To /apps/' }, '403': failure('Fetch Metadata says it is not a top-level navigation from this site (an image, a script, a frame, a fetch, a prefetch, another site): nothing done', 'FORBIDDEN'), ...common },
       },
     },
     '/apps/api/me': {

@@ -98,16 +98,25 @@ const LINK_FOLLOWED = { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'documen
 // only for the user's own top-level navigation.
 const getLogoutCases: Array<{ what: string; headers: Record<string, string>; acts: boolean }> = [
   { what: 'an <img> on our own page', headers: { 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image', 'sec-fetch-site': 'same-origin' }, acts: false },
-  { what: 'a CSS background image', headers: { 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image' }, acts: false },
+  { what: 'a CSS background image', headers: { 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image', 'sec-fetch-site': 'same-origin' }, acts: false },
   { what: 'fetch() from our page', headers: { 'sec-fetch-mode': 'cors', 'sec-fetch-dest': 'empty', 'sec-fetch-site': 'same-origin' }, acts: false },
   { what: 'an iframe of our page', headers: { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe', 'sec-fetch-site': 'same-origin' }, acts: false },
   { what: 'a link prefetch', headers: { 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'empty', 'sec-purpose': 'prefetch' }, acts: false },
   { what: 'a speculative prefetch of a navigation', headers: { ...LINK_FOLLOWED, 'sec-purpose': 'prefetch' }, acts: false },
   { what: 'a link on another site', headers: { ...LINK_FOLLOWED, 'sec-fetch-site': 'cross-site' }, acts: false },
-  { what: 'Sec-Fetch-Mode alone, not navigate', headers: { 'sec-fetch-mode': 'no-cors' }, acts: false },
+  { what: 'a <script> on our own page', headers: { 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'script', 'sec-fetch-site': 'same-origin' }, acts: false },
+  { what: 'an <img> from a browser without Sec-Fetch-Dest (Chrome 76-79)', headers: { 'sec-fetch-mode': 'no-cors', 'sec-fetch-site': 'same-origin' }, acts: false },
+  { what: 'an <img> on a sibling subdomain', headers: { 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image', 'sec-fetch-site': 'same-site' }, acts: false },
+  { what: 'a navigation by another site\'s redirect', headers: { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', 'sec-fetch-site': 'cross-site' }, acts: false },
   { what: 'a link followed in our pages', headers: LINK_FOLLOWED, acts: true },
+  { what: 'a link followed in our pages, headers in upper case', headers: { 'sec-fetch-mode': 'NAVIGATE', 'sec-fetch-dest': 'Document', 'sec-fetch-site': 'Same-Origin' }, acts: true },
+  { what: 'a link on a sibling subdomain (same-site)', headers: { ...LINK_FOLLOWED, 'sec-fetch-site': 'same-site' }, acts: true },
   { what: 'the address bar or a bookmark', headers: { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', 'sec-fetch-site': 'none' }, acts: true },
-  { what: 'no Fetch Metadata (curl, an old browser)', headers: {}, acts: true },
+  { what: 'no Fetch Metadata (an old browser)', headers: {}, acts: true },
+  { what: 'curl', headers: { 'user-agent': 'curl/8.5.0', accept: '*/*' }, acts: true },
+  // Node's fetch() adds Sec-Fetch-Mode: cors alone to every request; a browser
+  // never sends it without Sec-Fetch-Site, so it is no browser's Fetch Metadata.
+  { what: 'a script (Node fetch: Sec-Fetch-Mode cors alone)', headers: { 'sec-fetch-mode': 'cors', 'user-agent': 'node', accept: '*/*' }, acts: true },
 ];
 
 for (const c of getLogoutCases) {
@@ -125,6 +134,15 @@ for (const c of getLogoutCases) {
     assert.is((await me(site.url, cookie)).loggedIn, !c.acts);
   });
 }
+
+test('regression: GET logout from a script without a browser\'s Fetch Metadata (Node fetch) logs out and returns to the store', async () => {
+  const { cookie } = await sessionFor('logout-script');
+  const response = await fetch(site.url + '/apps/auth/logout', { headers: { cookie }, redirect: 'manual' });
+  assert.is(response.status, 302, await response.text());
+  assert.is(response.headers.get('location'), '/apps/');
+  assert.match(setCookieLine(response, 'sid') ?? '', /^sid=; Max-Age=0; /);
+  assert.is((await me(site.url, cookie)).loggedIn, false);
+});
 
 const crossSiteCases: Array<{ what: string; method: string; path: string; headers: Record<string, string>; status: number }> = [
   { what: 'foreign Origin on logout', method: 'POST', path: '/apps/auth/logout', headers: { origin: 'http://evil.example' }, status: 403 },
