@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { ConfigError, envReader, httpUrl, type Env, type EnvReader } from '../settings/env.js';
 import { loadSharedSettings, type SharedSettings } from '../settings/shared.js';
 import { hostIsTrusted } from './store/download-hosts.js';
+import { outboundFrom, type OutboundSettings } from './outbound/proxy-settings.js';
 
 export interface OAuthConfig {
   authorizeUrl: string;
@@ -28,6 +29,8 @@ export interface SiteSettings extends SharedSettings {
   staleIfErrorSeconds: number;
   /** DOWNLOAD_HOSTS: the hosts (and their subdomains) a plugin's download may be on, lower case; empty: any https host. */
   downloadHosts: string[];
+  /** Proxies and trusted roots for requests to the internet (outbound/proxy-settings.ts). */
+  outbound: OutboundSettings;
 }
 
 /**
@@ -78,6 +81,7 @@ export function loadSiteSettings(env: Env, shared: SharedSettings = loadSharedSe
     webhookPorts: webhookPortsFrom(read('WEBHOOK_ALLOWED_PORTS')),
     staleIfErrorSeconds: staleIfErrorFrom(read('STALE_IF_ERROR_SECONDS')),
     downloadHosts,
+    outbound: outboundFrom(read),
   };
 }
 

@@ -24,7 +24,7 @@ export interface AuthOptions {
 }
 
 export function authFeature(deps: SiteDeps, guards: Guards, options: AuthOptions = {}): Feature<SiteLocals> {
-  const client = createProviderClient({ ...DEFAULT_PROVIDER_LIMITS, ...options.providerLimits });
+  const client = createProviderClient({ ...DEFAULT_PROVIDER_LIMITS, ...options.providerLimits }, deps.config.outbound);
   const log = deps.log.child({ feature: 'auth' });
   const oauth = oauthHandlers(deps, client);
   const session = sessionHandlers(deps);

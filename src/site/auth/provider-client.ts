@@ -1,6 +1,8 @@
 import type { Readable } from 'node:stream';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
 import type { OAuthConfig } from '../settings.js';
+import { createOutboundAgent } from '../outbound/outbound-agent.js';
+import type { OutboundSettings } from '../outbound/proxy-settings.js';
 import { HttpError } from '../../http/errors.js';
 import { isObject } from '../../lib/json-object.js';
 import { readLimited } from '../../lib/read-limited.js';
@@ -10,7 +12,10 @@ import { readLimited } from '../../lib/read-limited.js';
 // unbounded, far too generous for a login a user is waiting on. The Agent never
 // follows redirects (undici's `request` does not unless told to): a token endpoint
 // answering 3xx is a failing provider, and following it could send the code and
-// the client secret somewhere else.
+// the client secret somewhere else. It goes through the proxy of HTTPS_PROXY
+// unless NO_PROXY names the provider, and trusts NODE_EXTRA_CA_CERTS's roots
+// (outbound/). The provider may be on the operator's own network, so no address
+// policy applies: its URLs are the operator's configuration, not a user's input.
 
 export interface ProviderLimits {
   connectTimeoutMs: number;
@@ -44,9 +49,13 @@ export interface ProviderClient {
   close(): Promise<void>;
 }
 
-export function createProviderClient(limits: ProviderLimits = DEFAULT_PROVIDER_LIMITS): ProviderClient {
-  const agent = new Agent({
-    connect: { timeout: limits.connectTimeoutMs },
+const NO_OUTBOUND: OutboundSettings = { httpsProxy: undefined, httpProxy: undefined, noProxy: '', ca: undefined };
+
+export function createProviderClient(limits: ProviderLimits = DEFAULT_PROVIDER_LIMITS, outbound: OutboundSettings = NO_OUTBOUND): ProviderClient {
+  const agent = createOutboundAgent({
+    outbound,
+    connect: { timeout: limits.connectTimeoutMs, ...(outbound.ca ? { ca: outbound.ca } : {}) },
+    connectTimeoutMs: limits.connectTimeoutMs,
     headersTimeout: limits.headersTimeoutMs,
     bodyTimeout: limits.bodyTimeoutMs,
     connections: MAX_CONNECTIONS_PER_ORIGIN,

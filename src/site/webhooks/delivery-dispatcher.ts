@@ -1,7 +1,9 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
-import { Agent, buildConnector, type Dispatcher } from 'undici';
+import { buildConnector, type Dispatcher } from 'undici';
+import { createOutboundAgent } from '../outbound/outbound-agent.js';
+import type { OutboundSettings } from '../outbound/proxy-settings.js';
 import { WEBHOOK_PORTS } from '../settings.js';
 import { hostAddress, isPublicAddress } from './address-policy.js';
 
@@ -14,6 +16,12 @@ import { hostAddress, isPublicAddress } from './address-policy.js';
 // checked before connecting, and the port before anything (the URL's rules are
 // checked when it is set, and again here: a stored URL may predate them or the
 // configuration). TLS still verifies the certificate for the name.
+//
+// Behind a proxy (HTTPS_PROXY, outbound/outbound-agent.ts) the proxy resolves the
+// name and the site never sees the address: every request is still checked before
+// it is sent (the scheme, the port, an address in the URL, localhost names), and
+// the proxy must refuse private ranges itself (docs/operations.md). Hosts that
+// NO_PROXY names are reached directly, through the checking connector above.
 
 /** Resolves a host name to all its addresses (A and AAAA). */
 export type Resolver = (hostname: string) => Promise<string[]>;
@@ -51,11 +59,47 @@ export interface DeliveryDispatcherOptions {
    * configuration for it: production always runs the real policy).
    */
   addressAllowed?: (address: string) => boolean;
-  /** Extra trusted CA certificates (PEM); tests trust their receiver's self-signed one. */
-  ca?: string | Buffer;
+  /** Trusted CA certificates (PEM), replacing Node's default store; tests trust their receiver's self-signed one. */
+  ca?: string | Buffer | string[];
+  /** Proxies (and the trusted roots, used unless `ca` is given); none unless given. */
+  outbound?: OutboundSettings;
   connectTimeoutMs?: number;
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
+  /** Bytes an answer may have: 64 KiB (a receiver's answer is drained and dropped); null: unbounded, the caller bounds its reads. */
+  maxResponseSize?: number | null;
+  /** Connections per origin. */
+  connections?: number;
+}
+
+/** Why a request was not sent: its URL is not https. */
+export class SchemeRefusedError extends Error {
+  readonly code = 'WEBHOOK_SCHEME_REFUSED';
+  constructor() {
+    super('only https URLs are reached');
+    this.name = 'SchemeRefusedError';
+  }
+}
+
+/** A name that is loopback by definition (RFC 6761): refused before anything is sent. */
+export function isLocalhostName(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
+/**
+ * What is checked of every request before it is dispatched, proxied or not: https,
+ * an allowed port, no address in the URL outside the policy, no localhost name.
+ * Throws the refusal (undici's request rejects with it; nothing is sent).
+ */
+export function checkTarget(origin: string | URL, ports: readonly number[], allowed: (address: string) => boolean): void {
+  const url = typeof origin === 'string' ? new URL(origin) : origin;
+  if (url.protocol !== 'https:') throw new SchemeRefusedError();
+  const port = url.port === '' ? 443 : Number(url.port);
+  if (!ports.includes(port)) throw new PortRefusedError(port);
+  const address = hostAddress(url.hostname);
+  if (address !== undefined && !allowed(address)) throw new AddressRefusedError(address, address);
+  if (isLocalhostName(url.hostname)) throw new AddressRefusedError(url.hostname, 'localhost');
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -81,14 +125,20 @@ export function createDeliveryDispatcher(options: DeliveryDispatcherOptions = {}
     );
   };
 
+  const connectTimeoutMs = options.connectTimeoutMs ?? WEBHOOK_CONNECT_TIMEOUT_MS;
+  const ca = options.ca ?? options.outbound?.ca;
   const connector = buildConnector({
-    timeout: options.connectTimeoutMs ?? WEBHOOK_CONNECT_TIMEOUT_MS,
+    timeout: connectTimeoutMs,
     // Passed on to tls.connect, and by it to net.connect.
     lookup: pinnedLookup,
-    ...(options.ca ? { ca: options.ca } : {}),
+    ...(ca ? { ca } : {}),
   } as buildConnector.BuildOptions);
+  const outbound: OutboundSettings = { httpsProxy: undefined, httpProxy: undefined, noProxy: '', ...options.outbound, ca: ca === undefined ? undefined : [ca].flat().map(String) };
+  const maxResponseSize = options.maxResponseSize === undefined ? 64 * 1024 : options.maxResponseSize;
 
-  return new Agent({
+  const agent = createOutboundAgent({
+    outbound,
+    connectTimeoutMs,
     connect: (connectOptions, callback) => {
       if (connectOptions.protocol !== 'https:') return callback(new Error('webhooks are delivered over https only'), null);
       // undici passes the URL's port, empty for https' default.
@@ -102,8 +152,12 @@ export function createDeliveryDispatcher(options: DeliveryDispatcherOptions = {}
     headersTimeout: options.headersTimeoutMs ?? WEBHOOK_HEADERS_TIMEOUT_MS,
     bodyTimeout: options.bodyTimeoutMs ?? WEBHOOK_BODY_TIMEOUT_MS,
     // Few deliveries per receiver at once; idle connections are not kept long.
-    connections: 2,
+    connections: options.connections ?? 2,
     keepAliveTimeout: 4_000,
-    maxResponseSize: 64 * 1024,
+    ...(maxResponseSize === null ? {} : { maxResponseSize }),
+  });
+  return agent.compose((dispatch) => (dispatchOptions, handler) => {
+    checkTarget(dispatchOptions.origin!, ports, allowed);
+    return dispatch(dispatchOptions, handler);
   });
 }

@@ -8,6 +8,7 @@ import { attemptDelivery, ATTEMPT_DEADLINE_MS, type AttemptResult } from './atte
 import { retryDelayMs } from './backoff.js';
 import { createDeliveryDispatcher } from './delivery-dispatcher.js';
 import type { DeliveryFailureReason } from './failure-reasons.js';
+import type { OutboundSettings } from '../outbound/proxy-settings.js';
 
 // The webhook delivery queue's worker; one runs in every site process, and they
 // share the queue (webhook_deliveries) through PostgreSQL: a claim takes due rows
@@ -35,6 +36,8 @@ export interface WebhookWorkerOptions {
   dispatcher?: Dispatcher;
   /** The ports the dispatcher made here allows (the site passes SiteSettings.webhookPorts); 443 and 8443 unless given. */
   ports?: readonly number[];
+  /** The proxies and trusted roots the dispatcher made here uses (the site passes SiteSettings.outbound); none unless given. */
+  outbound?: OutboundSettings;
   pollIntervalMs?: number;
   concurrency?: number;
   /** False: the site does not start its worker (a test drives one of its own). */
@@ -68,7 +71,7 @@ export function createWebhookWorker(deps: { sql: Sql; log: Logger }, options: We
   const log = deps.log.child({ feature: 'webhooks' });
   const clock = options.clock ?? Date.now;
   const ownDispatcher = options.dispatcher === undefined;
-  const dispatcher = options.dispatcher ?? createDeliveryDispatcher(options.ports ? { ports: options.ports } : {});
+  const dispatcher = options.dispatcher ?? createDeliveryDispatcher({ ...(options.ports ? { ports: options.ports } : {}), ...(options.outbound ? { outbound: options.outbound } : {}) });
   const pollMs = options.pollIntervalMs ?? POLL_INTERVAL_MS;
   const concurrency = options.concurrency ?? DELIVERY_CONCURRENCY;
   const stopping = new AbortController();

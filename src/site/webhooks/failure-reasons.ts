@@ -64,6 +64,8 @@ export function errorReason(error: unknown): DeliveryFailureReason {
     // AbortSignal.timeout's reason (the attempt's deadline).
     if (cause.name === 'TimeoutError') return 'timeout';
     if ((cause as { library?: unknown }).library === 'SSL routines') return 'tls_failed';
+    // A proxy that would not open the tunnel (it refused the address, or could not connect).
+    if (/^Proxy response \(\d+\)/.test(cause.message)) return 'connect_failed';
   }
   return 'delivery_failed';
 }

@@ -13,7 +13,7 @@ import { deleteWebhookHandler, getWebhookHandler, listDeliveriesHandler, putWebh
  */
 export function webhooksFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals> {
   const options = deps.webhooks ?? {};
-  const worker = createWebhookWorker(deps, { ports: deps.config.webhookPorts, ...options });
+  const worker = createWebhookWorker(deps, { ports: deps.config.webhookPorts, outbound: deps.config.outbound, ...options });
   if (options.start !== false) {
     worker.start().catch((error: unknown) => deps.log.warn('webhook worker did not start', { err: error }));
   }
