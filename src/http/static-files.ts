@@ -15,7 +15,10 @@ import { strongEtag } from './etag.js';
 // served under a name carrying a hash of its content (`app/store.3fa1c2d9e0.js`),
 // which browsers may keep for a year. A request can only ever name a file that is
 // in the map, so no path a client sends (.., %2e%2e, backslashes, NUL) can reach
-// the disk.
+// the disk. Files are served as written (only scripts' imports are renamed), so
+// every process serves the same bytes under the same ETags; what browsers download
+// of the site's pages is the brotli copy, and that is what its budget counts
+// (test/site/pages/page-budget.test.ts).
 
 export const MAX_STATIC_FILE_BYTES = 4 * 1024 * 1024;
 /** Smaller files gain too little from compression to be worth a second copy. */
@@ -42,15 +45,13 @@ export type StaticFiles = Map<string, StaticFile>;
 export interface StaticOptions {
   /** Relative paths (with `/`) left out of the map, e.g. server-side templates. */
   skip?: (name: string) => boolean;
-  /** Serve scripts and stylesheets without comment lines and indentation (compactSource). */
-  compact?: boolean;
 }
 
 // The same folder is read once per process, however many services a test starts.
 const loaded = new Map<string, StaticFiles>();
 
 export function loadStaticFolder(root: string, options: StaticOptions = {}): StaticFiles {
-  const key = [root, String(options.skip ?? ''), options.compact === true].join('\u0000');
+  const key = [root, String(options.skip ?? '')].join('\u0000');
   const known = loaded.get(key);
   if (known) return known;
   const raw = new Map<string, Buffer>();
@@ -66,7 +67,7 @@ export function loadStaticFolder(root: string, options: StaticOptions = {}): Sta
   };
   // A service without assets of its own simply serves none.
   if (existsSync(root)) walk(root);
-  const files = buildFiles(raw, options.compact === true);
+  const files = buildFiles(raw);
   loaded.set(key, files);
   return files;
 }
@@ -76,7 +77,7 @@ export function loadStaticFolder(root: string, options: StaticOptions = {}): Sta
  * rewritten to the hashed names, so one changed module changes the hash of every
  * module that imports it, and a page always gets a consistent set.
  */
-function buildFiles(raw: Map<string, Buffer>, compact: boolean): StaticFiles {
+function buildFiles(raw: Map<string, Buffer>): StaticFiles {
   const finalBodies = new Map<string, Buffer>();
   const hashes = new Map<string, string>();
   const visiting = new Set<string>();
@@ -84,7 +85,6 @@ function buildFiles(raw: Map<string, Buffer>, compact: boolean): StaticFiles {
     const done = finalBodies.get(name);
     if (done) return done;
     let body = raw.get(name)!;
-    if (compact && /\.(js|css)$/.test(name)) body = Buffer.from(compactSource(body.toString('utf8'), name.endsWith('.css') ? 'css' : 'js'));
     if (name.endsWith('.js') && !visiting.has(name)) {
       visiting.add(name);
       const text = body.toString('utf8').replace(IMPORT_SPECIFIER, (whole, lead: string, quote: string, spec: string) => {
@@ -126,182 +126,8 @@ export function prepareFile(name: string, body: Buffer, cacheControl: string): S
   return { body, contentType, etag, encoded, cacheControl };
 }
 
-/**
- * With `compact`, scripts and stylesheets are served without their comment lines
- * (whole lines that are `// ...` or inside a block comment that starts a line),
- * blank lines and indentation: the comments and layout are for whoever reads the
- * source, browsers need none of them. Only whole lines and leading white space
- * go, so a string or a comment after code is never cut; the sources must hold no
- * string spanning lines (the site's do not: template literals are one line).
- *
- * A line break after `;`, `{` or `,` goes too: no statement can end there, so
- * automatic semicolon insertion never depended on it (a line holding `//` keeps
- * its break, since the comment may run to its end). Stylesheets also lose it
- * after `}`, the space before a rule's `{` and the space after a declaration's
- * colon (a line `name: value;`, never a selector, which ends in `{` or `,`).
- *
- * Within a line, a space beside punctuation that can never join the token next to
- * it goes as well (`a = b(c, d) {` → `a=b(c,d){`; in stylesheets only beside
- * `{ } ; , >`, since `a :hover` and `and (` mean something else there), and in
- * scripts beside `+ - * %` unless both sides are signs (`a - -b` keeps its space);
- * and in scripts an arrow function's lone parameter loses its parentheses.
- * The line is read left to right: a quoted string is copied whole, and so are a
- * template literal and a regular expression where nothing else can start with `/`
- * (literalEnd); from any other `/` (a division, a comment, a regular expression
- * after a word) or a template literal it cannot read, the rest of the line is
- * copied as it is. In a stylesheet a `/` is a separator (`16px/1.5`) unless it
- * opens a comment. In scripts a break also
- * goes before a line starting with `}`, `)` or `]` (no statement starts there, so
- * no semicolon was ever inserted before one that a join could lose) and after one
- * ending in `(`, `[`, `=>`, `&&` or `||` (no statement can end there).
- */
-export function compactSource(text: string, kind: 'js' | 'css' = 'js'): string {
-  const kept: string[] = [];
-  let inBlock = false;
-  for (const line of text.split('\n')) {
-    const trimmed = line.trim();
-    if (inBlock) {
-      if (trimmed.includes('*/')) {
-        inBlock = false;
-        if (!trimmed.endsWith('*/')) kept.push(trimmed.slice(trimmed.indexOf('*/') + 2));
-      }
-      continue;
-    }
-    if (trimmed === '' || trimmed.startsWith('//')) continue;
-    if (trimmed.startsWith('/*')) {
-      const end = trimmed.indexOf('*/', 2);
-      if (end === -1) inBlock = true;
-      else if (end + 2 < trimmed.length) kept.push(trimmed.slice(end + 2));
-      continue;
-    }
-    kept.push(tightSpaces(kind === 'css' ? tightCssLine(trimmed) : trimmed, kind));
-  }
-  const joinAfter = kind === 'css' ? /[;{},]$/ : /([;{,([]|=>|&&|\|\|)$/;
-  let out = '';
-  for (let i = 0; i < kept.length; i++) {
-    const line = kept[i]!;
-    // A rule's last declaration needs no semicolon.
-    out += kind === 'css' && line.endsWith(';') && kept[i + 1]?.startsWith('}') ? line.slice(0, -1) : line;
-    if (i === kept.length - 1 || line.includes('//')) out += i < kept.length - 1 ? '\n' : '';
-    else if (!joinAfter.test(line) && !(kind === 'js' && /^[}\])]/.test(kept[i + 1]!))) out += '\n';
-  }
-  return out;
-}
-
-/** Punctuation no space is needed beside: none of it forms a longer token with `+`, `-`, `.`, `/`, a word or a quote. */
-const JS_TIGHT = new Set('{}()[],;:=<>?!&|');
-const CSS_TIGHT = new Set('{};,>');
-const ARITHMETIC = new Set('+-*%');
-const SIGNS = new Set('+-');
-
-/**
- * A space beside `+ - * %` may go unless both its neighbours are signs: `a - -b`
- * would be `a--b` and `a + +b` `a++b` (`a + -b` keeps its space too: the rule stays
- * simple). A `/` is never a neighbour here: a regular expression is copied whole,
- * and any other `/` ends the line's compaction.
- */
-function arithmeticSpace(before: string, after: string): boolean {
-  if (!ARITHMETIC.has(before) && !ARITHMETIC.has(after)) return false;
-  return !(SIGNS.has(before) && SIGNS.has(after));
-}
-
-/**
- * `line` without the spaces beside its kind's tight characters, outside strings, and
- * only up to its first `/` or backtick. In stylesheets also the space after a
- * declaration's colon (after `{` or `;`: a selector never follows a `;`, and one
- * after a `{` has no space after a colon) and a `;` before a `}`.
- */
-function tightSpaces(line: string, kind: 'js' | 'css'): string {
-  const tight = kind === 'css' ? CSS_TIGHT : JS_TIGHT;
-  let out = '';
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    // In a stylesheet a `/` is only a separator (`16px/1.5`), unless it opens a comment.
-    if (kind === 'css' && c === '/' && line[i + 1] !== '*') {
-      out += c;
-      continue;
-    }
-    if (c === '/' || c === '`') {
-      const end = kind === 'js' ? literalEnd(line, i, out) : -1;
-      if (end === -1) return out + line.slice(i);
-      out += line.slice(i, end);
-      i = end - 1;
-      continue;
-    }
-    if (c === "'" || c === '"') {
-      let end = i + 1;
-      while (end < line.length && line[end] !== c) end += line[end] === '\\' ? 2 : 1;
-      if (end >= line.length) return out + line.slice(i);
-      out += line.slice(i, end + 1);
-      i = end;
-      continue;
-    }
-    if (kind === 'js' && c === ')' && /^ ?=>/.test(line.slice(i + 1))) {
-      // `(x) =>` is `x =>`: a lone parameter needs no parentheses (not after a word: `async (x)` stays).
-      const lone = /(?:^|[^\w$.])\(([A-Za-z_$][\w$]*)$/.exec(out);
-      if (lone) {
-        out = out.slice(0, out.length - lone[1]!.length - 1) + lone[1];
-        continue;
-      }
-    }
-    if (c === ' ' && (tight.has(out[out.length - 1] ?? '') || tight.has(line[i + 1] ?? '') || line[i + 1] === ' ')) continue;
-    if (kind === 'js' && c === ' ' && arithmeticSpace(out[out.length - 1] ?? '', line[i + 1] ?? '')) continue;
-    if (kind === 'css' && c === ' ' && /[;{](--[\w-]+|[a-z-]+):$/.test(out)) continue;
-    if (kind === 'css' && c === '}' && out.endsWith(';')) out = out.slice(0, -1);
-    out += c;
-  }
-  return out;
-}
-
-/** Where a `/` can only start a regular expression: no operand ends in one of these. */
-const BEFORE_REGEX = new Set('(,=:[!&|?{};');
-
-/**
- * In a script line, the end (exclusive) of the literal that starts at `start`, to
- * be copied whole: a template literal with no quote, brace or backtick in its
- * `${}`, or a regular expression where nothing else can start with `/` (after
- * `( , = : [ ! & | ? { ;` or at the start of the line); -1 for anything else (a comment, a division, a
- * regular expression after a word), whose line is then copied as it is from here.
- */
-function literalEnd(line: string, start: number, before: string): number {
-  if (line[start] === '`') {
-    for (let i = start + 1; i < line.length; i++) {
-      if (line[i] === '\\') i++;
-      else if (line[i] === '`') return i + 1;
-      else if (line.startsWith('${', i)) {
-        const close = line.indexOf('}', i);
-        if (close === -1 || /[`'"{]/.test(line.slice(i + 2, close))) return -1;
-        i = close;
-      }
-    }
-    return -1;
-  }
-  if (line[start + 1] === '/' || line[start + 1] === '*' || !BEFORE_REGEX.has(before.trimEnd().at(-1) ?? ';')) return -1;
-  let inClass = false;
-  for (let i = start + 1; i < line.length; i++) {
-    const c = line[i];
-    if (c === '\\') i++;
-    else if (c === '[') inClass = true;
-    else if (c === ']') inClass = false;
-    else if (c === '/' && !inClass) {
-      let end = i + 1;
-      while (/[a-z]/.test(line[end] ?? '')) end++;
-      return end;
-    }
-  }
-  return -1;
-}
-
-const CSS_DECLARATION = /^(--[\w-]+|[a-z-]+):\s+(?=\S)/;
-
-function tightCssLine(line: string): string {
-  if (line.endsWith('{')) return line.replace(/\s+\{$/, '{');
-  if (line.endsWith(',')) return line;
-  return line.replace(CSS_DECLARATION, '$1:');
-}
-
 /** `from '../http/x.js'`, `import '../http/x.js'`, `import('../http/x.js')`: relative specifiers only. */
-const IMPORT_SPECIFIER = /(\bfrom\s*|\bimport\s*\(?\s*)(['"])(\.{1,2}\/[^'"\n]+?\.js)\2/g;
+export const IMPORT_SPECIFIER = /(\bfrom\s*|\bimport\s*\(?\s*)(['"])(\.{1,2}\/[^'"\n]+?\.js)\2/g;
 const HASHED_EXTENSIONS = /\.(js|css)$/;
 
 function hashedPath(name: string, hash: string): string {

@@ -33,18 +33,8 @@ const PAGES = {
 
 export function pagesFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals> {
   const root = join(projectRoot(), 'static', 'site');
-  const assets = loadStaticFolder(root, SITE_STATIC_OPTIONS);
   const catalogues = loadCatalogues(join(root, 'i18n'));
-  const login = deps.config.oauth ? 'provider' : 'local';
-
-  const rendered = new Map<string, Record<Language, StaticFile>>();
-  for (const page of Object.values(PAGES)) {
-    const byLanguage = {} as Record<Language, StaticFile>;
-    for (const language of LANGUAGES) {
-      byLanguage[language] = renderPage(join(root, 'pages'), { page, language, catalogue: catalogues[language], assets, login, rules: PAGE_RULES });
-    }
-    rendered.set(page.name, byLanguage);
-  }
+  const rendered = renderSitePages(deps.config.oauth ? 'provider' : 'local');
 
   const pluginShells = Object.fromEntries(LANGUAGES.map((language) => [language, rendered.get('plugin')![language].body.toString()])) as Record<Language, string>;
 
@@ -134,6 +124,26 @@ function sendPage(ctx: SiteContext, html: string, extra: Record<string, string>)
 
 /**
  * static/site as the site serves it: the templates and catalogues are read by this
- * feature, not served as files; scripts and the stylesheet without comments.
+ * feature, not served as files.
  */
-export const SITE_STATIC_OPTIONS: StaticOptions = { skip: (name) => /^(pages|i18n)(\/|$)/.test(name), compact: true };
+export const SITE_STATIC_OPTIONS: StaticOptions = { skip: (name) => /^(pages|i18n)(\/|$)/.test(name) };
+
+/**
+ * Every page in every language, as served (the plugin page's title and description
+ * are filled in per request): by page name. Also what the page budget reads
+ * (scripts/page-weight), so it measures exactly the pages the site serves.
+ */
+export function renderSitePages(login: 'provider' | 'local'): Map<string, Record<Language, StaticFile>> {
+  const root = join(projectRoot(), 'static', 'site');
+  const assets = loadStaticFolder(root, SITE_STATIC_OPTIONS);
+  const catalogues = loadCatalogues(join(root, 'i18n'));
+  const rendered = new Map<string, Record<Language, StaticFile>>();
+  for (const page of Object.values(PAGES)) {
+    const byLanguage = {} as Record<Language, StaticFile>;
+    for (const language of LANGUAGES) {
+      byLanguage[language] = renderPage(join(root, 'pages'), { page, language, catalogue: catalogues[language], assets, login, rules: PAGE_RULES });
+    }
+    rendered.set(page.name, byLanguage);
+  }
+  return rendered;
+}
