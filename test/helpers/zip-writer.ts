@@ -40,7 +40,14 @@ export interface ZipSpec {
   adjustOffsets?: boolean;
   /** Write ZIP64 records and extra fields. */
   zip64?: boolean;
-  comment?: string;
+  /** With `zip64`: the 32-bit end record's values, saturated by default; 'real' writes those that fit as they are (Python's zipfile), an object lies. */
+  end32?: 'real' | { diskEntryCount?: number; entryCount?: number; centralSize?: number; centralOffset?: number };
+  /** With `zip64`: bytes between the ZIP64 end record and its locator, which still points at the record. */
+  zip64Gap?: Buffer;
+  /** With `zip64`: the locator's disk with the ZIP64 end record (0) and its count of disks (1). */
+  locatorDisks?: [number, number];
+  /** The archive comment, after the end record (a string is written as UTF-8). */
+  comment?: string | Buffer;
 }
 
 const u16 = (n: number) => {
@@ -119,14 +126,22 @@ export function buildZip(entries: ZipEntrySpec[], spec: ZipSpec = {}): Buffer {
   });
   const central = Buffer.concat(centrals);
   const centralOffset = base + offset;
-  const comment = Buffer.from(spec.comment ?? '', 'utf8');
+  const comment = typeof spec.comment === 'string' ? Buffer.from(spec.comment, 'utf8') : (spec.comment ?? Buffer.alloc(0));
   const tail: Buffer[] = [];
   if (spec.zip64) {
     const zip64Offset = centralOffset + central.length;
+    const [locatorDisk, disks] = spec.locatorDisks ?? [0, 1];
+    const real = { diskEntryCount: entries.length, entryCount: entries.length, centralSize: central.length, centralOffset };
+    const saturated = { diskEntryCount: 0xffff, entryCount: 0xffff, centralSize: 0xffffffff, centralOffset: 0xffffffff };
+    const end32 = spec.end32 === 'real' ? real : { ...saturated, ...spec.end32 };
     tail.push(
       Buffer.concat([u32(0x06064b50), u64(44), u16(45), u16(45), u32(0), u32(0), u64(entries.length), u64(entries.length), u64(central.length), u64(centralOffset)]),
-      Buffer.concat([u32(0x07064b50), u32(0), u64(zip64Offset), u32(1)]),
-      Buffer.concat([u32(0x06054b50), u16(0), u16(0), u16(0xffff), u16(0xffff), u32(0xffffffff), u32(0xffffffff), u16(comment.length), comment]),
+      spec.zip64Gap ?? Buffer.alloc(0),
+      Buffer.concat([u32(0x07064b50), u32(locatorDisk), u64(zip64Offset), u32(disks)]),
+      Buffer.concat([
+        u32(0x06054b50), u16(0), u16(0), u16(end32.diskEntryCount), u16(end32.entryCount), u32(end32.centralSize), u32(end32.centralOffset),
+        u16(comment.length), comment,
+      ]),
     );
   } else {
     tail.push(Buffer.concat([

@@ -5,9 +5,12 @@ import { crc32 } from './crc32.js';
 import {
   EOCD_SEARCH_BYTES,
   EOCD_SIZE,
+  endRecordsDisagree,
   findEndRecord,
   FLAG_DATA_DESCRIPTOR,
   FLAG_ENCRYPTED,
+  FLAG_UTF8,
+  holdsEndSignature,
   LOCAL_SIZE,
   localHeaderLength,
   METHOD_DEFLATED,
@@ -110,16 +113,13 @@ async function readEnd(file: FileHandle, size: number): Promise<EndRecord> {
   const tail = await readAt(file, tailStart, size - tailStart);
   const at = findEndRecord(tail);
   if (at < 0) refuse('it is not a ZIP file, or it is truncated (no end of central directory record)');
-  let end = readEndRecord(tail, at, tailStart + at);
-  const locatorOffset = end.offset - ZIP64_LOCATOR_SIZE;
-  const zip64At = locatorOffset >= 0 ? readZip64Locator(await readAt(file, locatorOffset, ZIP64_LOCATOR_SIZE)) : null;
-  if (zip64At !== null) {
-    const zip64 = zip64At + ZIP64_EOCD_SIZE <= locatorOffset ? readZip64EndRecord(await readAt(file, zip64At, ZIP64_EOCD_SIZE), zip64At) : null;
-    end = zip64 ?? refuse('its ZIP64 end of central directory record is damaged');
-  } else if (needsZip64(end)) {
-    refuse('it is a ZIP64 file without its ZIP64 end record (damaged)');
+  if (holdsEndSignature(tail.subarray(at + EOCD_SIZE))) {
+    refuse('its archive comment holds an end of central directory record, so other unzip tools would read another list of files from it');
   }
-  if (end.diskNumber !== 0) refuse('it is a split (multi-part) archive; upload one ZIP file');
+  const end32 = readEndRecord(tail, at, tailStart + at);
+  const end = (await readZip64End(file, end32)) ?? end32;
+  if (end.disk !== 0 || end.centralDisk !== 0) refuse(SPLIT);
+  if (end.diskEntryCount !== end.entryCount) refuse('its end of central directory record is damaged (its two entry counts differ)');
   if (end.entryCount === 0) refuse('the ZIP holds no files');
   if (end.entryCount > MAX_ENTRIES) refuse(`the ZIP holds ${end.entryCount} entries; at most ${MAX_ENTRIES} are accepted`);
   const centralEnd = end.zip64Offset ?? end.offset;
@@ -130,6 +130,33 @@ async function readEnd(file: FileHandle, size: number): Promise<EndRecord> {
   if (actualStart !== end.centralOffset) refuse('its central directory is damaged (offsets do not match)');
   if (end.centralSize > MAX_CENTRAL_BYTES) refuse('its central directory is too large');
   return end;
+}
+
+const SPLIT = 'it is a split (multi-part) archive; upload one ZIP file';
+
+/**
+ * The ZIP64 end record when a locator sits before the end record, or null. It must
+ * end where its locator starts, as Python before the CVE-2025-8291 fix assumes
+ * (it reads the 56 bytes there whatever the locator says), and the end record's
+ * fields must be saturated or the same: unzip trusts those that are not.
+ */
+async function readZip64End(file: FileHandle, end: EndRecord): Promise<EndRecord | null> {
+  const locatorOffset = end.offset - ZIP64_LOCATOR_SIZE;
+  const locator = locatorOffset >= 0 ? readZip64Locator(await readAt(file, locatorOffset, ZIP64_LOCATOR_SIZE)) : null;
+  if (locator === null) {
+    if (needsZip64(end)) refuse('it is a ZIP64 file without its ZIP64 end record (damaged)');
+    return null;
+  }
+  if (locator.disk !== 0 || locator.disks > 1) refuse(SPLIT);
+  const notBefore = 'its ZIP64 end record is not directly before its locator, so unzip tools would disagree on where its list of files is';
+  if (locator.offset + ZIP64_EOCD_SIZE !== locatorOffset) refuse(notBefore);
+  const zip64 = readZip64EndRecord(await readAt(file, locator.offset, ZIP64_EOCD_SIZE), locator.offset);
+  if (!zip64) return refuse('its ZIP64 end of central directory record is damaged');
+  if (zip64.length !== ZIP64_EOCD_SIZE) refuse(notBefore);
+  if (endRecordsDisagree(end, zip64)) {
+    refuse('its 32-bit end record says otherwise than its ZIP64 end record (each field must be the same or saturated), so unzip tools would read two lists of files');
+  }
+  return zip64;
 }
 
 async function readCentralDirectory(file: FileHandle, end: EndRecord): Promise<Named[]> {
@@ -207,7 +234,8 @@ async function readLocalAt(file: FileHandle, offset: number): Promise<LocalHeade
  * reader trusts its sizes and CRC. With a data descriptor they may be left 0.
  */
 function localDiffers(local: LocalHeader, entry: Named): boolean {
-  const flagsCompared = FLAG_ENCRYPTED | FLAG_DATA_DESCRIPTOR;
+  // A streaming reader decodes the local header's name by its own UTF-8 flag.
+  const flagsCompared = FLAG_ENCRYPTED | FLAG_DATA_DESCRIPTOR | FLAG_UTF8;
   if (!local.nameBytes.equals(entry.nameBytes) || local.method !== entry.method || (local.flags & flagsCompared) !== (entry.flags & flagsCompared)) {
     return true;
   }

@@ -37,13 +37,29 @@ export const METHOD_AES = 99;
 export interface EndRecord {
   /** Where the record starts in the file. */
   offset: number;
-  /** Non-zero in a split (multi-volume) archive. */
-  diskNumber: number;
+  /** This disk's number and the central directory's: both 0 unless the archive is split (multi-volume). */
+  disk: number;
+  centralDisk: number;
+  /** Entries on this disk: all of them unless the archive is split. */
+  diskEntryCount: number;
   entryCount: number;
   centralSize: number;
   centralOffset: number;
   /** Where the ZIP64 end record starts, when there is one: the central directory ends there. */
   zip64Offset?: number;
+}
+
+export interface Zip64EndRecord extends EndRecord {
+  /** The whole record's length as it declares it: ZIP64_EOCD_SIZE unless an extensible data sector follows. */
+  length: number;
+}
+
+export interface Zip64Locator {
+  /** Where the ZIP64 end record starts. */
+  offset: number;
+  /** The disk it is on (0), and how many disks there are (1, or 0 from some writers). */
+  disk: number;
+  disks: number;
 }
 
 export interface CentralEntry {
@@ -85,7 +101,7 @@ export interface UnicodePath {
   nameBytes: Buffer;
 }
 
-/** The last end record signature in `tail` (the file's last bytes), or -1. */
+/** The end record in `tail` (the file's last bytes) whose comment reaches the end of the file, or -1. */
 export function findEndRecord(tail: Buffer): number {
   for (let at = tail.length - EOCD_SIZE; at >= 0; at--) {
     // A comment may itself contain the signature; the record whose comment length
@@ -95,10 +111,25 @@ export function findEndRecord(tail: Buffer): number {
   return -1;
 }
 
+/**
+ * Whether `buf` holds the signature of an end record, a ZIP64 end record or a ZIP64
+ * locator anywhere. Python, unzip and libarchive take the last end record
+ * signature in the file as the end of the archive, whatever its comment length says.
+ */
+export function holdsEndSignature(buf: Buffer): boolean {
+  for (let at = 0; at + 4 <= buf.length; at++) {
+    const word = buf.readUInt32LE(at);
+    if (word === EOCD_SIGNATURE || word === ZIP64_EOCD_SIGNATURE || word === ZIP64_LOCATOR_SIGNATURE) return true;
+  }
+  return false;
+}
+
 export function readEndRecord(buf: Buffer, at: number, fileOffset: number): EndRecord {
   return {
     offset: fileOffset,
-    diskNumber: buf.readUInt16LE(at + 4) | buf.readUInt16LE(at + 6),
+    disk: buf.readUInt16LE(at + 4),
+    centralDisk: buf.readUInt16LE(at + 6),
+    diskEntryCount: buf.readUInt16LE(at + 8),
     entryCount: buf.readUInt16LE(at + 10),
     centralSize: buf.readUInt32LE(at + 12),
     centralOffset: buf.readUInt32LE(at + 16),
@@ -110,20 +141,36 @@ export function needsZip64(end: EndRecord): boolean {
   return end.entryCount === 0xffff || end.centralSize === SATURATED || end.centralOffset === SATURATED;
 }
 
-/** The ZIP64 end record's offset from its locator (which sits just before the end record), or null. */
-export function readZip64Locator(buf: Buffer): number | null {
-  if (buf.length < ZIP64_LOCATOR_SIZE || buf.readUInt32LE(0) !== ZIP64_LOCATOR_SIGNATURE) return null;
-  return safeNumber(buf.readBigUInt64LE(8));
+/**
+ * Whether a 32-bit end record says otherwise than its ZIP64 twin: each field must be
+ * saturated ("see the ZIP64 record") or the same value, or readers that trust
+ * either record read two different central directories.
+ */
+export function endRecordsDisagree(end: EndRecord, zip64: EndRecord): boolean {
+  const saturated: Array<[keyof EndRecord, number]> = [
+    ['disk', 0xffff], ['centralDisk', 0xffff], ['diskEntryCount', 0xffff], ['entryCount', 0xffff],
+    ['centralSize', SATURATED], ['centralOffset', SATURATED],
+  ];
+  return saturated.some(([field, value]) => end[field] !== value && end[field] !== zip64[field]);
 }
 
-export function readZip64EndRecord(buf: Buffer, fileOffset: number): EndRecord | null {
+/** The ZIP64 locator (which sits just before the end record), or null. */
+export function readZip64Locator(buf: Buffer): Zip64Locator | null {
+  if (buf.length < ZIP64_LOCATOR_SIZE || buf.readUInt32LE(0) !== ZIP64_LOCATOR_SIGNATURE) return null;
+  const offset = safeNumber(buf.readBigUInt64LE(8));
+  return offset === null ? null : { offset, disk: buf.readUInt32LE(4), disks: buf.readUInt32LE(16) };
+}
+
+export function readZip64EndRecord(buf: Buffer, fileOffset: number): Zip64EndRecord | null {
   if (buf.length < ZIP64_EOCD_SIZE || buf.readUInt32LE(0) !== ZIP64_EOCD_SIGNATURE) return null;
+  const length = safeNumber(buf.readBigUInt64LE(4) + 12n);
+  const diskEntryCount = safeNumber(buf.readBigUInt64LE(24));
   const entryCount = safeNumber(buf.readBigUInt64LE(32));
   const centralSize = safeNumber(buf.readBigUInt64LE(40));
   const centralOffset = safeNumber(buf.readBigUInt64LE(48));
-  if (entryCount === null || centralSize === null || centralOffset === null) return null;
-  const diskNumber = buf.readUInt32LE(16) | buf.readUInt32LE(20);
-  return { offset: fileOffset, diskNumber, entryCount, centralSize, centralOffset, zip64Offset: fileOffset };
+  if (length === null || diskEntryCount === null || entryCount === null || centralSize === null || centralOffset === null) return null;
+  const [disk, centralDisk] = [buf.readUInt32LE(16), buf.readUInt32LE(20)];
+  return { offset: fileOffset, length, disk, centralDisk, diskEntryCount, entryCount, centralSize, centralOffset, zip64Offset: fileOffset };
 }
 
 /** One central directory header at `at`, or a reason it cannot be read. */

@@ -7,6 +7,7 @@
 import { crc32 } from './crc32.js';
 import {
   extraFields,
+  FLAG_DATA_DESCRIPTOR,
   FLAG_ENCRYPTED,
   FLAG_STRONG_ENCRYPTION,
   FLAG_UTF8,
@@ -30,17 +31,29 @@ const UNIX_SYMLINK = 0o120000;
 /** FILE_ATTRIBUTE_REPARSE_POINT: how Windows marks a symbolic link or a junction. */
 const WINDOWS_REPARSE_POINT = 0x400;
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM keeps a leading byte order mark in the name (it is refused), where the
+// decoder would drop it and read "\ufeffplugin.json" as "plugin.json".
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** The entry's name as text, or a reason: UTF-8 (flagged or not), since CP437 names are ambiguous. */
+/**
+ * The entry's name as text, or a reason: ASCII, or UTF-8 with the UTF-8 flag (bit
+ * 11). Python's zipfile and unzip read a name without the flag as CP437 (Info-ZIP's
+ * zip writes UTF-8 names so), and extract "À.txt" as "├Ç.txt": the name listed here
+ * would not be the one installed, and no other rule would have seen it.
+ */
 export function entryName(entry: CentralEntry): { name: string } | { reason: string } {
   if (entry.nameBytes.length === 0) return { reason: 'an entry has an empty name' };
   if (entry.nameBytes.length > MAX_NAME_BYTES) return { reason: `an entry's name is longer than ${MAX_NAME_BYTES} bytes` };
   const name = decodeUtf8(entry.nameBytes);
-  if (name !== null) return { name };
   const flagged = (entry.flags & FLAG_UTF8) !== 0;
-  return { reason: flagged ? 'an entry name is not valid UTF-8' : 'an entry name is neither ASCII nor UTF-8 (save the ZIP with UTF-8 names)' };
+  if (name === null) return { reason: flagged ? 'an entry name is not valid UTF-8' : 'an entry name is neither ASCII nor UTF-8 (save the ZIP with UTF-8 names)' };
+  if (!flagged && !isAscii(entry.nameBytes)) {
+    return { reason: `"${printable(name)}" is not ASCII and not marked as UTF-8, so Python and unzip would install it under another name (read as CP437); save the ZIP with UTF-8 names` };
+  }
+  return { name };
 }
+
+const isAscii = (bytes: Buffer) => bytes.every((byte) => byte < 0x80);
 
 /**
  * Why a header's Unicode Path fields are refused, or null. unzip and 7-Zip extract
@@ -74,6 +87,10 @@ function decodeUtf8(bytes: Buffer): string | null {
 export function unsafeName(name: string): string | null {
   // C0 controls, DEL and C1 controls; NUL included.
   if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return `"${printable(name)}" holds a control character`;
+  const bidi = BIDI_CONTROL.exec(name)?.[0];
+  if (bidi !== undefined) return `"${printable(name)}" holds a bidirectional control (${codePoint(bidi)}), which shows the name in another order`;
+  const invisible = INVISIBLE.exec(name)?.[0];
+  if (invisible !== undefined) return `"${printable(name)}" holds an invisible or space-like character (${codePoint(invisible)}), which makes it look like another name`;
   if (name.includes('\\')) return `"${printable(name)}" holds a backslash`;
   if (name.startsWith('/')) return `"${printable(name)}" is an absolute path`;
   if (/^[A-Za-z]:/.test(name)) return `"${printable(name)}" starts with a drive letter`;
@@ -84,6 +101,18 @@ export function unsafeName(name: string): string | null {
   if (inner.some((segment) => segment === '' || segment === '.')) return `"${printable(name)}" holds an empty or "." segment`;
   return windowsUnsafe(name, inner);
 }
+
+// Bidirectional controls show a name in another order than it is: "evil\u202etxt.exe"
+// reads "evilexe.txt".
+const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+// What shows as nothing or as a plain space, so that two names look alike
+// ("main\u200b.exe" beside "main.exe"): format characters (zero-width ones, the byte
+// order mark, the soft hyphen, tags), the code points Unicode says to draw as
+// nothing (variation selectors, the combining grapheme joiner, Hangul fillers),
+// separators other than the space, private-use and unassigned code points.
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}\p{Co}\p{Cn}]|(?=\p{Zs})[^ ]/u;
+
+const codePoint = (c: string) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 
 // Bloret's launchers run on Windows, which reads a name otherwise than it is
 // written: it drops a segment's trailing dots and spaces (".. " is "..", "a.txt."
@@ -119,6 +148,11 @@ export function refusedEntry(entry: CentralEntry, name: string): string | null {
     return `"${printable(name)}" uses compression method ${entry.method}; only stored and deflated entries are accepted`;
   }
   if (entry.method === METHOD_STORED && entry.compressedSize !== entry.size) return `"${printable(name)}" has inconsistent sizes`;
+  // A streaming reader (libarchive on a pipe) has nothing but the data to find where
+  // a stored entry ends: it looks for a data descriptor, which the data may hold.
+  if (entry.method === METHOD_STORED && (entry.flags & FLAG_DATA_DESCRIPTOR) !== 0) {
+    return `"${printable(name)}" is stored (not compressed) with a data descriptor, so a streaming unzip cannot tell where it ends; save it compressed, or with its sizes in its header`;
+  }
   if (entry.size > 0 && entry.size > entry.compressedSize * MAX_RATIO) {
     return `"${printable(name)}" expands more than ${MAX_RATIO} times (a ZIP bomb?)`;
   }
@@ -135,8 +169,13 @@ function isLink(entry: CentralEntry): boolean {
   return unixLink || (entry.externalAttributes & WINDOWS_REPARSE_POINT) !== 0;
 }
 
-/** A name as it can be quoted in a message: at most 80 characters, controls shown as \u escapes. */
+const HIDDEN = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f]|${BIDI_CONTROL.source}|${INVISIBLE.source}`, 'gu');
+
+/** A name as it can be quoted in a message: at most 80 characters, controls, bidirectional controls and invisible characters shown as \u escapes. */
 function printable(name: string): string {
-  const shown = name.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const shown = name.replace(HIDDEN, (c) => {
+    const code = c.codePointAt(0)!;
+    return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
   return shown.length > 80 ? `${shown.slice(0, 77)}...` : shown;
 }
