@@ -10,6 +10,7 @@ import { makePng } from '../fixtures/images/generate.js';
 import { answerProblems, validate, type Json } from '../helpers/openapi.js';
 import { closeTestSql, startTestImghost, startTestSite, testSql, type TestServer } from '../helpers/servers.js';
 import { insertPlugin, insertRating, insertReply, testUser, type TestUser } from '../helpers/store-fixtures.js';
+import { buildZip } from '../helpers/zip-writer.js';
 
 let site: TestServer;
 let imghost: TestServer;
@@ -202,9 +203,21 @@ test('image host: answers of every route match /openapi.json', async () => {
     { path: '/api/svg_files', status: 200 },
     { path: '/api/svg_aliases', status: 200 },
     { path: '/static/sf/no-such-asset.js', status: 404 },
+    { method: 'POST', path: '/api/packages', raw: { body: new Uint8Array(packageWithFindings()), type: 'application/zip' }, status: 201 },
+    { method: 'POST', path: '/api/packages', raw: { body: new Uint8Array(buildZip([{ name: 'main.py', data: Buffer.from('print(1)') }])), type: 'application/zip' }, status: 201 },
+    { method: 'POST', path: '/api/packages', raw: { body: 'not a zip', type: 'application/zip' }, status: 400 },
   ];
   assert.equal(await check(imghost.url, IMGHOST_OPENAPI, calls), []);
 });
+
+/** A manifest in a folder, an ELF program and a GitHub token: every branch of the package answer's schema. */
+function packageWithFindings(): Buffer {
+  return buildZip([
+    { name: 'Demo/plugin.json', data: Buffer.from('{"id":"demo","name":"Demo","version":"1.0.0"}') },
+    { name: 'Demo/main', data: Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1]), Buffer.alloc(100, 1)]), method: 0 },
+    { name: 'Demo/.env', data: Buffer.from(`GITHUB_TOKEN=ghp_${'a1B2c3D4e5F6'.repeat(3)}\n`) },
+  ]);
+}
 
 // The validator itself: each row a value that must pass or fail its schema.
 const doc = { components: { schemas: { N: { type: 'integer', minimum: 1 } } } };

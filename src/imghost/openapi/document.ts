@@ -59,7 +59,7 @@ export const IMGHOST_OPENAPI = {
           success: { const: true },
           data: {
             type: 'object',
-            required: ['sha256', 'size', 'url', 'entries', 'entryCount'],
+            required: ['sha256', 'size', 'url', 'entries', 'entryCount', 'manifest', 'manifestProblem', 'findings', 'files'],
             properties: {
               sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
               size: { type: 'integer', minimum: 1 },
@@ -75,6 +75,49 @@ export const IMGHOST_OPENAPI = {
                 },
               },
               entryCount: { type: 'integer', minimum: 1, maximum: 10000 },
+              manifest: {
+                description: 'plugin.json, else cwplugin.json, at the root or in the root’s only folder, parsed as found; null when there is none usable (then manifestProblem says why)',
+                anyOf: [
+                  {
+                    type: 'object',
+                    required: ['path', 'json'],
+                    properties: { path: { type: 'string', description: 'The entry’s name, e.g. "MyPlugin/plugin.json"' }, json: { type: 'object' } },
+                  },
+                  { type: 'null' },
+                ],
+              },
+              manifestProblem: {
+                type: ['string', 'null'],
+                description: 'Why there is no usable manifest, for a person: none, two, larger than 64 KiB, a BOM, not UTF-8, not JSON, not a JSON object; null when manifest is set',
+              },
+              findings: {
+                type: 'array',
+                description: 'What the checks found, in archive order; reported, never refused by the image host',
+                items: {
+                  anyOf: [
+                    {
+                      type: 'object',
+                      required: ['code', 'file', 'kind'],
+                      properties: { code: { const: 'secret' }, file: { type: 'string' }, kind: { type: 'string', description: 'e.g. "GitHub token", "PEM private key"; never the secret' } },
+                    },
+                    {
+                      type: 'object',
+                      required: ['code', 'file', 'format'],
+                      properties: { code: { const: 'native-executable' }, file: { type: 'string' }, format: { enum: ['PE', 'ELF', 'Mach-O'] } },
+                    },
+                  ],
+                },
+              },
+              files: {
+                type: 'array',
+                maxItems: 10000,
+                description: 'Every file entry (folders left out) in archive order, with the SHA-256 of its unpacked bytes',
+                items: {
+                  type: 'object',
+                  required: ['name', 'sha256'],
+                  properties: { name: { type: 'string' }, sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
+                },
+              },
             },
           },
         },

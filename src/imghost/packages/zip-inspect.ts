@@ -2,6 +2,8 @@ import { createReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { createInflateRaw } from 'node:zlib';
 import { crc32 } from './crc32.js';
+import type { EntryReader } from './entry-reader.js';
+import { createContentsReader, type PackageContents } from './package-contents.js';
 import {
   EOCD_SEARCH_BYTES,
   EOCD_SIZE,
@@ -56,6 +58,8 @@ export interface ZipInspection {
   entryCount: number;
   /** Sum of the entries' uncompressed sizes. */
   totalSize: number;
+  /** Manifest, findings and each file's SHA-256, read from the same inflated bytes. */
+  contents: PackageContents;
 }
 
 /** A file that is not an acceptable package; `reason` is for the uploader. */
@@ -92,12 +96,18 @@ export async function inspectZip(path: string): Promise<ZipInspection> {
   } finally {
     await file.close();
   }
-  for (const entry of located.sort((a, b) => a.localOffset - b.localOffset)) await verifyData(path, entry);
-  const inOrder = located.sort((a, b) => a.order - b.order);
+  const inOrder = [...located].sort((a, b) => a.order - b.order);
+  const contents = createContentsReader(inOrder);
+  for (const entry of located.sort((a, b) => a.localOffset - b.localOffset)) {
+    const reader = contents.read(entry);
+    await verifyData(path, entry, reader);
+    reader?.end();
+  }
   return {
     entries: inOrder.slice(0, LISTED_ENTRIES).map(({ name, size, crc32 }) => ({ name, size, crc32 })),
     entryCount: inOrder.length,
     totalSize: inOrder.reduce((sum, entry) => sum + entry.size, 0),
+    contents: contents.result(),
   };
 }
 
@@ -261,8 +271,8 @@ async function checkGap(file: FileHandle, previous: Located | undefined, next: n
   refuse('the ZIP has data between its entries that its directory does not list');
 }
 
-/** Inflates one entry in memory, bounded by its declared size, and checks its size and CRC. */
-async function verifyData(path: string, entry: Located): Promise<void> {
+/** Inflates one entry in memory, bounded by its declared size, and checks its size and CRC; `reader` sees each chunk. */
+async function verifyData(path: string, entry: Located, reader: EntryReader | null): Promise<void> {
   if (entry.compressedSize === 0 && entry.size === 0) return;
   const raw = createReadStream(path, { start: entry.dataStart, end: entry.dataStart + entry.compressedSize - 1 });
   const inflate = entry.method === METHOD_DEFLATED ? createInflateRaw() : null;
@@ -274,6 +284,7 @@ async function verifyData(path: string, entry: Located): Promise<void> {
       size += chunk.length;
       if (size > entry.size) refuse(`"${entry.name}" unpacks to more than its declared size (a ZIP bomb?)`);
       crc = crc32(chunk, crc);
+      reader?.update(chunk);
     }
   } catch (error) {
     if (error instanceof ZipRefused) throw error;

@@ -57,6 +57,35 @@ Packages('an upload answers 201 with the hash, size, URL and entries', async () 
   assert.ok(body.data.entries.every((e: { size: number; crc32: number }) => Number.isInteger(e.size) && Number.isInteger(e.crc32)));
 });
 
+Packages('an upload answers its manifest, findings and files (issue 31), and a package with findings or no manifest is still stored', async () => {
+  const elf = Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1]), randomBytes(500)]);
+  const token = `npm_${'Ab1Cd2Ef3Gh4'.repeat(3)}`;
+  const wrapped = buildZip([
+    { name: 'Demo/', method: 0 },
+    { name: 'Demo/plugin.json', data: Buffer.from('{"id":"demo","name":"Demo","version":"1.0.0"}') },
+    { name: 'Demo/.npmrc', data: Buffer.from(`//registry.npmjs.org/:_authToken=${token}\n`) },
+    { name: 'Demo/main', data: elf, method: 0 },
+  ]);
+  const answer = await post(open, wrapped);
+  assert.is(answer.status, 201);
+  const { data } = json(answer);
+  assert.equal(data.manifest, { path: 'Demo/plugin.json', json: { id: 'demo', name: 'Demo', version: '1.0.0' } });
+  assert.is(data.manifestProblem, null);
+  assert.equal(data.findings, [
+    { code: 'secret', file: 'Demo/.npmrc', kind: 'npm token' },
+    { code: 'native-executable', file: 'Demo/main', format: 'ELF' },
+  ]);
+  assert.not.ok(answer.body.toString('utf8').includes(token), 'the answer never holds the secret');
+  assert.equal(data.files.map((f: { name: string }) => f.name), ['Demo/plugin.json', 'Demo/.npmrc', 'Demo/main']);
+  assert.is(data.files[2].sha256, sha256Of(elf));
+  assert.ok((await kept(open)).some((name) => name.includes(data.sha256)));
+
+  const bare = json(await post(open, buildZip([{ name: 'main.py', data: Buffer.from('print(1)') }])));
+  assert.is(bare.data.manifest, null);
+  assert.match(bare.data.manifestProblem, /^no plugin\.json/);
+  assert.equal(bare.data.findings, []);
+});
+
 Packages('two uploads of the same bytes are stored once', async () => {
   const first = json(await post(open, plugin));
   const second = json(await post(open, plugin, zipHeaders, '?name=other'));
