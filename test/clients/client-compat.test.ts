@@ -20,6 +20,7 @@ import {
   ClientRefused,
   bloraFastDownloadVersions,
   bloraLauncherConfigFromJson,
+  bloraProposal,
   bloretFastDownloadVersions,
   bloretInstallLink,
   bloretInstallParams,
@@ -194,9 +195,52 @@ test('Bloret-Launcher modules/plugin_install_request.py (parse_bloret_url, parse
   await pluginIn(client, users, 'approved', 'compat.hashed', { download, sha256: sha.toUpperCase() });
   const link = (await client.get('/apps/api/plugins/compat.hashed/install-link')).body;
   assert.ok(link.install_url.endsWith(`&source=store&sha256=${sha}`), link.install_url);
-  assert.equal(bloretInstallLink(link.install_url), { download, id: 'compat.hashed', sha256: sha, source: 'store' });
+  const linkOnly = { name: '', version: '', author: '', description: '', permissions: [] };
+  assert.equal(bloretInstallLink(link.install_url), { download, id: 'compat.hashed', ...linkOnly, sha256: sha, source: 'store' });
   // The same request posted to the launcher's local HTTP endpoint (the propose body).
-  assert.equal(bloretInstallParams(link.propose), { download, id: 'compat.hashed', sha256: sha, source: 'store' });
+  const read = bloretInstallParams(link.propose);
+  assert.equal([read.download, read.id, read.sha256, read.source], [download, 'compat.hashed', sha, 'store']);
+});
+
+test('Bloret-Launcher modules/plugin_install_request.py (parse_install_params): propose carries what the confirmation dialog shows: name, version, author, description, permissions, sha256', async () => {
+  const sha = 'cd34'.repeat(16);
+  const download = 'https://github.com/bloret-plugins/dialog/releases/download/v2.1.0/dialog.zip';
+  await pluginIn(client, users, 'approved', 'compat.dialog', {
+    name: 'Dialog Shown', version: '2.1.0', author: 'Sam Chen', description: 'Shows what it asks for', permissions: ['ui.home', 'process.exec'], download, sha256: sha,
+  });
+  const link = (await client.get('/apps/api/plugins/compat.dialog/install-link')).body;
+  assert.equal(bloretInstallParams(link.propose), {
+    download, id: 'compat.dialog', name: 'Dialog Shown', version: '2.1.0', author: 'Sam Chen', description: 'Shows what it asks for',
+    sha256: sha, source: 'store', permissions: ['ui.home', 'process.exec'],
+  });
+  // install_url keeps SPEC's shape exactly: nothing of the dialog's in it.
+  assert.is(link.install_url, `bloret://plugin/install?download=${encodeURIComponent(download)}&id=compat.dialog&source=store&sha256=${sha}`);
+});
+
+test('BloraLauncher lib/services/plugin_install_server.dart (_PluginProposeDialog): the propose body parses with its strict types, and has no `manifest` key it would read instead', async () => {
+  await pluginIn(client, users, 'approved', 'compat.blora', {
+    name: 'Blora Dialog', version: '1.4.0', author: '', description: '', permissions: ['ui.tools'], download: 'https://github.com/bloret-plugins/blora/releases/download/v1/blora.zip',
+  });
+  const { propose } = (await client.get('/apps/api/plugins/compat.blora/install-link')).body;
+  assert.not.ok('manifest' in propose);
+  // No author: the submitter's name, as the manifest's `master`.
+  assert.equal(bloraProposal(propose), { name: 'Blora Dialog', version: '1.4.0', author: 'alice', description: '', permissions: ['ui.tools'] });
+  assert.throws(() => bloraProposal({ ...propose, permissions: [{ id: 'ui.tools', risk: 'safe' }] }), (e: Error) => e instanceof ClientRefused && /permissions\[0\]/.test(e.message), 'objects would not do');
+});
+
+test('Bloret-Launcher modules/plugin_store.py (normalize_listing): each list item\'s size and min_launcher are read; an outside link\'s null size reads as 0', async () => {
+  const sha = 'ef56'.repeat(16);
+  const hosted = `https://store.bloret.com/pkg/${sha}/compat.sized-1.0.0.zip`;
+  await pluginIn(client, users, 'approved', 'compat.sized', { download: hosted, sha256: sha, version: '1.0.0' });
+  await testSql()`
+    insert into plugin_versions (plugin_id, version, sha256, size, download, entry_count, files, status, manifest)
+    values ('compat.sized', '1.0.0', ${sha}, 48213, ${hosted}, 1, '[]', 'approved', ${testSql().json({ id: 'compat.sized', min_launcher_version: '25.3' })})`;
+  await pluginIn(client, users, 'approved', 'compat.linked', { download: 'https://github.com/bloret-plugins/linked/releases/download/v1/linked.zip' });
+  const listing = bloretStoreListing((await client.get('/apps/api/plugins?limit=500')).body, `${site.url}/apps/api/plugins`);
+  const sized = listing.find((item) => item.id === 'compat.sized')!;
+  assert.equal([sized.size, sized.minLauncher], [48213, '25.3']);
+  const linked = listing.find((item) => item.id === 'compat.linked')!;
+  assert.equal([linked.size, linked.minLauncher], [0, '']);
 });
 
 test('Bloret-Launcher modules/plugin_install_request.py: without a sha256 the link carries none (the launcher then skips verification)', async () => {
@@ -206,7 +250,7 @@ test('Bloret-Launcher modules/plugin_install_request.py: without a sha256 the li
   assert.not.match(link.install_url, /sha256/);
   assert.is(link.sha256, null);
   assert.not.ok('sha256' in link.propose);
-  assert.equal(bloretInstallLink(link.install_url), { download, id: 'compat-plain', sha256: '', source: 'store' });
+  assert.equal(bloretInstallLink(link.install_url), { download, id: 'compat-plain', name: '', version: '', author: '', description: '', sha256: '', source: 'store', permissions: [] });
 });
 
 test('Bloret-Launcher modules/plugin_install_request.py (DEFAULT_TRUSTED_HOSTS): a download host outside the launcher\'s trusted list is refused by the launcher', () => {

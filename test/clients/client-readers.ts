@@ -4,7 +4,8 @@
 // where the client throws, the reader throws ClientRefused.
 //
 // Sources (BloretCrew on GitHub):
-// - BloraLauncher (Dart/Flutter), lib/tools/server_info.dart at a2c4dd5
+// - BloraLauncher (Dart/Flutter), lib/tools/server_info.dart at a2c4dd5,
+//   lib/services/plugin_install_server.dart at 6e2da2c
 // - Bloret-Launcher (Python/QML), modules/update.py, modules/install.py,
 //   modules/plugin_install_request.py, modules/plugin_store.py
 
@@ -243,8 +244,13 @@ export const BLORET_TRUSTED_HOSTS = [
 export interface PluginInstallRequest {
   download: string;
   id: string;
+  name: string;
+  version: string;
+  author: string;
+  description: string;
   sha256: string;
   source: string;
+  permissions: string[];
 }
 
 /** `validate_download_url` with the default trusted hosts: https, and a trusted host or a subdomain of one. */
@@ -262,11 +268,35 @@ function validateDownloadUrl(download: string): void {
   }
 }
 
+/**
+ * `parse_install_params`'s permissions: a list (each `str(x).strip()`, blanks
+ * dropped), a one-string list read as a string, a JSON string, else a string split
+ * on `[,;\s]+`.
+ */
+function installPermissions(raw: unknown): string[] {
+  let value = raw;
+  if (Array.isArray(value) && value.length === 1 && typeof value[0] === 'string') value = value[0];
+  if (Array.isArray(value)) return value.map((item) => pyStr(item).trim()).filter((item) => item !== '');
+  if (typeof value !== 'string' || value.trim() === '') return [];
+  const text = value.trim();
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (Array.isArray(parsed)) return parsed.map((item) => pyStr(item).trim()).filter((item) => item !== '');
+    if (typeof parsed === 'string') return parsed.trim() ? [parsed.trim()] : [];
+    return [];
+  } catch {
+    return text.split(/[,;\s]+/).filter((item) => item !== '');
+  }
+}
+
+/** Python's str() of a JSON value, as far as these readers need it. */
+const pyStr = (value: unknown): string => (value === null ? 'None' : value === true ? 'True' : value === false ? 'False' : typeof value === 'object' ? JSON.stringify(value) : String(value));
+
 /** `parse_install_params`: the same rules for a link's query, the local HTTP body and QML. */
 export function bloretInstallParams(params: Record<string, unknown>): PluginInstallRequest {
   const get = (...keys: string[]) => {
     for (const key of keys) {
-      if (params[key] !== undefined && params[key] !== null) return String(params[key]).trim();
+      if (params[key] !== undefined && params[key] !== null) return pyStr(params[key]).trim();
     }
     return '';
   };
@@ -278,7 +308,53 @@ export function bloretInstallParams(params: Record<string, unknown>): PluginInst
   const sha256 = get('sha256', 'hash', 'checksum');
   if (sha256 && !SHA256.test(sha256)) throw new ClientRefused('sha256 必须是 64 位十六进制');
   const source = get('source').toLowerCase();
-  return { download, id, sha256: sha256.toLowerCase(), source: ['store', 'web', 'file', 'protocol', 'localhost', 'in-app', 'debug'].includes(source) ? source : 'store' };
+  const permissions = installPermissions(params.permissions ?? (params.permission || params.perms || []));
+  return {
+    download,
+    id,
+    name: get('name', 'title'),
+    version: get('version', 'ver'),
+    author: get('author', 'master'),
+    description: get('description', 'desc', 'summary'),
+    sha256: sha256.toLowerCase(),
+    source: ['store', 'web', 'file', 'protocol', 'localhost', 'in-app', 'debug'].includes(source) ? source : 'store',
+    permissions,
+  };
+}
+
+// ---- BloraLauncher: lib/services/plugin_install_server.dart ----------------------
+
+export interface BloraProposal {
+  name: string;
+  version: string;
+  author: string;
+  description: string;
+  permissions: string[];
+}
+
+/**
+ * `_PluginProposeDialog.build` and its Install button: `payload['manifest'] ??
+ * payload`, then `String name = manifest['name'] ?? "Unknown Plugin"` (version
+ * "1.0.0", author "Unknown", description ""): any value but a string or null
+ * throws; `List<dynamic> permissions = manifest['permissions'] ?? []`, and
+ * installing reads them with `List<String>.from`.
+ */
+export function bloraProposal(payload: unknown): BloraProposal {
+  if (!isMap(payload)) throw new ClientRefused(`'${dartType(payload)}' is not a subtype of type 'Map<String, dynamic>'`);
+  const manifest = payload.manifest ?? payload;
+  if (!isMap(manifest)) throw new ClientRefused(`manifest: '${dartType(manifest)}' is not a subtype of type 'Map<String, dynamic>'`);
+  const text = (key: string, fallback: string) => {
+    const value = manifest[key] ?? fallback;
+    if (typeof value !== 'string') throw new ClientRefused(`${key}: '${dartType(value)}' is not a subtype of type 'String'`);
+    return value;
+  };
+  return {
+    name: text('name', 'Unknown Plugin'),
+    version: text('version', '1.0.0'),
+    author: text('author', 'Unknown'),
+    description: text('description', ''),
+    permissions: dartStringList(manifest, 'permissions', ''),
+  };
 }
 
 /** `parse_bloret_url`: `bloret:` + `plugin/install` + a query read like urllib's parse_qs (blank values dropped). */
@@ -311,6 +387,12 @@ export interface StoreListing {
   icon: string;
   detailUrl: string;
   sha256: string;
+  /** `item.get("size") or 0` */
+  size: unknown;
+  /** `str(item.get("min_launcher") or "")` */
+  minLauncher: string;
+  /** `item.get("permissions") or []`, a string split on `[,;\s]+` */
+  permissions: unknown[];
 }
 
 /**
@@ -333,6 +415,23 @@ export function bloretStoreListing(payload: unknown, apiBase: string): StoreList
       icon: bloretStoreIcon(pyText(item.icon), apiBase),
       detailUrl: pyText(item.detail_url) || `https://launcher.bloret.net/apps/plugin/${id}`,
       sha256: pyText(item.sha256),
+      size: pyTruthy(item.size) ? item.size : 0,
+      minLauncher: pyTruthy(item.min_launcher) ? pyStr(item.min_launcher) : '',
+      permissions: listingPermissions(item.permissions),
     };
   });
+}
+
+/** Python's truth of a JSON value: null, false, 0, "", [] and {} are false. */
+function pyTruthy(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length > 0;
+  if (isMap(value)) return Object.keys(value).length > 0;
+  return Boolean(value);
+}
+
+/** normalize_listing's permissions: `item.get("permissions") or []`, a string split on `[,;\s]+`. */
+function listingPermissions(value: unknown): unknown[] {
+  if (!pyTruthy(value)) return [];
+  if (typeof value === 'string') return value.split(/[,;\s]+/).map((item) => item.trim()).filter((item) => item !== '');
+  return value as unknown[];
 }

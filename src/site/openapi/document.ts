@@ -140,9 +140,11 @@ export const SITE_OPENAPI = {
       },
       Plugin: {
         type: 'object',
-        required: ['id', 'name', 'version', 'author', 'description', 'download', 'sha256', 'url', 'icon', 'permissions', 'tags', 'screenshots', 'status', 'installCount', 'ratingAvg', 'ratingCount', 'featured', 'submitter', 'createdAt', 'updatedAt'],
+        required: ['id', 'name', 'version', 'author', 'description', 'download', 'sha256', 'url', 'icon', 'permissions', 'size', 'min_launcher', 'tags', 'screenshots', 'status', 'installCount', 'ratingAvg', 'ratingCount', 'featured', 'submitter', 'createdAt', 'updatedAt'],
         properties: {
           ...(pluginFields.properties as Record<string, Schema>),
+          size: nullable({ type: 'integer', minimum: 1, description: 'Bytes of the live package when it is hosted; null for an outside link (the Bloret launcher\'s store page reads it)' }),
+          min_launcher: nullable({ type: 'string', description: 'The live hosted version\'s manifest min_launcher_version; null without one (the Bloret launcher\'s store page reads it)' }),
           status: { enum: ['pending', 'approved', 'rejected'] },
           installCount: { type: 'integer', minimum: 0 },
           ratingAvg: { type: 'number', minimum: 0, maximum: 5 },
@@ -465,7 +467,27 @@ export const SITE_OPENAPI = {
         summary: 'The launcher\'s install link',
         parameters: [pluginId],
         responses: {
-          '200': json('Install link', success({ install_url: { type: 'string' }, download: { type: 'string' }, sha256: nullable({ type: 'string' }), propose: { type: 'object' } })),
+          '200': json('Install link', success({
+            install_url: { type: 'string' },
+            download: { type: 'string' },
+            sha256: nullable({ type: 'string' }),
+            propose: {
+              type: 'object',
+              description: 'The request as a JSON body for the launcher\'s local endpoint, with what its confirmation dialog shows; sha256 only when known; author is the plugin\'s, else its submitter\'s username',
+              required: ['download', 'id', 'source', 'name', 'version', 'author', 'description', 'permissions'],
+              properties: {
+                download: { type: 'string' },
+                id: { type: 'string' },
+                source: { const: 'store' },
+                sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+                name: { type: 'string' },
+                version: { type: 'string' },
+                author: { type: 'string' },
+                description: { type: 'string' },
+                permissions: { type: 'array', items: { type: 'string' } },
+              },
+            },
+          })),
           '400': badRequest,
           '404': notFound,
           ...common,
@@ -588,11 +610,16 @@ export const SITE_OPENAPI = {
       post: {
         operationId: 'checkUpdates', tags: ['versions'], security: [],
         summary: 'Which installed plugins have another live version (launchers; any origin)',
-        description: 'An entry is listed when the live version differs from what is installed: by sha256 when given (and the live version has one), else by version; an entry with neither is listed with the live version. Plugins not found or not approved are in `unknown`. Entries come in id order.',
+        description: 'An entry is listed when the live version differs from what is installed: by sha256 when given (and the live version has one), else by version; an entry with neither is listed with the live version. Plugins not found or not approved are in `unknown`. Entries come in id order. ' +
+          'With `launcher`, a plugin whose live version\'s manifest asks for a newer launcher (min_launcher_version, compared as the Bloret launcher compares: numeric parts, missing ones 0, a part without digits -1, the first four) offers instead the newest approved version that launcher meets, and none at all when there is none.',
         requestBody: jsonBody({
           type: 'object',
           required: ['plugins'],
           properties: {
+            launcher: {
+              type: 'string', maxLength: 64, pattern: '^[vV]?[0-9]{1,9}(\\.[0-9]{1,9}){0,3}([-+_][0-9A-Za-z]+([-+_.][0-9A-Za-z]+)*)?$',
+              description: 'The asking launcher\'s version (25.3.1, 25.4.0-beta.2); anything else is 400 VALIDATION_FAILED, field launcher',
+            },
             plugins: {
               type: 'array', minItems: 1, maxItems: 500,
               items: {

@@ -22,6 +22,8 @@ interface InstallRow {
   name: string;
   version: string;
   author: string;
+  description: string;
+  permissions: string[];
   download: string;
   sha256: string | null;
   submitter: string | null;
@@ -37,7 +39,10 @@ async function findApproved(deps: SiteDeps, id: string): Promise<InstallRow> {
  * GET /apps/api/plugins/:id/install-link. `install_url` is
  * `<INSTALL_SCHEME>://plugin/install?download=<encoded>&id=<encoded>&source=store`,
  * with `&sha256=<hex>` after it when the hash is known (the launcher verifies the
- * ZIP only then); `propose` is the same as a JSON body for the local launcher.
+ * ZIP only then); `propose` is the same as a JSON body for the local launcher, with
+ * what its confirmation dialog shows: name, version, author, description and
+ * permissions (Bloret-Launcher modules/plugin_install_request.py
+ * parse_install_params; BloraLauncher lib/services/plugin_install_server.dart).
  */
 export function installLinkHandler(deps: SiteDeps) {
   const scheme = deps.config.installScheme;
@@ -47,10 +52,18 @@ export function installLinkHandler(deps: SiteDeps) {
     // A file hosted on the image host always has its hash (versions/hosted-hash.ts).
     const plugin = { ...found, sha256: hashOfDownload(found.download, found.sha256, imageHost) };
     const { installUrl, propose } = installLink(scheme, plugin);
+    const shown = {
+      name: found.name,
+      version: found.version,
+      author: authorOf(found),
+      description: found.description,
+      // Strings only: BloraLauncher reads them with List<String>.from.
+      permissions: found.permissions,
+    };
     sendJson(
       ctx,
       200,
-      { success: true, install_url: installUrl, download: plugin.download, sha256: plugin.sha256, propose },
+      { success: true, install_url: installUrl, download: plugin.download, sha256: plugin.sha256, propose: { ...propose, ...shown } },
       { ...CROSS_ORIGIN, 'Cache-Control': 'no-cache' },
     );
   };
@@ -60,9 +73,9 @@ export function installLinkHandler(deps: SiteDeps) {
 export function installLink(
   scheme: string,
   plugin: { id: string; download: string; sha256: string | null },
-): { installUrl: string; propose: Record<string, string> } {
+): { installUrl: string; propose: Record<string, unknown> } {
   let installUrl = `${scheme}://plugin/install?download=${encodeURIComponent(plugin.download)}&id=${encodeURIComponent(plugin.id)}&source=store`;
-  const propose: Record<string, string> = { download: plugin.download, id: plugin.id, source: 'store' };
+  const propose: Record<string, unknown> = { download: plugin.download, id: plugin.id, source: 'store' };
   if (plugin.sha256) {
     installUrl += `&sha256=${plugin.sha256}`;
     propose.sha256 = plugin.sha256;
@@ -70,15 +83,17 @@ export function installLink(
   return { installUrl, propose };
 }
 
+/** Who a launcher names as the plugin's author: its `author`, else its submitter's username. */
+const authorOf = (plugin: InstallRow): string => (plugin.author !== '' ? plugin.author : (plugin.submitter ?? ''));
+
 /** GET /apps/api/plugins/:id/manifest.json: {name, master, download, version}, no envelope. */
 export function manifestHandler(deps: SiteDeps) {
   return async (ctx: SiteContext) => {
     const plugin = await findApproved(deps, ctx.params.id!);
-    const master = plugin.author !== '' ? plugin.author : (plugin.submitter ?? '');
     sendJson(
       ctx,
       200,
-      { name: plugin.name, master, download: plugin.download, version: plugin.version },
+      { name: plugin.name, master: authorOf(plugin), download: plugin.download, version: plugin.version },
       { ...CROSS_ORIGIN, 'Cache-Control': 'no-cache' },
     );
   };

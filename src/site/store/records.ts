@@ -42,7 +42,9 @@ import { isOwnerOrAdmin } from './visibility.js';
  *   plugin_records          view: plugins + submitter username + pending update,
  *                           and `revision` (sql/100): the larger of plugins.revision
  *                           and plugin_pending_updates.revision, both drawn from one
- *                           sequence by triggers on every change but counters;
+ *                           sequence by triggers on every change but counters; and
+ *                           the live package's size and min_launcher_version
+ *                           (live_size, live_min_launcher: sql/285);
  *   plugin_summaries        the same without long_description, for lists.
  *
  * The domains plugin_* carry each field rule; the checks count characters (code
@@ -80,6 +82,10 @@ export interface PluginRow {
   pending_submitted_at: Date | null;
   /** Changes with every change to the plugin or its pending update (sql/100_plugin_revisions.sql). */
   revision: string;
+  /** Bytes of the live package (bigint as text), null for an outside link (sql/285). */
+  live_size: string | null;
+  /** The live version's manifest min_launcher_version, null without one (sql/285). */
+  live_min_launcher: string | null;
   [pendingColumn: `pending_${string}`]: unknown;
 }
 
@@ -130,6 +136,9 @@ export function pluginRecord(row: PluginRow, viewer: Viewer): Record<string, unk
     url: row.url,
     icon: row.icon,
     permissions: row.permissions,
+    // What the launcher's store page reads of each item (Bloret-Launcher modules/plugin_store.py normalize_listing).
+    size: row.live_size === null ? null : Number(row.live_size),
+    min_launcher: row.live_min_launcher,
     tags: row.tags,
     screenshots: row.screenshots,
     status: row.status,

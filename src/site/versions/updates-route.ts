@@ -6,7 +6,7 @@ import { rateLimited, type RateDecision } from '../../http/rate-limited.js';
 import type { BatchedRateLimiter } from '../../db/batched-rate-limiter.js';
 import { breakerOf } from '../../db/breaker.js';
 import type { Sql } from '../../db/pool.js';
-import { runQuery } from '../../db/queries.js';
+import { runNamed } from '../../db/queries.js';
 import type { SiteContext, SiteDeps, SiteMiddleware } from '../context.js';
 import type { KeptAnswers } from '../store/kept-answers.js';
 import { installLink } from '../store/install-routes.js';
@@ -15,7 +15,8 @@ import { normalized, updatesInput, type Installed } from './updates-input.js';
 import { UPDATE_BODY_HASHES } from './limits.js';
 
 // POST /apps/api/updates: which of the plugins a launcher has installed have another
-// live version, in one call (as Modrinth's POST /v2/version_files/update). No login;
+// live version, in one call (as Modrinth's POST /v2/version_files/update); with
+// `launcher`, the newest approved version that launcher can run. No login;
 // readable from any origin. One SQL round trip (check-updates.sql); the answer is
 // kept per store generation under a hash of the request's bytes, as the visitors'
 // answers of the store are (store/kept-answers.ts), so launchers asking the same
@@ -73,8 +74,9 @@ export function updatesHandler(deps: SiteDeps, kept: KeptAnswers, limiter: Batch
     const bytes = ctx.body as Buffer;
     const key = hashes.hashOf(bytes);
     const answer = await kept.answer({ shared: key, own: key }, null, async () => {
-      const asked = normalized(updatesInput(parseJsonBytes(bytes)));
-      const rows = await runQuery<LiveRow>(deps.sql, 'versions/check-updates', [asked.map((entry) => entry.id)]);
+      const question = updatesInput(parseJsonBytes(bytes));
+      const asked = normalized(question.plugins);
+      const rows = await runNamed<LiveRow>(deps.sql, 'versions/check-updates', { ids: asked.map((entry) => entry.id), launcher: question.launcher });
       return updatesAnswer(asked, rows, scheme, imageHost);
     });
     sendPrepared(ctx, answer);
@@ -103,10 +105,12 @@ function updatesAnswer(asked: Installed[], rows: LiveRow[], scheme: string, imag
   const unknown: string[] = [];
   asked.forEach((installed, index) => {
     const live = rows[index]!;
-    if (live.id === null || live.version === null || live.download === null) {
+    if (live.id === null) {
       unknown.push(installed.id);
       return;
     }
+    // No approved version the asking launcher can run: nothing to offer.
+    if (live.version === null || live.download === null) return;
     const sha256 = hashOfDownload(live.download, live.sha256, imageHost);
     // By hash when the launcher sent one and the live version has one; else by number.
     const differs = installed.sha256 !== null && sha256 !== null ? installed.sha256 !== sha256 : installed.version !== live.version;

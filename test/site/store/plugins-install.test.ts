@@ -47,7 +47,7 @@ test('GET install-link: the documented shape, exactly, without a sha256', async 
     install_url: `bloret://plugin/install?download=${encodeURIComponent(download)}&id=link.plain&source=store`,
     download,
     sha256: null,
-    propose: { download, id: 'link.plain', source: 'store' },
+    propose: { download, id: 'link.plain', source: 'store', name: 'Plugin link.plain', version: '1.0.0', author: 'Some Author', description: 'The link.plain plugin', permissions: [] },
   });
 });
 
@@ -61,8 +61,22 @@ test('GET install-link with a sha256: install_url ends with &sha256=<hex>, propo
     install_url: `bloret://plugin/install?download=${encodeURIComponent(download)}&id=link_hashed&source=store&sha256=${sha.toLowerCase()}`,
     download,
     sha256: sha.toLowerCase(),
-    propose: { download, id: 'link_hashed', source: 'store', sha256: sha.toLowerCase() },
+    propose: {
+      download, id: 'link_hashed', source: 'store', sha256: sha.toLowerCase(),
+      name: 'Plugin link_hashed', version: '1.0.0', author: 'Some Author', description: 'The link_hashed plugin', permissions: [],
+    },
   });
+});
+
+test('GET install-link: propose carries what the launcher\'s confirmation dialog shows (name, version, author, description, permissions), install_url none of it', async () => {
+  await pluginIn(client, users, 'approved', 'link.dialog', { name: 'Dialog', version: '2.0', author: '', description: 'Asks for two', permissions: ['ui.home', 'process.exec'] });
+  const { install_url, propose } = (await client.get('/apps/api/plugins/link.dialog/install-link')).body;
+  assert.equal(
+    [propose.name, propose.version, propose.author, propose.description, propose.permissions],
+    ['Dialog', '2.0', 'alice', 'Asks for two', ['ui.home', 'process.exec']],
+    'no author: the submitter, as the manifest\'s master',
+  );
+  assert.is(install_url, `bloret://plugin/install?download=${encodeURIComponent('https://downloads.example.com/link.dialog.zip')}&id=link.dialog&source=store`);
 });
 
 test('install_url uses INSTALL_SCHEME', async () => {
