@@ -9,7 +9,7 @@ import { DEFAULT_IMAGE_HOST_LIMITS, UPLOAD_WINDOW_MS, UPLOADS_PER_WINDOW, type I
 import { refuseBodyOnError, uploadHandler } from './upload-route.js';
 
 // Media upload: logged-in users' images, relayed to the image host (service B);
-// and the in-site name of an image on it (redirected to, or streamed through).
+// and the in-site name of an image on it (redirected to, or fetched and sent).
 
 export interface MediaOptions {
   /** Timeouts and sizes for the image host; tests shorten them. */
@@ -26,7 +26,7 @@ export function mediaFeature(deps: SiteDeps, guards: Guards, options: MediaOptio
     limit: UPLOADS_PER_WINDOW,
     windowMs: UPLOAD_WINDOW_MS,
   });
-  // An image host on https is redirected to; one on plain http is streamed through (image-proxy.ts).
+  // An image host on https is redirected to; one on plain http is fetched and sent by the site (image-proxy.ts).
   const proxy = new URL(deps.config.imageHostPublicUrl).protocol === 'https:' ? undefined : createImageProxy(deps.config.imageHostUrl);
   return {
     routes: [

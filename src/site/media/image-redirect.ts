@@ -6,7 +6,7 @@ import type { SiteContext } from '../context.js';
 // in-site paths (the field rules and the pages say so): `/img/...` is the in-site
 // name of an image on the image host, and the same path served by a proxy in front
 // of both services works without the hop. An image host on plain http, as under
-// `npm start`, is streamed through the site instead (image-proxy.ts), so that no page
+// `npm start`, is fetched and sent by the site instead (image-proxy.ts), so that no page
 // loads an image over http. Only the image host's own URL shapes are answered;
 // anything else is 404.
 

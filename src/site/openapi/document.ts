@@ -995,7 +995,7 @@ export const SITE_OPENAPI = {
     '/img/{timestamp}/{file}': {
       get: {
         operationId: 'redirectToImage', tags: ['media'], security: [],
-        summary: 'The in-site name of an image on the image host: 302 to the same path under an https IMAGE_HOST_PUBLIC_URL, or the image streamed from an http one',
+        summary: 'The in-site name of an image on the image host: 302 to the same path under an https IMAGE_HOST_PUBLIC_URL, or the image fetched from an http one and sent by the site',
         parameters: [
           pathParam('timestamp', 'Any whole number (the upload answer\'s)', { type: 'string', pattern: '^[0-9]{1,16}$' }),
           pathParam('file', 'The md5, or the md5 and `.webp` for its WebP preview', { type: 'string', pattern: '^[0-9a-f]{32}(\\.webp)?$' }),
@@ -1006,7 +1006,9 @@ export const SITE_OPENAPI = {
           '304': { description: 'The client holds it (image host on plain http)' },
           '404': notFound,
           '414': targetTooLong,
+          '429': json('The caller\'s address already has 8 images in flight (image host on plain http)', { allOf: [ref('Error'), { type: 'object', properties: { code: { enum: ['RATE_LIMITED'] } } }] }, retryAfter),
           '502': failure('The image host failed, or answered something that is not an image', 'UPSTREAM_FAILED'),
+          '503': json('Images waiting for their clients fill the memory set aside for them (image host on plain http)', { allOf: [ref('Error'), { type: 'object', properties: { code: { enum: ['UNAVAILABLE'] } } }] }, retryAfter),
         },
       },
     },

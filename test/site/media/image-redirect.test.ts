@@ -111,6 +111,8 @@ test('image host on http: what is not an image, too large, or redirected off htt
       { what: 'an image over 8 MiB', answer: (res) => res.writeHead(200, { 'content-type': 'image/png', 'content-length': 9 * 1024 * 1024 }).end() },
       { what: 'a redirect to http', answer: (res) => res.writeHead(302, { location: 'http://evil.example/x.png' }).end() },
       { what: 'a server error', answer: (res) => res.writeHead(500).end() },
+      // Read whole before a byte is sent, an image cut short is a clean 502, not a cut answer.
+      { what: 'an image cut short of its length', answer: (res) => { res.writeHead(200, { 'content-type': 'image/png', 'content-length': 100 }); res.write(Buffer.alloc(10), () => res.destroy()); } },
     ];
     for (const c of cases) {
       answer = c.answer;
