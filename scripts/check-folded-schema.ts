@@ -1,8 +1,11 @@
-// Proof that the folded schema (sql/001_users..007_store_generation) is the one the
-// pre-release chain (sql/001_init..071, taken from git) made: both chains migrate a
-// database each, the appended migrations (100 and up) on top of both, and their
-// descriptions must be identical but for the order of objects (see
-// folded-schema/compare.ts). Run after `npx tsc -p test/tsconfig.json`:
+// Proof that the folded schema (sql/001_users..009_generation_bumps) is the one the
+// second pre-release chain (sql/001..007 and sql/100..283, taken from git) made:
+// one database is migrated by that chain and then carried over as a deployed one
+// would be (src/db/pre-release-chain.ts), another by the folded files, the
+// appended migrations (284 and up) on top of both, and their descriptions must be
+// identical but for the order of objects (see folded-schema/compare.ts), as must
+// their schema_migrations. Also shown: before the carry-over, the two chains alone
+// differ in the generation bumps only. Run after `npx tsc -p test/tsconfig.json`:
 //
 //   node .test-build/scripts/check-folded-schema.js [--old COMMIT]
 //
@@ -37,7 +40,7 @@ try {
   }
   const result = await compareChains({ serverUrl, oldCommit: values.old, pgDumps });
   const say = (line: string) => process.stdout.write(line + '\n');
-  say(`old chain: ${result.oldFiles} files at ${result.oldCommit.slice(0, 12)}; folded chain: ${result.foldedFiles} files; appended to both: ${result.appendedFiles}`);
+  say(`old chain: ${result.oldFiles} files at ${result.oldCommit.slice(0, 12)} (then carried over); folded chain: ${result.foldedFiles} files; appended to both: ${result.appendedFiles}`);
   say(`server: PostgreSQL ${result.serverVersion}`);
   if (result.pgDump) {
     const { version, schemaObjects, dataLines, schemaDiff, dataDiff } = result.pgDump;
@@ -50,7 +53,12 @@ try {
   }
   say(`catalogue description: ${result.catalog.diff ? 'DIFFERENT' : `identical (${result.catalog.entries} lines)`}`);
   if (result.catalog.diff) say(result.catalog.diff);
-  say(result.identical ? 'the folded schema is identical to the pre-release chain\'s' : 'the schemas differ');
+  say(`schema_migrations: ${result.recorded.diff ? 'DIFFERENT' : `identical (${result.recorded.rows} rows, names and checksums)`}`);
+  if (result.recorded.diff) say(result.recorded.diff);
+  const { rewritten, functions, unexpected } = result.beforeCarryOver;
+  say(`before the carry-over: ${functions.old} bump functions of the old chain, ${functions.folded} of the folded files; ${rewritten} triggers calling an old one, ${unexpected.length ? `${unexpected.length} lines DIFFERENT besides:` : 'the same as the folded files\' once they call bump_generation with its number; nothing else differs'}`);
+  for (const line of unexpected) say(line);
+  say(result.identical ? 'the folded schema is identical to the pre-release chain\'s, carried over' : 'the schemas differ');
   process.exitCode = result.identical ? 0 : 1;
 } finally {
   await embedded?.stop();

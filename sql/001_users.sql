@@ -1,7 +1,9 @@
 -- Users and what keeps them signed in: accounts, sessions, the shared rate-limit
--- counters and the administrators' pins. (The pre-release chain sql/001_init..071
--- was folded into sql/001..007, one file per concern; from here on migrations are
--- only appended.)
+-- counters and the administrators' pins. (sql/001..008 hold the schema as the
+-- migrations before the first release left it, one file per concern, with final
+-- definitions: src/db/pre-release-chain.ts names those migrations, and
+-- scripts/check-folded-schema.ts proves the schema the same. Later migrations are
+-- appended after them.)
 
 -- Users, whether they come from the identity provider (provider_subject) or are
 -- local accounts (password_hash). Usernames are unique case-insensitively across

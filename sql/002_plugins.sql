@@ -1,7 +1,9 @@
 -- The plugin store: plugins, the pending update of an approved plugin, the last
--- review, install counts and the click de-duplication, the views lists and details
--- read, and the per-status and per-tag counts kept by triggers. Ratings are in 003,
--- search in 004, related plugins in 005. Every plugin field rule (docs/api.md,
+-- review, the revision a review names, install counts and the click
+-- de-duplication, the views lists and details read, and the per-status and per-tag
+-- counts kept by triggers. Ratings are in 003, search in 004, related plugins in
+-- 005, versions in 007, the generations kept answers are tagged with in 008.
+-- Every plugin field rule (docs/api.md,
 -- "Plugin store") is also a constraint here, so no code path can store what the API
 -- would refuse (the API checks first, to name the offending field; these are the
 -- net). Only PostgreSQL 15 features.
@@ -23,10 +25,15 @@ create domain plugin_description as text
   check (char_length(value) <= 500);
 create domain plugin_long_description as text
   check (char_length(value) <= 20000);
--- https, a host without user or password, a path ending in .zip (any case).
+-- https, a host without user or password, a path ending in .zip (any case). Or a
+-- hosted package (sql/007): the image host's public URL of
+-- /pkg/<sha256>/<name>.zip, which is http where the image host is served over http
+-- (a test, a LAN). The API refuses http links (validation.ts); only this one shape
+-- is let through beside them.
 create domain plugin_download as text
   check (char_length(value) <= 2048
-         and value ~ '^https://[^/?#@[:space:]]+/[^?#[:space:]]*\.[zZ][iI][pP]([?#][^[:space:]]*)?$');
+         and (value ~ '^https://[^/?#@[:space:]]+/[^?#[:space:]]*\.[zZ][iI][pP]([?#][^[:space:]]*)?$'
+              or value ~ '^http://[^/?#@[:space:]]+(/[A-Za-z0-9._~-]+)*/pkg/[0-9a-f]{64}/[A-Za-z0-9][A-Za-z0-9._-]{0,99}\.zip$'));
 create domain plugin_sha256 as text
   check (value ~ '^[0-9a-f]{64}$');
 create domain plugin_https_url as text
@@ -59,7 +66,12 @@ create domain plugin_tags as text[]
 create domain plugin_permissions as text[]
   check (store_word_list_ok(value, 32, 64, false));
 
--- Screenshots: at most 8, each a link string or {url, webpUrl?} of links.
+-- Screenshots: at most 8, each a link string or {url, webpUrl?} of links. The
+-- check's body is SQL-standard (begin atomic): parsed once, here, with
+-- store_link_ok bound by reference, so it runs the same under any search_path.
+-- pg_restore (and the SQL pg_dump writes) load rows with an empty one, where a
+-- name looked up when the check runs is not found ("function store_link_ok(jsonb)
+-- does not exist"); pg_dump also orders it after store_link_ok by that dependency.
 create function store_link_ok(value jsonb) returns boolean
 language sql immutable parallel safe as $$
   select coalesce(jsonb_typeof(value) = 'string'
@@ -67,7 +79,8 @@ language sql immutable parallel safe as $$
                   and (value #>> '{}') ~ '^(https://[^[:space:]]+|/([^/\\[:space:]][^[:space:]]*)?)$', false)
 $$;
 create function store_screenshots_ok(items jsonb) returns boolean
-language sql immutable parallel safe as $$
+language sql immutable parallel safe
+begin atomic
   select jsonb_typeof(items) = 'array'
      and jsonb_array_length(items) <= 8
      and not exists (
@@ -77,8 +90,8 @@ language sql immutable parallel safe as $$
           or (jsonb_typeof(shot) = 'object'
               and (shot - 'url' - 'webpUrl') = '{}'::jsonb
               and store_link_ok(shot -> 'url')
-              and (not shot ? 'webpUrl' or store_link_ok(shot -> 'webpUrl')))))
-$$;
+              and (not shot ? 'webpUrl' or store_link_ok(shot -> 'webpUrl')))));
+end;
 create domain plugin_screenshots as jsonb
   check (store_screenshots_ok(value));
 
@@ -87,6 +100,16 @@ create function store_lower_tags(tags text[]) returns text[]
 language sql immutable parallel safe as $$
   select coalesce(array_agg(lower(tag) order by ordinality), '{}') from unnest(tags) with ordinality as tag
 $$;
+
+-- Every plugin's record, as its author and administrators see it, carries a
+-- `revision`: an opaque string that changes with every change to the plugin or to
+-- its pending update. A review may name the revision it was made on, and is refused
+-- (409) when the plugin changed meanwhile (src/site/store/plugin-writes.ts). Both
+-- tables take their numbers from this one sequence, so every change draws a number
+-- larger than any drawn before, and the record's revision is the larger of the
+-- plugin's and its pending update's: an edit of either gives a number never shown
+-- before. The sequence lives in PostgreSQL, so every site process agrees.
+create sequence plugin_revisions;
 
 create table plugins (
   id plugin_id primary key,
@@ -134,6 +157,8 @@ create table plugins (
   -- every candidate row, and computing them there (store_lower_tags, an SQL function
   -- over unnest) cost more than the rest of those queries at 100,000 plugins.
   tags_lower text[] generated always as (store_lower_tags(tags)) stored,
+  -- Drawn anew by every change a review reads (plugins_next_revision below).
+  revision bigint not null default nextval('plugin_revisions'),
   check ((review_action is null) = (reviewed_at is null))
 );
 
@@ -143,6 +168,14 @@ create unique index plugins_id_lower on plugins (lower(id));
 create index plugins_status_updated on plugins (status, updated_at desc, id);
 create index plugins_status_installs on plugins (status, install_count desc, id);
 create index plugins_status_rating on plugins (status, rating_score desc, id);
+-- The lists in updated order that see every status (an administrator's ?limit=100
+-- and ?scope=admin without a status, the review page's first read): the status
+-- indexes serve one status at a time, so without this each such page read all
+-- plugins and sorted them (bench-store at 10,000 plugins: a sequential scan and a
+-- top-N sort, 53 ms on a busy machine). With it the page walks the index in order
+-- and stops at offset + limit. The installs and rating orders were measured
+-- without a match: at offset 5,000 PostgreSQL then preferred a scan.
+create index plugins_updated on plugins (updated_at desc, id);
 create index plugins_submitter_updated on plugins (submitter_id, updated_at desc, id);
 create index plugins_featured_updated on plugins (updated_at desc, id) where featured;
 create index plugins_tags_lower on plugins using gin (tags_lower);
@@ -169,6 +202,8 @@ create table plugin_pending_updates (
   permissions plugin_permissions,
   screenshots plugin_screenshots,
   submitted_at timestamptz not null default now(),
+  -- Drawn anew by every write of the update (plugin_pending_updates_next_revision).
+  revision bigint not null default nextval('plugin_revisions'),
   -- Required fields of the live record cannot be changed to nothing.
   check (not ('name' = any (changed)) or name is not null),
   check (not ('version' = any (changed)) or version is not null),
@@ -183,6 +218,72 @@ create table plugin_pending_updates (
 -- The review queue (GET /apps/api/plugins?update=pending) lists them oldest first;
 -- this index walks them in that order and stops at the page.
 create index plugin_pending_updates_submitted on plugin_pending_updates (submitted_at, plugin_id);
+
+-- Revisions. Counters (install clicks, the star counts kept from ratings) do not
+-- count as a change: they are not what an administrator reviews, and a review would
+-- otherwise be refused whenever a player installs the plugin.
+create function store_next_revision() returns trigger
+language plpgsql as $$
+begin
+  new.revision := nextval('plugin_revisions');
+  return new;
+end
+$$;
+
+-- What a review reads: the content, the status, featured, the submitter, the last
+-- review; updated_at moves with every content change and review.
+create trigger plugins_next_revision
+  before update on plugins
+  for each row when (
+    (old.name, old.version, old.author, old.description, old.long_description, old.download, old.sha256,
+     old.url, old.icon, old.tags, old.permissions, old.screenshots, old.status, old.featured, old.submitter_id,
+     old.review_action, old.review_reason, old.reviewed_at, old.reviewed_by, old.updated_at)
+    is distinct from
+    (new.name, new.version, new.author, new.description, new.long_description, new.download, new.sha256,
+     new.url, new.icon, new.tags, new.permissions, new.screenshots, new.status, new.featured, new.submitter_id,
+     new.review_action, new.review_reason, new.reviewed_at, new.reviewed_by, new.updated_at))
+  execute function store_next_revision();
+
+-- Every write of a pending update (an author's edit merging into it) is a change.
+create trigger plugin_pending_updates_next_revision
+  before update on plugin_pending_updates
+  for each row execute function store_next_revision();
+
+-- A pending update that goes away is a change too: withdrawn with its version,
+-- discarded with a rejection or an unlist, or applied by an approval. Otherwise the
+-- record's revision would fall back to the plugin's own: it would move backwards,
+-- or stay what an administrator had read while the update was there, and a "reject
+-- the update" made on that read would be taken as a rejection of the whole plugin.
+-- The plugin draws a new number in the same statement instead, so such a review is
+-- refused (409) and a record's revision only ever grows.
+create function store_next_revision_of_plugin() returns trigger
+language plpgsql as $$
+begin
+  -- A plugin being deleted is gone already: the update touches no row.
+  update plugins set revision = nextval('plugin_revisions') where id = old.plugin_id;
+  return null;
+end
+$$;
+
+create trigger plugin_pending_updates_gone_next_revision
+  after delete on plugin_pending_updates
+  for each row execute function store_next_revision_of_plugin();
+
+-- A pending update exists only beside an approved plugin (docs/api.md): a plugin
+-- taken down (a rejection, a report's "unlist") loses it in the same statement, so
+-- no later approval can apply an update nobody reviewed.
+create function store_discard_pending_update() returns trigger
+language plpgsql as $$
+begin
+  delete from plugin_pending_updates where plugin_id = new.id;
+  return null;
+end
+$$;
+
+create trigger plugins_discard_pending_update
+  after update of status on plugins
+  for each row when (new.status <> 'approved')
+  execute function store_discard_pending_update();
 
 -- One client address counts at most once per plugin per hour: the row holds when
 -- that address last counted. Rows older than an hour mean nothing and are purged.
@@ -219,7 +320,8 @@ select p.id, p.submitter_id, submitter.username as submitter, p.name, p.version,
        pending.long_description as pending_long_description, pending.download as pending_download,
        pending.sha256 as pending_sha256, pending.url as pending_url, pending.icon as pending_icon,
        pending.tags as pending_tags, pending.permissions as pending_permissions,
-       pending.screenshots as pending_screenshots, pending.submitted_at as pending_submitted_at
+       pending.screenshots as pending_screenshots, pending.submitted_at as pending_submitted_at,
+       greatest(p.revision, pending.revision)::text as revision
   from plugins p
   left join users submitter on submitter.id = p.submitter_id
   left join plugin_pending_updates pending on pending.plugin_id = p.id;
@@ -232,7 +334,7 @@ select id, submitter_id, submitter, name, version, author, description, download
        review_action, review_reason, reviewed_at, created_at, updated_at,
        pending_changed, pending_name, pending_version, pending_author, pending_description,
        pending_long_description, pending_download, pending_sha256, pending_url, pending_icon, pending_tags,
-       pending_permissions, pending_screenshots, pending_submitted_at
+       pending_permissions, pending_screenshots, pending_submitted_at, revision
   from plugin_records;
 
 -- How many plugins each status holds, kept by a trigger in the same transaction as

@@ -8,7 +8,9 @@
 -- ratings pages and the plugin's star counts (and so rating_count, rating_sum,
 -- rating_score, the list's ratingAvg) and comes back to both, exactly, when
 -- unhidden: the star trigger counts only visible ratings and also runs when
--- `hidden` changes.
+-- `hidden` changes. The moderation outlives the rating (rating_moderation, below),
+-- and so does the last notice of a new rating to its plugin's author
+-- (rating_notices).
 
 create table plugin_ratings (
   plugin_id text not null references plugins (id) on delete cascade,
@@ -65,3 +67,76 @@ $$;
 create trigger plugin_ratings_count_stars
   after insert or delete or update of stars, plugin_id, hidden on plugin_ratings
   for each row execute function store_count_stars();
+
+-- Moderation of ratings that outlives the rating (src/site/reports): one record per
+-- (plugin, rater). Were hiding on the rating row alone, a rater whose rating was
+-- hidden would delete it, rate again and be back in the lists and the statistics.
+-- A rating written while its rater's record says hidden starts hidden (the trigger
+-- below, whatever writes it), until an administrator unhides it.
+create table rating_moderation (
+  plugin_id text not null references plugins (id) on delete cascade,
+  user_id bigint not null references users (id) on delete cascade,
+  hidden boolean not null,
+  changed_by bigint references users (id) on delete set null,
+  changed_at timestamptz not null default now(),
+  primary key (plugin_id, user_id)
+);
+
+-- A new rating of a hidden rater is hidden before the star trigger (above) counts
+-- it, so it never counts. The plugin row's lock, which that trigger takes anyway,
+-- is taken first: a hide holding it (set_rating_hidden) has committed its record
+-- before we read it.
+create function store_rating_starts_hidden() returns trigger
+language plpgsql as $$
+begin
+  perform 1 from plugins where id = new.plugin_id for no key update;
+  if exists (select 1 from rating_moderation m
+              where m.plugin_id = new.plugin_id and m.user_id = new.user_id and m.hidden) then
+    new.hidden := true;
+  end if;
+  return new;
+end
+$$;
+create trigger plugin_ratings_start_hidden
+  before insert on plugin_ratings
+  for each row execute function store_rating_starts_hidden();
+
+-- Hides ($3 true) or shows ($3 false) user $2's rating of plugin $1 by administrator
+-- $4: the record first, then the rating if there is one (the star trigger moves the
+-- counts). One row, whether it was hidden before; none when showing a rater with
+-- neither a rating nor a record (nothing to show). Hiding needs no rating: one
+-- deleted after it was reported stays hidden when it comes back.
+-- Statements in turn, not one: after waiting for the plugin's lock, the update must
+-- see a rating committed meanwhile.
+create function set_rating_hidden(p_plugin text, p_user bigint, p_hidden boolean, p_by bigint)
+returns table (was_hidden boolean)
+language plpgsql as $$
+declare
+  rated boolean;
+  recorded boolean;
+begin
+  perform 1 from plugins where id = p_plugin for no key update;
+  select r.hidden into rated from plugin_ratings r where r.plugin_id = p_plugin and r.user_id = p_user;
+  select m.hidden into recorded from rating_moderation m where m.plugin_id = p_plugin and m.user_id = p_user;
+  if not p_hidden and rated is null and recorded is null then
+    return;
+  end if;
+  insert into rating_moderation as m (plugin_id, user_id, hidden, changed_by)
+  values (p_plugin, p_user, p_hidden, p_by)
+  on conflict (plugin_id, user_id) do update
+     set hidden = excluded.hidden, changed_by = excluded.changed_by, changed_at = now();
+  update plugin_ratings set hidden = p_hidden
+   where plugin_id = p_plugin and user_id = p_user and hidden is distinct from p_hidden;
+  return query select coalesce(rated, false) or coalesce(recorded, false);
+end
+$$;
+
+-- When a rater's new rating of a plugin last notified its author (src/site/ratings):
+-- kept apart from the rating, which a rater may delete and write again, so a
+-- delete-and-rate loop notifies (and delivers to the author's webhook) once a day.
+create table rating_notices (
+  plugin_id text not null references plugins (id) on delete cascade,
+  user_id bigint not null references users (id) on delete cascade,
+  notified_at timestamptz not null default now(),
+  primary key (plugin_id, user_id)
+);

@@ -10,7 +10,7 @@ import { projectRoot } from './lib/project-root.js';
 import { listen, type RunningServer } from './http/server.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { StartAborted } from './db/embedded/errors.js';
-import { migrate, type MigrateOptions } from './db/migrate.js';
+import { migrate } from './db/migrate.js';
 import { createPool, waitForDatabase, type Sql } from './db/pool.js';
 import { createImghost } from './imghost/app.js';
 import { createSite } from './site/app.js';
@@ -59,7 +59,7 @@ export interface Database {
  * Aborting `signal` stops what has started (the pool, the embedded PostgreSQL)
  * and rejects with StartAborted.
  */
-export async function openDatabase(config: SharedSettings, log: Logger, signal?: AbortSignal, options: MigrateOptions = {}): Promise<Database> {
+export async function openDatabase(config: SharedSettings, log: Logger, signal?: AbortSignal): Promise<Database> {
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
   if (!url) {
@@ -85,7 +85,7 @@ export async function openDatabase(config: SharedSettings, log: Logger, signal?:
   try {
     if (signal?.aborted) throw new StartAborted();
     await waitForDatabase(sql, log, undefined, signal);
-    await migrate(sql, log, undefined, options);
+    await migrate(sql, log);
   } catch (error) {
     await close().catch(() => {});
     throw signal?.aborted ? new StartAborted() : error;

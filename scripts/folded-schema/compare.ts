@@ -9,19 +9,42 @@ import { migrate, readMigrations, type Migration } from '../../src/db/migrate.js
 import type { Sql } from '../../src/db/pool.js';
 import { catalogDescription } from './catalog.js';
 
-// Migrates one database with the pre-release chain (sql/001_init..071, read from git
-// at the commit before the fold) and one with the folded files of the working tree,
-// each followed by the working tree's appended migrations (numbered 100 and up, the
-// same files on both sides), then describes both (pg_dump --schema-only and
+// Migrates one database with the second pre-release chain (sql/001_users..007 and
+// sql/100..283, read from git at the commit before the fold), then with the
+// working tree's files as a deployed database meets them: the carry-over
+// (src/db/pre-release-chain.ts) and the migrations appended after 283. Another
+// database gets the working tree's files alone, the folded ones (sql/001..009) and
+// the same appended ones. Both are then described (pg_dump --schema-only and
 // --data-only where a pg_dump of the server's major version or newer is at hand,
 // and always the catalogue: every relation, column in order, constraint, index,
 // function, trigger, view, domain, sequence, extension and privilege, and each
-// table's rows). Only the order of objects is normalised; column order is not.
+// table's rows) and their schema_migrations compared. Only the order of objects is
+// normalised; column order is not. Before the carry-over (and before anything
+// appended), the catalogues may differ only in the generation bumps: that is all
+// the carry-over changes.
 
 /** Migrations numbered from here on are appended after the fold, on both sides. */
-const FIRST_APPENDED = 100;
-/** The last file of the pre-release chain: the commit before its removal has the whole chain. */
-const LAST_OLD_FILE = 'sql/071_plugin_search_sync_cheap_updates.sql';
+export const FIRST_APPENDED = 284;
+/** The last file of the second pre-release chain: the commit before its removal has the whole chain. */
+const LAST_OLD_FILE = 'sql/283_removed_packages.sql';
+/** The four functions of the second chain that bumped a generation, and the number each bumped. */
+const OLD_BUMPS: Record<string, string> = {
+  store_bump_generation: 'store',
+  store_bump_visibility: 'visibility',
+  store_bump_ratings: 'ratings',
+  session_bump_generation: 'sessions',
+};
+const OLD_BUMP_CALL = new RegExp(`(^trigger .* EXECUTE FUNCTION )(${Object.keys(OLD_BUMPS).join('|')})\\(\\)( enabled=\\w+)$`, 's');
+const BUMP_FUNCTION = new RegExp(`^function CREATE OR REPLACE FUNCTION public\\.(${[...Object.keys(OLD_BUMPS), 'bump_generation'].join('|')})\\(\\)`);
+
+/**
+ * A catalogue line of the second chain as the carry-over leaves it: a trigger that
+ * called an old bump function calls bump_generation with that function's number,
+ * and nothing else about it changes.
+ */
+function carriedOver(line: string): string {
+  return line.replace(OLD_BUMP_CALL, (_, head: string, name: string, tail: string) => `${head}bump_generation('${OLD_BUMPS[name]}')${tail}`);
+}
 
 export interface Comparison {
   oldCommit: string;
@@ -32,6 +55,15 @@ export interface Comparison {
   /** null when no pg_dump fits the server (e.g. the embedded PostgreSQL ships none). */
   pgDump: { version: string; schemaObjects: number; dataLines: number; schemaDiff: string; dataDiff: string } | null;
   catalog: { entries: number; diff: string };
+  /** schema_migrations (version, name, checksum) of both, as a diff; '' when the same. */
+  recorded: { rows: number; diff: string };
+  /**
+   * The two chains alone, before the carry-over: the triggers that call an old bump
+   * function (`rewritten`), and the lines that still differ once those calls name
+   * bump_generation and its number instead, but for the bump functions themselves:
+   * must be none.
+   */
+  beforeCarryOver: { rewritten: number; functions: { old: number; folded: number }; unexpected: string[] };
   identical: boolean;
 }
 
@@ -39,25 +71,25 @@ function git(args: string[]): string {
   return execFileSync('git', args, { cwd: projectRoot(), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-/** The newest commit that still holds the whole pre-release chain. */
-export function preReleaseCommit(): string {
-  const last = git(['rev-list', '-1', 'HEAD', '--', LAST_OLD_FILE]).trim();
-  if (!last) throw new Error(`no commit holds ${LAST_OLD_FILE}: this checkout has no history of the pre-release chain`);
+/** The newest commit that still holds `lastFile`: by default, the whole second pre-release chain. */
+export function preReleaseCommit(lastFile = LAST_OLD_FILE): string {
+  const last = git(['rev-list', '-1', 'HEAD', '--', lastFile]).trim();
+  if (!last) throw new Error(`no commit holds ${lastFile}: this checkout has no history of the pre-release chain`);
   try {
-    git(['cat-file', '-e', `${last}:${LAST_OLD_FILE}`]);
+    git(['cat-file', '-e', `${last}:${lastFile}`]);
     return last;
   } catch {
     return git(['rev-parse', `${last}^`]).trim();
   }
 }
 
-/** The pre-release chain at `commit` (files numbered below 100). */
-export function preReleaseMigrations(commit: string): Migration[] {
+/** The migration files at `commit` numbered below `below`: the second pre-release chain by default. */
+export function preReleaseMigrations(commit: string, below = FIRST_APPENDED): Migration[] {
   const dir = mkdtempSync(join(tmpdir(), 'lw-old-chain-'));
   try {
     for (const path of git(['ls-tree', '--name-only', commit, 'sql/']).split('\n')) {
       const match = /^sql\/(\d{3})_[a-z0-9_]+\.sql$/.exec(path);
-      if (match && Number(match[1]) < FIRST_APPENDED) writeFileSync(join(dir, path.slice(4)), git(['show', `${commit}:${path}`]));
+      if (match && Number(match[1]) < below) writeFileSync(join(dir, path.slice(4)), git(['show', `${commit}:${path}`]));
     }
     return readMigrations(dir);
   } finally {
@@ -150,17 +182,22 @@ export async function compareChains(options: CompareOptions): Promise<Comparison
       await admin.unsafe(`drop database if exists ${name}`);
       await admin.unsafe(`create database ${name}`);
     }
-    const describe = async (url: string, migrations: Migration[]) => {
+    // First `before` alone (described), then all of `current` on top.
+    const migrateTwice = async (url: string, before: Migration[]) => {
       const sql = postgres(url, { max: 1, onnotice: () => {} }) as unknown as Sql;
       try {
-        await migrate(sql, silentLogger, migrations);
-        return await catalogDescription(sql);
+        await migrate(sql, silentLogger, before);
+        const beforeCatalog = await catalogDescription(sql);
+        await migrate(sql, silentLogger, current);
+        const recorded = (await sql<{ version: number; name: string; checksum: string }[]>`
+          select version, name, checksum from schema_migrations order by version`).map((row) => `${row.version} ${row.name} ${row.checksum}`);
+        return { beforeCatalog, catalog: await catalogDescription(sql), recorded };
       } finally {
         await sql.end();
       }
     };
-    const oldCatalog = await describe(urls.old, [...old, ...appended]);
-    const foldedCatalog = await describe(urls.folded, [...folded, ...appended]);
+    const oldSide = await migrateTwice(urls.old, old);
+    const foldedSide = await migrateTwice(urls.folded, folded);
     const [{ server_version: serverVersion, major }] = await admin<{ server_version: string; major: number }[]>`
       select current_setting('server_version') as server_version, current_setting('server_version_num')::int / 10000 as major`;
     const pgDump = fittingPgDump(options.pgDumps ?? [], major!);
@@ -178,7 +215,18 @@ export async function compareChains(options: CompareOptions): Promise<Comparison
         dataDiff: diffOf(data.old, data.folded),
       };
     }
-    const catalog = { entries: foldedCatalog.length, diff: diffOf(oldCatalog, foldedCatalog) };
+    const catalog = { entries: foldedSide.catalog.length, diff: diffOf(oldSide.catalog, foldedSide.catalog) };
+    const recorded = { rows: foldedSide.recorded.length, diff: diffOf(oldSide.recorded, foldedSide.recorded) };
+    const rewrittenOld = oldSide.beforeCatalog.map(carriedOver);
+    const oldLines = new Set(rewrittenOld);
+    const foldedLines = new Set(foldedSide.beforeCatalog);
+    const onlyOld = rewrittenOld.filter((line) => !foldedLines.has(line));
+    const onlyFolded = foldedSide.beforeCatalog.filter((line) => !oldLines.has(line));
+    const beforeCarryOver = {
+      rewritten: rewrittenOld.filter((line, i) => line !== oldSide.beforeCatalog[i]).length,
+      functions: { old: onlyOld.filter((line) => BUMP_FUNCTION.test(line)).length, folded: onlyFolded.filter((line) => BUMP_FUNCTION.test(line)).length },
+      unexpected: [...onlyOld.map((line) => `- ${line}`), ...onlyFolded.map((line) => `+ ${line}`)].filter((line) => !BUMP_FUNCTION.test(line.slice(2))),
+    };
     return {
       oldCommit,
       oldFiles: old.length,
@@ -187,7 +235,10 @@ export async function compareChains(options: CompareOptions): Promise<Comparison
       serverVersion: serverVersion!,
       pgDump: dumps,
       catalog,
-      identical: catalog.diff === '' && (!dumps || (dumps.schemaDiff === '' && dumps.dataDiff === '')),
+      recorded,
+      beforeCarryOver,
+      identical: catalog.diff === '' && recorded.diff === '' && beforeCarryOver.unexpected.length === 0
+        && (!dumps || (dumps.schemaDiff === '' && dumps.dataDiff === '')),
     };
   } finally {
     for (const name of Object.values(names)) await admin.unsafe(`drop database if exists ${name}`).catch(() => {});

@@ -54,13 +54,13 @@ export async function writeCatalogue(sql: Sql, catalogue: Catalogue): Promise<Se
     };
     // The pool bounds statements for requests (src/db/deadline.ts); a seed's are big.
     await tx.unsafe('set local statement_timeout = 0');
-    // The store's generation (sql/007_store_generation.sql) is bumped by a deferred
+    // The store's generation (sql/008_generations.sql) is bumped by a deferred
     // row trigger: 100,000 trigger calls for one bump (about a tenth of the plugins'
     // time), and events pending at commit, which CREATE INDEX refuses. The seed turns it
     // off for its own statements and bumps the generation once itself, in the same
     // transaction, so readers see the new catalogue and the new number together.
-    // The same for the visibility generation (sql/240), which plugins added move, and
-    // the ratings generation (sql/280), which ratings and replies added move.
+    // The same for the visibility generation (sql/008), which plugins added move, and
+    // the ratings generation (sql/008), which ratings and replies added move.
     await tx.unsafe('alter table plugins disable trigger plugins_bump_generation, disable trigger plugins_bump_visibility_rows');
     await tx.unsafe('update store_generation set generation = generation + 1, visibility = visibility + 1, ratings = ratings + 1');
     const authorIds = await ensureUsers(tx, catalogue.authors);

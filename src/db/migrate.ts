@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Logger } from '../lib/log.js';
 import { projectRoot } from '../lib/project-root.js';
 import type { Sql } from './pool.js';
-import { checkChain } from './pre-release-chain.js';
+import { checkChain, type ChainCheck } from './pre-release-chain.js';
 
 const MIGRATION_FILE = /^(\d{3})_([a-z0-9_]+)\.sql$/;
 // Any fixed number works; it only has to be the same in every process of this app.
@@ -35,19 +35,18 @@ export function readMigrations(dir = join(projectRoot(), 'sql')): Migration[] {
   return migrations;
 }
 
-export interface MigrateOptions {
-  /** Record a database of the whole pre-release chain as the folded one (pre-release-chain.ts). */
-  adoptPreRelease?: boolean;
-}
+/** What a carried-over database runs before the folded files' sql/009 (pre-release-chain.ts). */
+const CARRY_OVER_FILE = join('sql', 'carry-over', 'old-generation-bumps.sql');
 
 /**
  * Applies pending migrations in order, each in its own transaction, recorded in
  * schema_migrations. A session-level advisory lock makes two processes starting
  * together take turns: the second finds nothing left to do. A database whose
  * schema_migrations do not fit the files (the pre-release chain) is refused before
- * anything is applied (MigrationChainError, one line saying what to do).
+ * anything is applied (MigrationChainError, one line saying what to do); one of the
+ * whole second pre-release chain is first carried over to the folded files.
  */
-export async function migrate(sql: Sql, log: Logger, migrations = readMigrations(), options: MigrateOptions = {}): Promise<number> {
+export async function migrate(sql: Sql, log: Logger, migrations = readMigrations()): Promise<number> {
   const connection = await sql.reserve();
   try {
     // A migration (or waiting for another process's) may rightly take longer than
@@ -62,21 +61,10 @@ export async function migrate(sql: Sql, log: Logger, migrations = readMigrations
         applied_at timestamptz not null default now()
       )`;
     const rows = await connection<{ version: number; name: string; checksum: string }[]>`select version, name, checksum from schema_migrations`;
-    const chain = checkChain(rows, migrations, options.adoptPreRelease ?? false);
-    if (chain.kind === 'adopt') {
-      await connection.unsafe('begin');
-      try {
-        await connection`delete from schema_migrations where version = any(${chain.oldVersions}::integer[])`;
-        for (const migration of chain.folded) {
-          await connection`insert into schema_migrations (version, name, checksum)
-                           values (${migration.version}, ${migration.name}, ${migration.checksum})`;
-        }
-        await connection.unsafe('commit');
-      } catch (error) {
-        await connection.unsafe('rollback').catch(() => {});
-        throw error;
-      }
-      log.info('the pre-release migration chain is recorded as the folded one', { replaced: chain.oldVersions.length, folded: chain.folded.length });
+    const chain = checkChain(rows, migrations);
+    if (chain.kind === 'carry-over') {
+      await carryOver(connection, chain);
+      log.info('the second pre-release migration chain is carried over to the folded files', { replaced: chain.replaced.length, folded: chain.folded.length });
       rows.splice(0, rows.length, ...(await connection<typeof rows>`select version, name, checksum from schema_migrations`));
     }
     const applied = new Map<number, string>();
@@ -109,5 +97,30 @@ export async function migrate(sql: Sql, log: Logger, migrations = readMigrations
     await connection`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`.catch(() => {});
     await connection`reset statement_timeout`.catch(() => {});
     connection.release();
+  }
+}
+
+/**
+ * Carries a database of the whole second pre-release chain over to the folded
+ * files, in one transaction: the old generation bumps go, the folded sql/009 makes
+ * the one, and schema_migrations records the folded files instead of the chain's.
+ */
+async function carryOver(connection: Awaited<ReturnType<Sql['reserve']>>, chain: Extract<ChainCheck, { kind: 'carry-over' }>): Promise<void> {
+  await connection.unsafe('begin');
+  try {
+    await connection.unsafe(readFileSync(join(projectRoot(), CARRY_OVER_FILE), 'utf8'));
+    for (const migration of chain.runs) await connection.unsafe(migration.text);
+    await connection`delete from schema_migrations where version = any(${chain.replaced}::integer[])`;
+    for (const migration of chain.folded) {
+      await connection`insert into schema_migrations (version, name, checksum)
+                       values (${migration.version}, ${migration.name}, ${migration.checksum})`;
+    }
+    await connection.unsafe('commit');
+  } catch (error) {
+    await connection.unsafe('rollback').catch(() => {});
+    // PostgreSQL names what depends on an old function in the detail, not the message.
+    const detail = (error as { detail?: unknown }).detail;
+    const why = `${error instanceof Error ? error.message : error}${typeof detail === 'string' && detail ? ` (${detail.replace(/\s*\n\s*/g, '; ')})` : ''}`;
+    throw new Error(`carrying the second pre-release chain over to the folded files failed (nothing was changed): ${why}`);
   }
 }

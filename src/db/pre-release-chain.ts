@@ -1,17 +1,25 @@
 import type { Migration } from './migrate.js';
 
-// Before the first release the schema grew through 28 migrations, sql/001_init to
-// sql/071_plugin_search_sync_cheap_updates, that redefined each other. They were
-// folded into sql/001_users..007_store_generation, which hold only the final
-// definitions: a database migrated by the whole old chain has exactly the schema
-// the folded files make (scripts/check-folded-schema.ts shows it). Its
-// schema_migrations still names the old files, so the folded ones would be applied
-// on top of it and fail half-way; such a database is recognised before anything
-// is applied and refused with one line saying what to do, or, when asked
-// (`npm run migrate -- --adopt-pre-release`), recorded as the folded chain.
+// Before the first release the schema grew through migrations that redefined each
+// other, folded twice since into files that hold only final definitions:
+//
+//   the first chain, sql/001_init..071 (28 files), into sql/001_users..007_store_generation;
+//   the second chain, those seven files and the ones appended after them,
+//   sql/100_plugin_revisions..283_removed_packages (19 files), into sql/001..009.
+//
+// A database migrated by the whole second chain has the folded schema but for one
+// thing: four functions bumped the generations where the folded files have one
+// (sql/009_generation_bumps.sql). It is carried over at once, before anything else
+// is applied and in one transaction: sql/carry-over/old-generation-bumps.sql drops
+// the four with their triggers, sql/009's text makes the one and the triggers
+// again, and schema_migrations records the folded files instead of the second
+// chain's (scripts/check-folded-schema.ts proves the result identical to a new
+// database). A database of the first chain, or of part of the second, lacks
+// migrations the folded files hold but this code no longer has: it is refused
+// before anything is applied, with one line saying what to do.
 
-/** version and name of each file of the pre-release chain, in order. */
-export const PRE_RELEASE_CHAIN: ReadonlyArray<readonly [number, string]> = [
+/** version and name of each file of the first pre-release chain, in order. */
+export const FIRST_CHAIN: ReadonlyArray<readonly [number, string]> = [
   [1, 'init'], [2, 'rate_limits'], [3, 'admin_pins'], [10, 'plugins'], [11, 'plugin_ratings'],
   [12, 'plugin_summaries'], [13, 'plugin_status_counts'], [14, 'plugin_search_fields'], [15, 'plugin_tags_lower'],
   [16, 'plugin_status_counts_bulk'], [17, 'plugin_search_words'], [20, 'plugin_tag_counts'], [21, 'plugin_related'],
@@ -21,13 +29,28 @@ export const PRE_RELEASE_CHAIN: ReadonlyArray<readonly [number, string]> = [
   [70, 'plugin_related_one_loop'], [71, 'plugin_search_sync_cheap_updates'],
 ];
 
-/** The files that replace the whole pre-release chain. */
-export const FOLDED_CHAIN: ReadonlyArray<readonly [number, string]> = [
+/** version and name of each file of the second pre-release chain, in order. */
+export const SECOND_CHAIN: ReadonlyArray<readonly [number, string]> = [
   [1, 'users'], [2, 'plugins'], [3, 'ratings'], [4, 'search'], [5, 'related'],
   [6, 'tokens_audit_reports_notifications_webhooks'], [7, 'store_generation'],
+  [100, 'plugin_revisions'], [110, 'rating_moderation'], [111, 'rating_notices'],
+  [140, 'store_generation_pending_updates'], [150, 'plugin_versions'], [200, 'restorable_screenshot_check'],
+  [230, 'plugins_updated_order'], [231, 'session_generation'], [240, 'visibility_generation'],
+  [241, 'visibility_on_content_edits'], [280, 'ratings_generation'], [281, 'version_reservations'],
+  [282, 'revision_on_discarded_update'], [283, 'removed_packages'],
 ];
 
-export const ADOPT_FLAG = '--adopt-pre-release';
+/** The files that replace both chains; later migrations are numbered after the second chain's last. */
+export const FOLDED_CHAIN: ReadonlyArray<readonly [number, string]> = [
+  [1, 'users'], [2, 'plugins'], [3, 'ratings'], [4, 'search'], [5, 'related'],
+  [6, 'tokens_audit_reports_notifications_webhooks'], [7, 'versions'], [8, 'generations'], [9, 'generation_bumps'],
+];
+
+/** The folded files a carried-over database runs (after sql/carry-over/old-generation-bumps.sql). */
+export const CARRY_OVER_RUNS: ReadonlyArray<number> = [9];
+
+/** The last file of the second chain: a checkout holding it migrates a database of either chain. */
+const LAST_OF_SECOND = 'sql/283_removed_packages.sql';
 
 /**
  * The schema_migrations of this database do not fit the files in sql/. The message
@@ -46,38 +69,57 @@ export interface AppliedMigration {
 
 export type ChainCheck =
   | { kind: 'current' }
-  /** The whole pre-release chain, to be recorded as the folded one (adopt was asked). */
-  | { kind: 'adopt'; oldVersions: number[]; folded: Migration[] };
+  /** The whole second chain: its rows (`replaced`) are to be recorded as `folded`, after the carry-over runs `runs`. */
+  | { kind: 'carry-over'; replaced: number[]; folded: Migration[]; runs: Migration[] };
+
+/** What to do with a database this code cannot carry over: `command` is what the older checkout runs. */
+const withOlderCode = (command: string) =>
+  `migrate it first with a checkout of the commit before the fold (the parent of \`git rev-list -1 HEAD -- ${LAST_OF_SECOND}\`: \`${command}\` there), then start this version; or dump your data (pg_dump --data-only), drop and recreate the database, start once to create the schema, then restore the data`;
 
 /**
- * Compares what schema_migrations records with the files. A database migrated by
- * the pre-release chain, or by any chain whose file at some version has another
- * name, is refused (MigrationChainError) unless it is the whole pre-release chain
- * and `adopt` is set.
+ * Compares what schema_migrations records with the files. A database of the whole
+ * second chain is to be carried over; one of the first chain, of part of the
+ * second, or of any chain whose file at some version has another name, is refused
+ * (MigrationChainError).
  */
-export function checkChain(applied: AppliedMigration[], migrations: Migration[], adopt: boolean): ChainCheck {
-  const old = new Map(PRE_RELEASE_CHAIN.map(([version, name]) => [version, name]));
+export function checkChain(applied: AppliedMigration[], migrations: Migration[]): ChainCheck {
   const files = new Map(migrations.map((migration) => [migration.version, migration]));
-  const fromOldChain = applied.filter((row) => old.get(row.version) === row.name && files.get(row.version)?.name !== row.name);
-  if (fromOldChain.length > 0) {
-    const complete = fromOldChain.length === PRE_RELEASE_CHAIN.length;
-    const last = fromOldChain.reduce((a, b) => (b.version > a.version ? b : a));
-    const what = complete
-      ? `this database was migrated by the pre-release chain ${fileName(1, 'init')}..${fileName(last.version, last.name)}, since folded into sql/001..007 with the same schema`
-      : `this database was migrated by part of the pre-release chain (up to ${fileName(last.version, last.name)}, ${fromOldChain.length} of ${PRE_RELEASE_CHAIN.length} files), since folded into sql/001..007`;
-    if (!complete) {
-      throw new MigrationChainError(`${what}: nothing was applied; dump your data (pg_dump --data-only), drop and recreate the database, start once to create the schema, then restore the data`);
-    }
-    if (!adopt) {
-      throw new MigrationChainError(`${what}: nothing was applied; run \`npm run migrate -- ${ADOPT_FLAG}\` once to record it as the folded chain (no table changes), or dump your data, recreate the database and restore it`);
+  const isFile = (row: AppliedMigration) => files.get(row.version)?.name === row.name;
+  const of = (chain: ReadonlyArray<readonly [number, string]>) => {
+    const names = new Map(chain);
+    return applied.filter((row) => names.get(row.version) === row.name);
+  };
+  const last = (rows: AppliedMigration[]) => rows.reduce((a, b) => (b.version > a.version ? b : a));
+
+  const first = of(FIRST_CHAIN).filter((row) => !isFile(row));
+  if (first.length > 0) {
+    const which = first.length === FIRST_CHAIN.length ? 'the first pre-release chain' : `part of the first pre-release chain (${first.length} of ${FIRST_CHAIN.length} files)`;
+    throw new MigrationChainError(
+      `this database was migrated by ${which}, ${fileName(1, 'init')}..${fileName(last(first).version, last(first).name)}, since folded twice into sql/001..009: nothing was applied; ${withOlderCode('npm run migrate -- --adopt-pre-release')}`,
+    );
+  }
+
+  const second = of(SECOND_CHAIN);
+  if (second.some((row) => !isFile(row))) {
+    if (second.length < SECOND_CHAIN.length) {
+      const upTo = last(second);
+      throw new MigrationChainError(
+        `this database was migrated by part of the second pre-release chain (up to ${fileName(upTo.version, upTo.name)}, ${second.length} of ${SECOND_CHAIN.length} files), since folded into sql/001..009: nothing was applied; ${withOlderCode('npm run migrate')}`,
+      );
     }
     const folded = FOLDED_CHAIN.map(([version, name]) => {
       const migration = files.get(version);
-      if (migration?.name !== name) throw new MigrationChainError(`${fileName(version, name)} is missing: cannot record the pre-release chain as the folded one`);
+      if (migration?.name !== name) throw new MigrationChainError(`${fileName(version, name)} is missing: cannot carry this database of the second pre-release chain over to the folded files`);
       return migration;
     });
-    return { kind: 'adopt', oldVersions: fromOldChain.map((row) => row.version), folded };
+    return {
+      kind: 'carry-over',
+      replaced: second.map((row) => row.version),
+      folded,
+      runs: folded.filter((migration) => CARRY_OVER_RUNS.includes(migration.version)),
+    };
   }
+
   for (const row of applied) {
     const file = files.get(row.version);
     if (file && file.name !== row.name) {

@@ -5,12 +5,10 @@ import { breakerOf, type Breaker } from './breaker.js';
 import { databaseUnreachable, QUERY_TIMEOUT_MS, withDeadline } from './deadline.js';
 import type { Sql } from './pool.js';
 import { poolUse } from './pool-use.js';
-import { expandTemplate, TEMPLATE_SUFFIX } from './query-templates.js';
 
 // Named queries live in sql/queries/<area>/<name>.sql as real SQL with $1, $2...
-// placeholders; a <name>.template.sql makes several named queries that differ only
-// in an identifier (query-templates.ts). They are read once, at start-up, so no
-// request reads a file. A query may name its parameters in its comments,
+// placeholders, one file each, named as they are called. They are read once, at
+// start-up, so no request reads a file. A query may name its parameters in its comments,
 //
 //   -- params: $1 plugin_id, $2 changed_fields, $3 name
 //
@@ -56,10 +54,7 @@ export function loadQueries(dir = join(projectRoot(), 'sql', 'queries')): Map<st
       const full = join(folder, entry);
       const name = relative(dir, full).split(sep).join('/');
       if (statSync(full).isDirectory()) walk(full);
-      else if (entry.endsWith(TEMPLATE_SUFFIX)) {
-        const area = name.slice(0, name.length - entry.length);
-        for (const [made, text] of expandTemplate(`sql/queries/${name}`, readFileSync(full, 'utf8'))) add(area + made, text);
-      } else if (entry.endsWith('.sql')) add(name.replace(/\.sql$/, ''), readFileSync(full, 'utf8'));
+      else if (entry.endsWith('.sql')) add(name.replace(/\.sql$/, ''), readFileSync(full, 'utf8'));
     }
   };
   const add = (name: string, text: string) => {

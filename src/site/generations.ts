@@ -16,9 +16,9 @@ import type { SiteContext } from './context.js';
 
 export interface Generations {
   store: bigint;
-  /** Moves only with what a visitor may see (sql/240): answers of an older one are never served stale. */
+  /** Moves only with what a visitor may see (sql/008): answers of an older one are never served stale. */
   visibility: bigint;
-  /** Moves with every rating, reply and user name or avatar change (sql/280): kept ratings pages (ratings/kept-pages.ts). */
+  /** Moves with every rating, reply and user name or avatar change (sql/008): kept ratings pages (ratings/kept-pages.ts). */
   ratings: bigint;
   sessions: bigint;
   /** Date.now() when the read came back: answers of `store` were current then. */

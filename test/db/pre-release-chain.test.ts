@@ -1,7 +1,8 @@
-// A database migrated by the pre-release chain (sql/001_init..071, folded into
-// sql/001..007) is recognised before anything is applied: start-up refuses it with
-// one line saying what to do, and `npm run migrate -- --adopt-pre-release` records
-// a complete one as the folded chain. The old files come from git, as
+// Databases of the migrations before the first release (src/db/pre-release-chain.ts):
+// one of the whole second chain (sql/001..007 and sql/100..283, since folded into
+// sql/001..009) is carried over at start, nothing re-run and its rows kept; one of
+// part of it, or of the first chain (sql/001_init..071), is refused before anything
+// is applied, with one line saying what to do. The old files come from git, as
 // scripts/check-folded-schema.ts takes them.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -11,8 +12,8 @@ import * as assert from 'uvu/assert';
 import { silentLogger } from '../../src/lib/log.js';
 import { migrate, readMigrations, type Migration } from '../../src/db/migrate.js';
 import type { Sql } from '../../src/db/pool.js';
-import { checkChain, FOLDED_CHAIN, MigrationChainError, PRE_RELEASE_CHAIN } from '../../src/db/pre-release-chain.js';
-import { preReleaseCommit, preReleaseMigrations } from '../../scripts/folded-schema/compare.js';
+import { checkChain, FIRST_CHAIN, FOLDED_CHAIN, MigrationChainError, SECOND_CHAIN } from '../../src/db/pre-release-chain.js';
+import { FIRST_APPENDED, preReleaseCommit, preReleaseMigrations } from '../../scripts/folded-schema/compare.js';
 
 const serverUrl = (name: string) => {
   const url = new URL(process.env.TEST_DB_URL!);
@@ -20,8 +21,10 @@ const serverUrl = (name: string) => {
   return url.href;
 };
 const admin = postgres(serverUrl('postgres'), { max: 1, onnotice: () => {} });
-const oldChain = preReleaseMigrations(preReleaseCommit());
+const secondChain = preReleaseMigrations(preReleaseCommit());
+const firstChain = preReleaseMigrations(preReleaseCommit('sql/071_plugin_search_sync_cheap_updates.sql'), 100);
 const current = readMigrations();
+const appended = current.filter((m) => m.version >= FIRST_APPENDED);
 const made: string[] = [];
 
 /** A new database migrated with `migrations`, and a pool on it. */
@@ -38,30 +41,88 @@ const recorded = async (sql: Sql) =>
   (await sql<{ version: number; name: string }[]>`select version, name from schema_migrations order by version`).map((row) => `${row.version} ${row.name}`);
 const tables = async (sql: Sql) =>
   (await sql<{ name: string }[]>`select relname as name from pg_class where relnamespace = 'public'::regnamespace and relkind = 'r' order by 1`).map((row) => row.name);
+const bumpFunctions = async (sql: Sql) =>
+  (await sql<{ name: string }[]>`select proname as name from pg_proc where pronamespace = 'public'::regnamespace and proname like '%bump%' order by 1`).map((row) => row.name);
+
+/** Expects `run` to be refused with a MigrationChainError matching `message`, on one line. */
+async function refused(run: () => Promise<unknown>, message: RegExp): Promise<void> {
+  try {
+    await run();
+    assert.unreachable('migrated');
+  } catch (error) {
+    assert.instance(error, MigrationChainError);
+    assert.not.match((error as Error).message, /\n/);
+    assert.match((error as Error).message, message);
+  }
+}
 
 test.after(async () => {
   for (const name of made) await admin.unsafe(`drop database if exists ${name} with (force)`).catch(() => {});
   await admin.end();
 });
 
-test('the old chain taken from git is the pre-release chain this code knows', () => {
-  assert.equal(oldChain.map((m) => [m.version, m.name]), PRE_RELEASE_CHAIN.map(([version, name]) => [version, name]));
-  assert.equal(current.filter((m) => m.version < 100).map((m) => [m.version, m.name]), FOLDED_CHAIN.map(([version, name]) => [version, name]));
+test('the chains taken from git are the ones this code knows, and the folded files come before every appended one', () => {
+  assert.equal(firstChain.map((m) => [m.version, m.name]), FIRST_CHAIN.map(([version, name]) => [version, name]));
+  assert.equal(secondChain.map((m) => [m.version, m.name]), SECOND_CHAIN.map(([version, name]) => [version, name]));
+  assert.equal(current.filter((m) => m.version < FIRST_APPENDED).map((m) => [m.version, m.name]), FOLDED_CHAIN.map(([version, name]) => [version, name]));
+  assert.ok(FIRST_APPENDED > SECOND_CHAIN.at(-1)![0], 'no appended migration reuses a number of the second chain');
 });
 
-test('a database of the whole pre-release chain is refused before anything is applied, with what to do', async () => {
-  const { sql } = await databaseMigratedBy(oldChain);
+test('a database of the whole second chain is carried over: its rows kept, nothing re-run, the folded files recorded, what was appended applied', async () => {
+  const { sql } = await databaseMigratedBy(secondChain);
   try {
-    const before = { recorded: await recorded(sql), tables: await tables(sql) };
+    const [{ id }] = await sql<{ id: string }[]>`insert into users (username) values ('carried') returning id::text as id`;
+    await sql`insert into plugins (id, submitter_id, name, version, download, status)
+              values ('carried.plugin', ${id}, 'Carried', '1.0', 'https://example.com/p.zip', 'approved')`;
+    assert.equal(await bumpFunctions(sql), ['session_bump_generation', 'store_bump_generation', 'store_bump_ratings', 'store_bump_visibility']);
+    assert.is(await migrate(sql, silentLogger, current), appended.length);
+    assert.equal(await recorded(sql), current.map((m) => `${m.version} ${m.name}`));
+    const checksums = await sql<{ checksum: string }[]>`select checksum from schema_migrations order by version`;
+    assert.equal(checksums.map((row) => row.checksum), current.map((m) => m.checksum));
+    assert.equal(await bumpFunctions(sql), ['bump_generation']);
+    const [plugin] = await sql<{ name: string }[]>`select name from plugins where id = 'carried.plugin'`;
+    assert.is(plugin?.name, 'Carried');
+    // The one function moves every number as the four did, once a transaction.
+    const before = (await sql<{ generation: string; visibility: string; ratings: string }[]>`select generation::text, visibility::text, ratings::text from store_generation`)[0]!;
+    await sql.begin(async (tx) => {
+      await tx`update plugins set status = 'rejected' where id = 'carried.plugin'`;
+      await tx`insert into plugin_ratings (plugin_id, user_id, stars) values ('carried.plugin', ${id}, 4)`;
+    });
+    const after = (await sql<typeof before[]>`select generation::text, visibility::text, ratings::text from store_generation`)[0]!;
+    assert.equal([after.generation, after.visibility, after.ratings].map(Number), [before.generation, before.visibility, before.ratings].map((n) => Number(n) + 1));
+    // From then on it is an ordinary database of the folded files.
+    assert.is(await migrate(sql, silentLogger, current), 0);
+  } finally {
+    await sql.end();
+  }
+});
+
+test('the carry-over is all or nothing: a later trigger calling an old bump function makes it fail and change nothing', async () => {
+  const { sql } = await databaseMigratedBy(secondChain);
+  try {
+    await sql`create constraint trigger rating_notices_bump_generation after insert on rating_notices
+              deferrable initially deferred for each row execute function store_bump_generation()`;
+    const before = { recorded: await recorded(sql), functions: await bumpFunctions(sql) };
     try {
       await migrate(sql, silentLogger, current);
-      assert.unreachable('migrated');
+      assert.unreachable('carried over');
     } catch (error) {
-      assert.instance(error, MigrationChainError);
-      const message = (error as Error).message;
-      assert.not.match(message, /\n/);
-      assert.match(message, /^this database was migrated by the pre-release chain sql\/001_init\.sql\.\.sql\/071_plugin_search_sync_cheap_updates\.sql, since folded into sql\/001\.\.007 with the same schema: nothing was applied; run `npm run migrate -- --adopt-pre-release` once/);
+      assert.match((error as Error).message, /^carrying the second pre-release chain over to the folded files failed \(nothing was changed\): .*store_bump_generation/);
     }
+    assert.equal(await recorded(sql), before.recorded);
+    assert.equal(await bumpFunctions(sql), before.functions);
+  } finally {
+    await sql.end();
+  }
+});
+
+test('a database of part of the second chain is refused before anything is applied, and told to finish it with the code before the fold', async () => {
+  const partial = secondChain.filter((m) => m.version <= 240);
+  const { sql } = await databaseMigratedBy(partial);
+  try {
+    const before = { recorded: await recorded(sql), tables: await tables(sql) };
+    await refused(() => migrate(sql, silentLogger, current), new RegExp(
+      `^this database was migrated by part of the second pre-release chain \\(up to sql/240_visibility_generation\\.sql, ${partial.length} of ${SECOND_CHAIN.length} files\\), since folded into sql/001\\.\\.009: nothing was applied; migrate it first with a checkout of the commit before the fold \\(the parent of \`git rev-list -1 HEAD -- sql/283_removed_packages\\.sql\`: \`npm run migrate\` there\\), then start this version; or dump your data`));
     assert.equal(await recorded(sql), before.recorded);
     assert.equal(await tables(sql), before.tables);
   } finally {
@@ -69,77 +130,69 @@ test('a database of the whole pre-release chain is refused before anything is ap
   }
 });
 
-test('--adopt-pre-release records the whole pre-release chain as the folded one, then applies what was appended', async () => {
-  const { sql } = await databaseMigratedBy(oldChain);
+test('a database of the first chain is refused before anything is applied, and told to adopt it with the code before the fold', async () => {
+  const { sql } = await databaseMigratedBy(firstChain);
   try {
-    const tablesBefore = await tables(sql);
-    const appended = current.filter((m) => m.version >= 100);
-    assert.is(await migrate(sql, silentLogger, current, { adoptPreRelease: true }), appended.length);
-    assert.equal(await recorded(sql), current.map((m) => `${m.version} ${m.name}`));
-    const checksums = await sql<{ version: number; checksum: string }[]>`select version, checksum from schema_migrations order by version`;
-    assert.equal(checksums.map((row) => row.checksum), current.map((m) => m.checksum));
-    if (appended.length === 0) assert.equal(await tables(sql), tablesBefore);
-    // From then on it is an ordinary database of the folded chain.
-    assert.is(await migrate(sql, silentLogger, current), 0);
+    const before = { recorded: await recorded(sql), tables: await tables(sql) };
+    await refused(() => migrate(sql, silentLogger, current),
+      /^this database was migrated by the first pre-release chain, sql\/001_init\.sql\.\.sql\/071_plugin_search_sync_cheap_updates\.sql, since folded twice into sql\/001\.\.009: nothing was applied; migrate it first with a checkout of the commit before the fold .*`npm run migrate -- --adopt-pre-release` there/);
+    assert.equal(await recorded(sql), before.recorded);
+    assert.equal(await tables(sql), before.tables);
   } finally {
     await sql.end();
   }
 });
 
-test('a database of part of the pre-release chain is refused, adopt or not, and told to dump and recreate', async () => {
-  const partial = oldChain.filter((m) => m.version <= 50);
-  const { sql } = await databaseMigratedBy(partial);
-  try {
-    const before = await recorded(sql);
-    for (const adoptPreRelease of [false, true]) {
-      try {
-        await migrate(sql, silentLogger, current, { adoptPreRelease });
-        assert.unreachable('migrated');
-      } catch (error) {
-        assert.instance(error, MigrationChainError);
-        assert.match((error as Error).message, new RegExp(`^this database was migrated by part of the pre-release chain \\(up to sql/050_store_generation\\.sql, ${partial.length} of ${PRE_RELEASE_CHAIN.length} files\\), since folded into sql/001\\.\\.007: nothing was applied; dump your data`));
-      }
-    }
-    assert.equal(await recorded(sql), before);
-  } finally {
-    await sql.end();
-  }
-});
-
-const other: Array<{ what: string; applied: Array<{ version: number; name: string }>; message: RegExp | null }> = [
-  { what: 'the folded chain itself', applied: FOLDED_CHAIN.map(([version, name]) => ({ version, name })), message: null },
-  { what: 'nothing yet', applied: [], message: null },
-  { what: 'an appended migration of another branch', applied: [{ version: 1, name: 'users' }, { version: 105, name: 'elsewhere' }], message: null },
-  { what: 'another file under a folded number', applied: [{ version: 2, name: 'not_plugins' }], message: /^schema_migrations records version 2 as "not_plugins" but sql\/ holds sql\/002_plugins\.sql: .*nothing was applied/ },
+const rows = (chain: ReadonlyArray<readonly [number, string]>) => chain.map(([version, name]) => ({ version, name }));
+const cases: Array<{ what: string; applied: Array<{ version: number; name: string }>; expect: 'current' | 'carry-over' | RegExp }> = [
+  { what: 'the folded files themselves', applied: rows(FOLDED_CHAIN), expect: 'current' },
+  { what: 'nothing yet', applied: [], expect: 'current' },
+  { what: 'an appended migration of another branch', applied: [{ version: 1, name: 'users' }, { version: 905, name: 'elsewhere' }], expect: 'current' },
+  { what: 'the whole second chain', applied: rows(SECOND_CHAIN), expect: 'carry-over' },
+  { what: 'the whole second chain and a migration appended after it', applied: [...rows(SECOND_CHAIN), { version: FIRST_APPENDED, name: 'later' }], expect: 'carry-over' },
+  { what: 'the second chain without one file in the middle', applied: rows(SECOND_CHAIN).filter((row) => row.version !== 231), expect: /^this database was migrated by part of the second pre-release chain \(up to sql\/283_removed_packages\.sql, 20 of 21 files\)/ },
+  { what: 'the second chain\'s seven files before anything was appended', applied: rows(SECOND_CHAIN).filter((row) => row.version < 100), expect: /^this database was migrated by part of the second pre-release chain \(up to sql\/007_store_generation\.sql, 7 of 21 files\)/ },
+  { what: 'part of the first chain', applied: rows(FIRST_CHAIN).slice(0, 5), expect: /^this database was migrated by part of the first pre-release chain \(5 of 28 files\), sql\/001_init\.sql\.\.sql\/011_plugin_ratings\.sql/ },
+  { what: 'another file under a folded number', applied: [{ version: 2, name: 'not_plugins' }], expect: /^schema_migrations records version 2 as "not_plugins" but sql\/ holds sql\/002_plugins\.sql: .*nothing was applied/ },
 ];
 
-for (const { what, applied, message } of other) {
+for (const { what, applied, expect } of cases) {
   test(`checkChain: ${what}`, () => {
-    if (!message) return void assert.equal(checkChain(applied, current, false), { kind: 'current' });
-    assert.throws(() => checkChain(applied, current, true), (error: Error) => error instanceof MigrationChainError && message.test(error.message));
+    if (expect instanceof RegExp) {
+      assert.throws(() => checkChain(applied, current), (error: Error) => error instanceof MigrationChainError && expect.test(error.message));
+      return;
+    }
+    const check = checkChain(applied, current);
+    assert.is(check.kind, expect);
+    if (check.kind === 'carry-over') {
+      assert.equal(check.replaced, SECOND_CHAIN.map(([version]) => version));
+      assert.equal(check.folded.map((m) => m.name), FOLDED_CHAIN.map(([, name]) => name));
+      assert.equal(check.runs.map((m) => m.name), ['generation_bumps']);
+    }
   });
 }
 
-test('npm run migrate on a pre-release database: exit 1 and one line on stderr saying what to do', async () => {
-  const { url, sql } = await databaseMigratedBy(oldChain);
-  await sql.end();
+test('npm run migrate: a database of part of the second chain exits 1 with one line saying what to do; the whole chain exits 0, carried over', async () => {
   const entry = fileURLToPath(new URL('../../src/migrate.js', import.meta.url));
-  const run = (args: string[]) =>
+  const run = (url: string) =>
     new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [entry, ...args], { env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'error' }, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, [entry], { env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'error' }, stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (chunk) => (stderr += chunk));
       child.on('close', (code) => resolve({ code, stderr }));
     });
-  const refused = await run([]);
-  assert.is(refused.code, 1, refused.stderr);
-  const lines = refused.stderr.split('\n').filter((line) => line && !line.startsWith('{'));
-  assert.is(lines.length, 1, refused.stderr);
-  assert.match(lines[0]!, /^migration failed: this database was migrated by the pre-release chain .*run `npm run migrate -- --adopt-pre-release` once/);
-  assert.not.match(refused.stderr, /\bat .*\.js:\d+/, 'no stack trace');
-  const adopted = await run(['--adopt-pre-release']);
-  assert.is(adopted.code, 0, adopted.stderr);
-  assert.is(adopted.stderr.split('\n').filter((line) => line && !line.startsWith('{')).length, 0, adopted.stderr);
+  const partial = await databaseMigratedBy(secondChain.filter((m) => m.version <= 150));
+  const whole = await databaseMigratedBy(secondChain);
+  await Promise.all([partial.sql.end(), whole.sql.end()]);
+  const plainLines = (stderr: string) => stderr.split('\n').filter((line) => line && !line.startsWith('{'));
+  const refusedRun = await run(partial.url);
+  assert.is(refusedRun.code, 1, refusedRun.stderr);
+  assert.is(plainLines(refusedRun.stderr).length, 1, refusedRun.stderr);
+  assert.match(plainLines(refusedRun.stderr)[0]!, /^migration failed: this database was migrated by part of the second pre-release chain .*`npm run migrate` there/);
+  assert.not.match(refusedRun.stderr, /\bat .*\.js:\d+/, 'no stack trace');
+  const carried = await run(whole.url);
+  assert.is(carried.code, 0, carried.stderr);
+  assert.is(plainLines(carried.stderr).length, 0, carried.stderr);
 });
 
 test.run();

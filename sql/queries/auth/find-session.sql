@@ -1,7 +1,7 @@
 -- The user behind a session cookie; an expired row counts as absent even before
 -- the hourly purge removes it. `expires_in_ms`: how long it stays live, by the
 -- database's clock; `generation`: the session generation of the same snapshot
--- (sql/231_session_generation.sql), under which a process may keep this answer
+-- (sql/008_generations.sql), under which a process may keep this answer
 -- (src/site/auth/kept-sessions.ts).
 select u.id, u.username, u.avatar, u.is_admin,
        (extract(epoch from s.expires_at - now()) * 1000)::float8 as expires_in_ms,

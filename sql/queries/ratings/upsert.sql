@@ -10,5 +10,5 @@ on conflict (plugin_id, user_id) do update
        updated_at = now()
 -- `created`: true for a new rating (xmax is 0 on a row this statement inserted),
 -- false for a change of an existing one: only a new one notifies the author, and
--- not a hidden one (a rater an administrator hid: sql/110_rating_moderation.sql).
+-- not a hidden one (a rater an administrator hid: sql/003_ratings.sql).
 returning stars, (xmax = 0) as created, hidden

@@ -1,9 +1,9 @@
 -- The numbers a logged-in request checks what it kept against, in one snapshot:
--- the store's (sql/007_store_generation.sql: kept lists and details) and the
--- sessions' (sql/231_session_generation.sql: kept session lookups). One read shared
+-- the store's (sql/008_generations.sql: kept lists and details) and the
+-- sessions' (sql/008_generations.sql: kept session lookups). One read shared
 -- by the requests that arrive together (src/site/generations.ts). With the store's
--- visibility generation (sql/240): what may be served stale while PostgreSQL is away;
--- and the ratings generation (sql/280: kept ratings pages of logged-in callers).
+-- visibility generation (sql/008): what may be served stale while PostgreSQL is away;
+-- and the ratings generation (sql/008: kept ratings pages of logged-in callers).
 select s.generation::text as store, s.visibility::text as visibility, s.ratings::text as ratings,
        a.generation::text as sessions
   from store_generation s, session_generation a

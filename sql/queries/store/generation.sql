@@ -1,4 +1,4 @@
--- The store's generation (sql/007_store_generation.sql), under which the answers
+-- The store's generation (sql/008_generations.sql), under which the answers
 -- kept by a site process are still exact, and whether the viewer $1 (users.id, null
 -- for visitors and administrators, who never get the visitors' answers) has
 -- submitted any plugin: a user who has not sees exactly what a visitor sees. One
@@ -11,7 +11,7 @@
 -- administrator rows). A scalar subquery keeps its ORDER BY, which only the
 -- submitter index (plugins_submitter_updated) gives without sorting every row.
 -- params: $1 viewer_id
--- With the visibility generation (sql/240), which tags the answers built after it.
+-- With the visibility generation (sql/008), which tags the answers built after it.
 select g.generation::text as generation, g.visibility::text as visibility,
        (select true from plugins p
          where p.submitter_id = $1::bigint

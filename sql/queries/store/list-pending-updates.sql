@@ -2,7 +2,7 @@
 -- edit first (ties by id), and the total, in one round trip. Parameters: $1 limit,
 -- $2 offset, $3 submitter (scope=mine) or null (scope=admin: everyone's).
 -- Only approved plugins have pending updates (docs/api.md, "Edits and reviews"; a
--- plugin taken down loses its update, sql/100), and only theirs are listed: what
+-- plugin taken down loses its update, sql/002), and only theirs are listed: what
 -- waits beside an unapproved plugin is never offered for approval. An offset past
 -- the end still answers one row: the total, with a null id.
 select total.count::integer as total, r.*

@@ -1,7 +1,7 @@
 -- Review of a plugin without a pending update: approve makes it public, reject hides
 -- it (with the reason), whatever its status was. The plugin is decided as it stands:
 -- an update left beside a plugin that was not approved (none should be: a plugin
--- taken down loses it, trigger of sql/100_plugin_revisions.sql) is discarded, never
+-- taken down loses it, trigger of sql/002_plugins.sql) is discarded, never
 -- applied by this or a later approval.
 -- Parameters: $1 plugin id, $2 'approve' or 'reject', $3 reason or null, $4 reviewer (users.id).
 with discarded as (

@@ -2,7 +2,7 @@
 -- list filters, a page and the total in one round trip.
 -- params: $1 viewer_id, $2 sees_all, $3 status, $4 submitter_id, $5 tag, $6 featured_only, $7 limit, $8 offset
 -- params: $9 query_lower, $10 phrase, $11 compact, $12 other_words, $13 longest_word, $14 sort
--- The filters are the lists' (list.template.sql). query_lower: the query in lower
+-- The filters are the lists' (list-updated.sql). query_lower: the query in lower
 -- case; phrase: its words joined by one space; compact: the words without spaces;
 -- other_words: the words but the longest (text[]); sort: 'relevance', 'updated',
 -- 'rating' or 'installs'.

@@ -4,7 +4,7 @@ import type { SessionUser, SiteContext } from '../context.js';
 import { generationsOf } from '../generations.js';
 import { findSessionByHash, isWellFormedToken, tokenKey } from './sessions.js';
 
-// Session lookups kept per session generation (sql/231_session_generation.sql), so
+// Session lookups kept per session generation (sql/008_generations.sql), so
 // that a logged-in request sends no query of its own for its session: it waits for
 // the shared read of the generations (site/generations.ts), which its kept answer
 // needs anyway.

@@ -52,7 +52,7 @@ export interface FoundSession {
   user: SessionUser;
   /** How long the session stays live, by the database's clock. */
   expiresInMs: number;
-  /** The session generation of the same snapshot (sql/231_session_generation.sql). */
+  /** The session generation of the same snapshot (sql/008_generations.sql). */
   generation: bigint;
 }
 

@@ -6,7 +6,7 @@ import type { SessionUser, SiteContext } from '../context.js';
 import { generationsOf } from '../generations.js';
 
 // A logged-in caller's ratings page (with their `myRating`) is the same bytes until
-// a rating, a reply, a rater's name or avatar (sql/280: the ratings generation) or a
+// a rating, a reply, a rater's name or avatar (sql/008: the ratings generation) or a
 // plugin (its status, submitter, star counts or deletion: the store's generation)
 // changes. Building it costs two queries, rows parsed, JSON.stringify and Brotli;
 // reading both numbers costs nothing of its own: the request's session guard

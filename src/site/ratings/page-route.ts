@@ -18,7 +18,7 @@ import { parsePageRequest } from './validation.js';
  * among the process's outage copies (store/outage-copies.ts: packed, one bound for
  * every answer a process keeps for outages). Not reused while it answers: replies
  * and the raters' names change a page without moving the store generation. Each is
- * tagged with the visibility generation (sql/240) this process last read when it was
+ * tagged with the visibility generation (sql/008) this process last read when it was
  * built and served only while that is still the last one read (as the store's
  * answers): a plugin hidden or removed, or a rating hidden or deleted since, must not
  * come back from here; a new rating elsewhere does not stop it. A page built again

@@ -26,7 +26,7 @@ async function countWrite(writes: SharedRateLimiter, user: SessionUser): Promise
  * rating of an approved plugin; {success, rating, avg, count, distribution}.
  * 404 for a plugin the caller cannot see, or one not approved; 403 for its own
  * submitter (checked before the status, since the submitter sees it anyway).
- * A rating of a rater an administrator hid stays hidden (sql/110); its answer
+ * A rating of a rater an administrator hid stays hidden (sql/003); its answer
  * says `hidden: true`.
  */
 export function rateHandler(deps: SiteDeps, writes: SharedRateLimiter) {
@@ -61,7 +61,7 @@ export function rateHandler(deps: SiteDeps, writes: SharedRateLimiter) {
 /**
  * DELETE /apps/api/plugins/:id/ratings: deletes the caller's rating and its replies;
  * {success, avg, count, distribution} after it. 404 when there is none. A hidden
- * rating's moderation record stays (sql/110_rating_moderation.sql).
+ * rating's moderation record stays (sql/003_ratings.sql).
  */
 export function unrateHandler(deps: SiteDeps, writes: SharedRateLimiter) {
   return async (ctx: SiteContext) => {

@@ -19,7 +19,7 @@ import { outageCopiesOf, servedCopy, type OutageCopies } from './outage-copies.j
 // catalogue changes, and building a page of 100 plugins (rows parsed, records
 // shaped, JSON.stringify, zlib) costs far more than reading one number. So each
 // answer is kept, tagged with the store's generation read before it was built
-// (sql/007_store_generation.sql; pending updates move it too since sql/140), and
+// (sql/008_generations.sql; pending updates move it too), and
 // reused while the generation is the same.
 //
 // The generation lives in PostgreSQL and changes in the committing transaction, so
@@ -45,7 +45,7 @@ import { outageCopiesOf, servedCopy, type OutageCopies } from './outage-copies.j
 // for the question, for up to STALE_IF_ERROR_SECONDS after the database went away,
 // marked in Cache-Status (http/cache-status.ts) with its age since it was last
 // confirmed current; without one, the 503. Only an answer of the VISIBILITY
-// generation this process last read is served (sql/240, sql/241: it moves only when
+// generation this process last read is served (sql/008, sql/009: it moves only when
 // what a visitor may see changes): one built before a plugin was hidden or removed,
 // its download replaced or its text edited, a version removed or a rating hidden is
 // not served, one built before an install click or a new rating is. A hung database
@@ -96,7 +96,7 @@ const NO_STORE = 'no-store';
 interface Kept {
   /** The store generation it was built under: reused while it is current. */
   generation: bigint;
-  /** The visibility generation read with it (sql/240): served stale only while it is the last one read. */
+  /** The visibility generation read with it (sql/008): served stale only while it is the last one read. */
   visibility: bigint;
   answer: PreparedAnswer;
   /** Date.now() when the read it was last served under came back: it was current then. */

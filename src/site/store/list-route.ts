@@ -11,8 +11,8 @@ import { addPackagesToMany } from '../versions/package-review.js';
 import { addDownloadWarnings } from './download-hosts.js';
 
 // GET /apps/api/plugins: {success, plugins, total, limit, offset}. One query, one
-// round trip, whatever the parameters (see sql/queries/store/list.template.sql, which
-// makes store/list-<sort> for each sort, and search.sql).
+// round trip, whatever the parameters: sql/queries/store/list-<sort>.sql, one per
+// sort, or search.sql.
 
 export const DEFAULT_LIST_LIMIT = 100;
 export const MAX_LIST_LIMIT = 500;
@@ -26,12 +26,14 @@ export const MAX_LIST_OFFSET = 1_000_000;
  */
 export const MAX_REVIEW_LIST_LIMIT = 100;
 
-const SORTS = ['updated', 'rating', 'installs'] as const;
+/** The query of each sort (the default is updated); they differ only in their order. */
+const LIST_QUERIES = { updated: 'store/list-updated', rating: 'store/list-rating', installs: 'store/list-installs' } as const;
+const SORTS = Object.keys(LIST_QUERIES) as Array<keyof typeof LIST_QUERIES>;
 const STATUSES: PluginStatus[] = ['pending', 'approved', 'rejected'];
 
 export function listHandler(deps: SiteDeps, keptAnswers: KeptAnswers) {
   // A sort without its query fails at start-up, not on the first request for it.
-  for (const sort of SORTS) queryText(`store/list-${sort}`);
+  for (const name of Object.values(LIST_QUERIES)) queryText(name);
   return async (ctx: SiteContext) => {
     const query = ctx.query;
     const user = ctx.locals.user;
@@ -94,7 +96,7 @@ export function listHandler(deps: SiteDeps, keptAnswers: KeptAnswers) {
           longest_word: terms.longest,
           sort: sort ?? 'relevance',
         })
-        : await runNamed(deps.sql, `store/list-${sort ?? 'updated'}`, filters);
+        : await runNamed(deps.sql, LIST_QUERIES[sort ?? 'updated'], filters);
       const plugins = await records(rows.filter((row) => row.id !== null), viewer);
       return listAnswer(plugins, rows[0]?.total ?? 0, limit, offset);
     };

@@ -19,7 +19,7 @@ import type { Sql } from '../../db/pool.js';
 export interface OutageCopy {
   /** The store generation it was built under. */
   generation: bigint;
-  /** The visibility generation read with it (sql/240). */
+  /** The visibility generation read with it (sql/008). */
   visibility: bigint;
   /** Date.now() when it was last known current. */
   servedAt: number;

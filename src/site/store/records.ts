@@ -40,7 +40,7 @@ import { isOwnerOrAdmin } from './visibility.js';
  *                           1-500 characters, created_at.
  *   plugin_status_counts    plugins per status, kept by a trigger (the store front's total).
  *   plugin_records          view: plugins + submitter username + pending update,
- *                           and `revision` (sql/100): the larger of plugins.revision
+ *                           and `revision` (sql/002): the larger of plugins.revision
  *                           and plugin_pending_updates.revision, both drawn from one
  *                           sequence by triggers on every change but counters; and
  *                           the live package's size and min_launcher_version
@@ -80,7 +80,7 @@ export interface PluginRow {
   updated_at: Date;
   pending_changed: string[] | null;
   pending_submitted_at: Date | null;
-  /** Changes with every change to the plugin or its pending update (sql/100_plugin_revisions.sql). */
+  /** Changes with every change to the plugin or its pending update (sql/002_plugins.sql). */
   revision: string;
   /** Bytes of the live package (bigint as text), null for an outside link (sql/285). */
   live_size: string | null;

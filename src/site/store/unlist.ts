@@ -10,7 +10,7 @@ import { rejectPendingVersions } from '../versions/settle.js';
 // (src/site/reports/resolve-route.ts), and the withdrawal or removal of the last
 // version it could carry (versions/version-writes.ts). The plugin becomes rejected
 // with the reason, as a rejection would make it; its pending update goes with it
-// (the trigger of sql/100_plugin_revisions.sql), so no later approval can put live an
+// (the trigger of sql/002_plugins.sql), so no later approval can put live an
 // update nobody reviewed; its author hears of it as of any rejection, unless the
 // act was their own.
 

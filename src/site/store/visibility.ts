@@ -10,7 +10,7 @@ import type { SessionUser } from '../context.js';
 //   - administrators see everything.
 // Anything else is 404 NOT_FOUND, never 403, so the ids of hidden plugins do not leak.
 // Lists apply the same rule in SQL through listVisibility() (see
-// sql/queries/store/list.template.sql); install link, manifest and install click further
+// sql/queries/store/list-*.sql); install link, manifest and install click further
 // require `approved` whoever asks (docs/api.md, "Install link"). Edits are the
 // one exception to 404: the API makes editing another user's plugin 403, whatever its
 // status (see plugin-writes.ts).

@@ -4,7 +4,7 @@ import { maxFormBytes, type MultipartLimits } from '../../http/multipart/index.j
 
 const KiB = 1024;
 
-/** Longest changelog, in characters (the database holds the same limit, sql/150). */
+/** Longest changelog, in characters (the database holds the same limit, sql/007). */
 export const MAX_CHANGELOG = 10_000;
 
 /** Versions a list answers at most (newest first); a plugin with more shows its newest. */

@@ -12,7 +12,7 @@ import { versionRecord, type VersionRow } from './records.js';
 //     by CRC), when the live version is hosted too.
 // Both carry {version, changelog, changelogTree, sha256, size, download, status,
 // createdAt, entryCount, files}. The record's `revision` changes whenever the pending
-// update does (sql/100), so a review naming it approves exactly these bytes.
+// update does (sql/002), so a review naming it approves exactly these bytes.
 //
 // `pendingUpdate.package` also has `diffCounts: {added, removed, changed}`. In a
 // list (include=review) the packages are summaries: no `files`, no `diff`. A ZIP lists up to 1,000

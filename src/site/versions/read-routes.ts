@@ -11,7 +11,7 @@ import { couldBeVersion } from './version-number.js';
 // visible plugin's approved versions; its author and administrators see all of
 // them, with their state. What the caller may not see is 404. Answers are kept per
 // store generation (store/kept-answers.ts; every change to a version moves it,
-// sql/150), the visitors' shared by all visitors.
+// sql/007), the visitors' shared by all visitors.
 
 const versionNotFound = () => notFound('Version not found');
 

@@ -90,7 +90,7 @@ export function uploadVersionHandler(deps: SiteDeps, client: PackageClient, limi
       // The last word before the image host keeps the file: the number (a `version`
       // field after the file part was not checked yet; one before it may have been
       // taken since) and the caller's right to the plugin. The number is then held
-      // for this upload (sql/281) until its insert: an upload racing for it is refused
+      // for this upload (sql/007) until its insert: an upload racing for it is refused
       // here, before its file is kept. A refusal aborts the unfinished upload, so
       // nothing is stored for a version that is refused.
       const hold = await reserveVersion(deps.sql, pluginId, user, version);

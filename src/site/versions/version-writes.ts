@@ -65,7 +65,7 @@ export const VERSION_HOLD_SECONDS = 120;
 /**
  * The last check before the image host is told a file is whole: 404 / 403 for the
  * plugin, 409 when the number was ever used or another upload holds it; else the
- * number is held for this upload (sql/281) until insertVersion takes it or
+ * number is held for this upload (sql/007) until insertVersion takes it or
  * releaseVersion lets it go. Taken under the plugin's row lock, so two uploads of
  * one number cannot both hold it; the lock ends with this short transaction.
  */
@@ -146,7 +146,7 @@ export interface TakenOff {
   live: string | null;
   /** It was already off (removed, or withdrawn again): nothing changed. */
   already?: boolean;
-  /** The bytes are removed (sql/283): the image host is to delete the file. */
+  /** The bytes are removed (sql/007): the image host is to delete the file. */
   bytesRemoved: boolean;
 }
 
@@ -222,7 +222,7 @@ export async function takeVersionOff(
 const removedFile = () => new HttpError(400, 'VALIDATION_FAILED', 'Not an acceptable package: an administrator removed this file', { field: 'file' });
 
 /**
- * Marks the bytes of a version just removed as removed (sql/283), unless another
+ * Marks the bytes of a version just removed as removed (sql/007), unless another
  * live version of any plugin has them: then the image host keeps the file for it.
  * Holds the bytes' lock, so an approval or an insert of them waits for this
  * transaction and then sees what it decided. True when the bytes are removed.
@@ -234,7 +234,7 @@ async function markBytesRemoved(t: Sql, pluginId: string, version: string, sha25
 }
 
 /**
- * Whether an administrator removed these bytes (sql/283), read under the bytes'
+ * Whether an administrator removed these bytes (sql/007), read under the bytes'
  * shared lock, which this transaction then holds: a removal of them waits for it
  * and sees what it wrote (a version inserted or made live).
  */

@@ -19,7 +19,7 @@ export function withdrawHandler(deps: SiteDeps) {
 /**
  * DELETE /apps/api/plugins/:id/versions/:version (administrators, for malware):
  * {success}. The version is removed in the database first, and its bytes marked
- * removed unless another live version of any plugin has them (sql/283: from then on
+ * removed unless another live version of any plugin has them (sql/007: from then on
  * no version with them is inserted or goes live); then the image host deletes the
  * file (its URL answers 410). Repeating the request repeats the deletion, so a 502
  * from the image host is retried by asking again.

@@ -1,5 +1,5 @@
 // Session lookups are kept per session generation (src/site/auth/kept-sessions.ts,
-// sql/231_session_generation.sql), so a logged-in request sends no query of its own
+// sql/008_generations.sql), so a logged-in request sends no query of its own
 // for its session. Keeping must change nothing a caller can see: whatever ends a
 // session or changes its user, committed through another process or plain SQL,
 // takes effect on the very next request to a process that kept the lookup.

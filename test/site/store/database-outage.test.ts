@@ -206,7 +206,7 @@ test('database unreachable: a kept answer about a plugin hidden since is not ser
 // that moves with every install click and rating (the soak: several a second), so
 // almost nothing kept was served during an outage (89 reads the process had
 // answered got 503 in a 30-minute soak). What matters is what a visitor may see:
-// the visibility generation (sql/240).
+// the visibility generation (sql/008).
 test('database unreachable: answers built before install clicks and ratings are still served stale', async () => {
   await insertPlugin(sql, 'out-busy', alice, 'approved', { description: 'Clicked a lot' });
   const kept = ['/apps/api/plugins/out-busy', '/apps/api/plugins/out-busy?include=related', '/apps/api/plugins?q=clicked'];
@@ -240,7 +240,7 @@ const visibilityChanges = [
   { what: 'a plugin deleted', plugin: 'out-gone', change: () => sql`delete from plugins where id = 'out-gone'` },
   { what: 'a plugin unapproved', plugin: 'out-pending', change: () => sql`update plugins set status = 'pending' where id = 'out-pending'` },
   { what: "a plugin's rating hidden", plugin: 'out-rated', change: () => sql`update plugin_ratings set hidden = true where plugin_id = 'out-rated'` },
-  // Stale answers served a replaced (say compromised) download and its hash (sql/241).
+  // Stale answers served a replaced (say compromised) download and its hash (sql/009).
   {
     what: "a plugin's download replaced",
     plugin: 'out-download',

@@ -1,5 +1,5 @@
 // Lists and details are built once per store generation (src/site/store/kept-answers.ts,
-// sql/007_store_generation.sql): every change committed anywhere (through this
+// sql/008_generations.sql): every change committed anywhere (through this
 // site, another site process, or SQL) shows in the very next answer; logged-in
 // authors are never served a visitor's answer (their own kept answers: own-answers.test.ts).
 import { gunzipSync, brotliDecompressSync } from 'node:zlib';

@@ -1,4 +1,4 @@
-// The visibility generation (sql/240, sql/241) moves with what a visitor may see,
+// The visibility generation (sql/008, sql/009) moves with what a visitor may see,
 // and only with that: install counts and ratings move the store's generation alone,
 // so answers built before them can still be served during an outage; content edits
 // (a download replaced, a text a moderator edited) move both.
@@ -29,7 +29,7 @@ const changes: { what: string; visible: boolean; store?: false; change: () => Pr
   { what: 'an install counted', visible: false, change: () => sql`update plugins set install_count = install_count + 1 where id = 'vis-one'` },
   { what: 'a rating changed', visible: false, change: () => sql`update plugin_ratings set stars = 5 where plugin_id = 'vis-one'` },
   { what: 'only updated_at touched', visible: false, change: () => sql`update plugins set updated_at = now() where id = 'vis-one'` },
-  // Content edits (sql/241): a stale answer would show what a moderator removed, or hand out a replaced download.
+  // Content edits (sql/009): a stale answer would show what a moderator removed, or hand out a replaced download.
   { what: 'a description edited', visible: true, change: () => sql`update plugins set description = 'Edited' where id = 'vis-one'` },
   { what: 'a download replaced', visible: true, change: () => sql`update plugins set download = 'https://example.com/clean.zip', sha256 = ${'b'.repeat(64)} where id = 'vis-one'` },
   { what: 'a field written with its own value', visible: false, change: () => sql`update plugins set description = 'Edited' where id = 'vis-one'` },

@@ -224,7 +224,7 @@ test('orphan package file: a refused version sent file first keeps nothing on th
 
 test('orphan package file: uploads racing for one new number store only the file of the one that gets it', async () => {
   // Each form passes the checks made before its file is whole; the number is held
-  // by whichever checks last first (sql/281). The others must be refused before the
+  // by whichever checks last first (sql/007). The others must be refused before the
   // image host keeps their file, not after.
   await approvedPlugin('ver-race');
   const zips = Array.from({ length: 6 }, (_, i) => zipOf({ 'a.txt': `race-${i}` }));

@@ -1,20 +1,15 @@
--- expand list-updated: sort=updated column=updated_at
--- expand list-rating: sort=rating column=rating_score
--- expand list-installs: sort=installs column=install_count
---
--- One text for the three store lists (?sort=updated|rating|installs), which differ
--- only in their order: each line above makes the named query store/<name> from the
--- text below with that line's identifiers in its {{...}}, once, at load time
--- (src/db/query-templates.ts). Every value is still a bound parameter.
-
--- A page of plugins by {{column}}, highest first (ties by id), and the total, in one
+-- A page of plugins by install_count, highest first (ties by id), and the total, in one
 -- round trip. viewer_id: users.id, null for visitors and public=1; sees_all: true for
 -- administrators; status, submitter_id (scope=mine), tag (lower case): null for any.
 -- params: $1 viewer_id, $2 sees_all, $3 status, $4 submitter_id, $5 tag, $6 featured_only, $7 limit, $8 offset
 --
+-- list-updated.sql, list-rating.sql and list-installs.sql are one query in three
+-- orders: they differ only in the column and index named for their sort
+-- (test/db/list-queries.test.ts holds them to it).
+--
 -- Visibility (src/site/store/visibility.ts) is two arms: approved plugins (all
 -- plugins for administrators), and the viewer's own unapproved ones. Each arm
--- walks an index in order (plugins_status_{{sort}}, plugins_submitter_updated) and stops
+-- walks an index in order (plugins_status_installs, plugins_submitter_updated) and stops
 -- at offset + limit; an OR of the two could use neither index for the order.
 -- The total of the store front (no submitter or featured filter) comes from
 -- plugin_status_counts, or with a tag from plugin_tag_counts (both kept by
@@ -46,27 +41,27 @@ select total.count::integer as total, r.*
                end as count) as total
   left join lateral (
     select u.id from (
-      (select p.id, p.{{column}} from plugins p
+      (select p.id, p.install_count from plugins p
         where
             (p.status = 'approved' or $2::boolean)
         and ($3::text is null or p.status = $3::text)
         and ($4::bigint is null or p.submitter_id = $4::bigint)
         and ($5::text is null or p.tags_lower @> array[$5::text])
         and (not $6::boolean or p.featured)
-        order by p.{{column}} desc, p.id
+        order by p.install_count desc, p.id
         limit $7::bigint + $8::bigint)
       union all
-      (select p.id, p.{{column}} from plugins p
+      (select p.id, p.install_count from plugins p
         where
             p.submitter_id = $1::bigint and p.status <> 'approved' and not $2::boolean
         and ($3::text is null or p.status = $3::text)
         and ($4::bigint is null or p.submitter_id = $4::bigint)
         and ($5::text is null or p.tags_lower @> array[$5::text])
         and (not $6::boolean or p.featured)
-        order by p.{{column}} desc, p.id
+        order by p.install_count desc, p.id
         limit $7::bigint + $8::bigint)
     ) as u
-    order by u.{{column}} desc, u.id
+    order by u.install_count desc, u.id
     limit $7 offset $8) as page on true
   left join plugin_summaries r on r.id = page.id
- order by r.{{column}} desc, r.id
+ order by r.install_count desc, r.id
