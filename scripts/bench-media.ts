@@ -44,7 +44,7 @@ import type { Sql } from '../src/db/pool.js';
 import { createSession } from '../src/site/auth/sessions.js';
 import { upsertProviderUser } from '../src/site/auth/users.js';
 import { makePngUnder, multipartBody, UPLOAD_PATH } from '../test/helpers/media.js';
-import { buildZip } from '../test/helpers/zip-writer.js';
+import { pluginZip } from '../test/helpers/zip-writer.js';
 import { randomBytes } from 'node:crypto';
 import { benchDir, buildDist, freePort, machineLoad, startPinned, type Server } from './bench/harness.js';
 
@@ -232,11 +232,13 @@ async function uploadRound(side: Round['side'], count: number, origin: string, c
 /** As uploadRound, for packages: the ZIP as the body straight, as a version's form through the site. */
 async function packageRound(side: Round['side'], count: number, origin: string, cookies: string[], pids: Pids): Promise<Round> {
   const uploads = Array.from({ length: count }, (_, i): { sha256: string; size: number; url: string; body: Buffer; headers: Record<string, string> } => {
-    const zip = buildZip([{ name: 'plugin.bin', data: randomBytes(IMAGE_BYTES - 4096), method: 0 }]);
+    // The site reads the package's manifest (issue 31): it names the plugin and the version.
+    const version = `1.0.${versionsMade++}`;
+    const zip = pluginZip(`bench-pkg-${i % cookies.length}`, version, [{ name: 'plugin.bin', data: randomBytes(IMAGE_BYTES - 4096), method: 0 }]);
     const sha256 = createHash('sha256').update(zip).digest('hex');
     if (side === 'direct') return { sha256, size: zip.length, url: `${origin}/api/packages?name=bench`, body: zip, headers: { 'content-type': 'application/zip' } };
     const form = multipartBody([
-      { name: 'version', data: `1.0.${versionsMade++}` },
+      { name: 'version', data: version },
       { name: 'file', filename: 'bench.zip', contentType: 'application/zip', data: zip },
     ]);
     const url = `${origin}/apps/api/plugins/bench-pkg-${i % cookies.length}/versions`;

@@ -57,8 +57,8 @@ const apiAs = async (user: TestUser, path: string, body?: unknown) => {
 };
 const detail = async () => (await apiAs(admin, `/apps/api/plugins/${ID}`)).body.plugin;
 
-const LIVE_FILES = { 'plugin.json': '{"name":"pv"}', 'main.py': 'print(1)', 'old.txt': 'gone soon' };
-const NEW_FILES = { 'plugin.json': '{"name":"pv"}', 'main.py': 'print(2)', 'new.txt': 'hello' };
+const LIVE_FILES = { 'plugin.json': JSON.stringify({ id: ID, name: 'pv', version: '1.1.0' }), 'main.py': 'print(1)', 'old.txt': 'gone soon' };
+const NEW_FILES = { 'plugin.json': JSON.stringify({ id: ID, name: 'pv', version: '1.2.0' }), 'main.py': 'print(2)', 'new.txt': 'hello' };
 
 test.before(async () => {
   site = await startPagesSite();

@@ -150,3 +150,13 @@ export function buildZip(entries: ZipEntrySpec[], spec: ZipSpec = {}): Buffer {
   }
   return Buffer.concat([prefix, ...locals, central, ...tail]);
 }
+
+/** The least plugin.json the store accepts (issue 31): the plugin's id, a name and the version. */
+export function manifestFor(id: string, version: string, fields: Record<string, unknown> = {}): Buffer {
+  return Buffer.from(JSON.stringify({ id, name: `Plugin ${id}`, version, ...fields }));
+}
+
+/** A plugin package: `entries` after a plugin.json naming plugin `id` at `version` (with `fields`). */
+export function pluginZip(id: string, version: string, entries: ZipEntrySpec[] = [], fields: Record<string, unknown> = {}): Buffer {
+  return buildZip([{ name: 'plugin.json', data: manifestFor(id, version, fields) }, ...entries]);
+}

@@ -110,7 +110,7 @@ async function fill(instance: Instance): Promise<Filled> {
 
   const packages: string[] = [];
   for (const [id, version] of [['bk-minimap', '1.1.0'], ['bk-minimap', '1.2.0'], ['bk-chat', '2.0.0']] as const) {
-    const zip = zipOf({ 'plugin.json': JSON.stringify({ id, version }), 'main.py': `print(${JSON.stringify(version)})` });
+    const zip = zipOf({ 'plugin.json': JSON.stringify({ id, name: id, version }), 'main.py': `print(${JSON.stringify(version)})` });
     const answer = await uploadVersion(site.url, id, { zip, version, changelog: `## ${version}\n- better` }, { cookie: alice });
     assert.is(answer.status, 201, JSON.stringify(answer.body));
     packages.push(new URL(answer.body.version.download).pathname);

@@ -255,6 +255,45 @@ export const SITE_OPENAPI = {
           createdAt: isoDate,
           entryCount: { type: 'integer', minimum: 1 },
           files: { type: 'array', maxItems: 1000, items: ref('PackageEntry'), description: 'One version only: the first 1,000 entries of the ZIP' },
+          manifest: nullable({ ...ref('VersionManifest'), description: 'Its author and administrators only (not in lists): the package\'s plugin.json as the launcher reads it; null for a version uploaded before manifests were read' }),
+          permissions: { type: 'array', items: ref('VersionPermission'), description: 'Its author and administrators only: what the launcher grants on install' },
+          entryKind: nullable({ type: 'string', pattern: '^(none|python(\\+process)?(\\+qml)?|process(\\+qml)?|qml)$', description: 'Its author and administrators only: what the launcher runs (python inside its own process, process a program, qml a page; several joined by +)' }),
+          checks: { type: 'array', items: ref('VersionCheck'), description: 'Its author and administrators only: computed at upload, again by npm run recheck and when a removal blocks one of its files' },
+          warningCount: { type: 'integer', minimum: 0, description: 'Its author and administrators only (also in the review queue, include=review): the `warn` checks' },
+        },
+      },
+      VersionManifest: {
+        type: 'object',
+        required: ['id', 'name', 'version', 'author', 'description', 'entry', 'permissions', 'min_launcher_version'],
+        properties: {
+          id: { type: 'string', pattern: '^[a-zA-Z0-9._-]{1,128}$' },
+          name: { type: 'string', minLength: 1 },
+          version: { type: 'string', minLength: 1, maxLength: 64 },
+          author: { type: 'string', description: '`author`, else `master`, else empty' },
+          description: { type: 'string' },
+          entry: {
+            type: 'object',
+            required: ['python', 'process', 'qml_page'],
+            description: 'Each kind\'s path from `entry`, else the launcher\'s fallback file (main.py, plugin.py; main.exe, main; main.qml, ui/Page.qml), else null',
+            properties: { python: nullable({ type: 'string' }), process: nullable({ type: 'string' }), qml_page: nullable({ type: 'string' }) },
+          },
+          permissions: { type: 'array', maxItems: 32, items: { type: 'string' }, description: 'Declared (trimmed, duplicates dropped), else inferred from contributes and hooks' },
+          min_launcher_version: nullable({ type: 'string' }),
+        },
+      },
+      VersionPermission: {
+        type: 'object',
+        required: ['id', 'risk'],
+        properties: { id: { type: 'string' }, risk: { enum: ['safe', 'high'], description: 'safe: ui.nav, ui.theme, ui.settings, ui.toolbar, ui.home, ui.tools, config.read; high: every other id' } },
+      },
+      VersionCheck: {
+        type: 'object',
+        required: ['code', 'level', 'message'],
+        properties: {
+          code: { enum: ['secret', 'blocked-file', 'native-executable', 'high-risk-permission', 'new-permission', 'similar-name', 'entry-kind-changed'] },
+          level: { enum: ['warn', 'block'], description: 'block: secret, blocked-file (the upload is refused; a pending version cannot be approved); warn: the others' },
+          message: { type: 'string', description: 'Names the file, the permission, the similar plugin or the kinds; never a secret' },
+          file: { type: 'string', description: 'The entry it is about (secret, blocked-file, native-executable)' },
         },
       },
       PackageEntry: {
@@ -542,18 +581,18 @@ export const SITE_OPENAPI = {
         parameters: [pluginId],
         requestBody: {
           required: true,
-          content: { 'multipart/form-data': { schema: { type: 'object', required: ['file', 'version'], properties: {
-            file: { type: 'string', contentMediaType: 'application/zip', description: 'The ZIP, up to PACKAGE_MAX_BYTES (32 MiB by default)' },
-            version: { type: 'string', minLength: 1, maxLength: 64, description: 'Never used before by this plugin (withdrawn and removed numbers included)' },
+          content: { 'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: {
+            file: { type: 'string', contentMediaType: 'application/zip', description: 'The ZIP, up to PACKAGE_MAX_BYTES (32 MiB by default), with a plugin.json (else cwplugin.json) at its root or in its one folder naming this plugin\'s id exactly, a name and a version' },
+            version: { type: 'string', minLength: 1, maxLength: 64, description: 'Optional: the manifest\'s version by default, and must equal it; never used before by this plugin (withdrawn and removed numbers included)' },
             changelog: { type: 'string', maxLength: 10000, description: 'Markdown' },
           } } } },
         },
         responses: {
-          '201': json('Pending', success({ version: ref('PluginVersion') })),
-          '400': invalid,
+          '201': json('Pending, with its manifest, permissions, entry kind and checks', success({ version: ref('PluginVersion') })),
+          '400': failure('`field` file: the image host refused the ZIP, its manifest is missing or refused (the reason says which: none, two, too large, not a JSON object, no or another plugin\'s id, no name or version), or a block check (a secret, a file of a package removed for malware); `field` version: not the manifest\'s version; other fields: their rule', 'VALIDATION_FAILED', 'BAD_REQUEST'),
           ...denied,
           '404': notFound,
-          '409': failure('The version number was used before (`field`: version)', 'CONFLICT'),
+          '409': failure('The version number (the form\'s or the manifest\'s) was used before (`field`: version)', 'CONFLICT'),
           '413': tooLarge,
           '429': rateLimited,
           '502': failure('The image host failed or did not answer', 'UPSTREAM_FAILED'),
@@ -564,7 +603,7 @@ export const SITE_OPENAPI = {
     '/apps/api/plugins/{id}/versions/{version}': {
       get: {
         operationId: 'getPluginVersion', tags: ['versions'],
-        summary: 'One version with its file list (visitors: approved versions only)',
+        summary: 'One version with its file list (visitors: approved versions only); for its author and administrators also its manifest, permissions, entry kind and checks',
         security: optionalSession,
         parameters: [pluginId, VERSION_PARAM],
         responses: {

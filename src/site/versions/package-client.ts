@@ -6,6 +6,7 @@ import { packageUrl } from '../../lib/package-names.js';
 import { failureMessageOf } from '../media/image-host-answer.js';
 import { deferred, transportFailure, upstreamFailed, type ImageHostConfig } from '../media/image-host-client.js';
 import type { ImageHostLimits } from '../media/limits.js';
+import { packageReportFrom, type PackageReport } from './manifest/package-report.js';
 
 // The site's side of the image host's packages (docs/api.md "Packages"): a version's
 // ZIP is relayed as the body of POST {IMAGE_HOST_URL}/api/packages while it is still
@@ -32,6 +33,8 @@ export interface StoredPackage {
   download: string;
   entries: PackageEntry[];
   entryCount: number;
+  /** Its manifest, findings and every file's hash (issue 31). */
+  report: PackageReport;
 }
 
 /**
@@ -70,8 +73,11 @@ export function createPackageClient(config: ImageHostConfig, limits: ImageHostLi
     headersTimeout: Math.max(limits.headersTimeoutMs, 60_000),
     bodyTimeout: limits.bodyTimeoutMs,
     connections: limits.connections,
-    // 1,000 entries of up to a few hundred bytes each.
-    maxResponseSize: 1024 * 1024,
+    // The answer lists every file with its hash (up to 10,000, the image host's
+    // MAX_ENTRIES, names of up to 4 KiB), the first 1,000 again with sizes, the
+    // manifest (64 KiB) and the findings: tens of MB at the very worst, about 100
+    // bytes a file as packages are.
+    maxResponseSize: 64 * 1024 * 1024,
   });
   const headersFor = (requestId: string): Record<string, string> => {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': USER_AGENT, 'x-request-id': requestId };
@@ -173,7 +179,7 @@ export function createPackageClient(config: ImageHostConfig, limits: ImageHostLi
 const SHA256 = /^[0-9a-f]{64}$/;
 const PACKAGE_PATH = /^\/pkg\/[0-9a-f]{64}\/[A-Za-z0-9][A-Za-z0-9._-]{0,99}\.zip$/;
 
-/** `{success: true, data: {sha256, size, url, entries, entryCount}}`, checked like any input. */
+/** `{success: true, data: {sha256, size, url, entries, entryCount, manifest, manifestProblem, findings, files}}`, checked like any input. */
 export function storedPackageFrom(answer: unknown, publicBase: string): StoredPackage {
   if (!isObject(answer) || answer.success !== true || !isObject(answer.data)) throw new Error('not {success: true, data}');
   const { sha256, size, url, entries, entryCount } = answer.data;
@@ -188,7 +194,8 @@ export function storedPackageFrom(answer: unknown, publicBase: string): StoredPa
     if (!Number.isSafeInteger(entry.crc32) || (entry.crc32 as number) < 0) throw new Error('an entry has no crc32');
     return { name: entry.name, size: entry.size as number, crc32: entry.crc32 as number };
   });
-  return { sha256, size: size as number, download: publicBase + url, entries: checked, entryCount: entryCount as number };
+  const report = packageReportFrom(answer.data, entryCount as number);
+  return { sha256, size: size as number, download: publicBase + url, entries: checked, entryCount: entryCount as number, report };
 }
 
 function statusFailure(status: number): string {

@@ -2,7 +2,7 @@ import type { Sql } from '../../db/pool.js';
 import { runQuery } from '../../db/queries.js';
 import type { PluginRow } from '../store/records.js';
 import type { PackageEntry } from './package-client.js';
-import { versionRecord, type VersionRow } from './records.js';
+import { ownVersionRecord, versionRecord, type VersionRow } from './records.js';
 
 // What a reviewer sees of hosted files (issue 19, "Reviews pin the bytes"): on a
 // plugin's record for its author and administrators (detail only),
@@ -11,11 +11,13 @@ import { versionRecord, type VersionRow } from './records.js';
 //     `diff`, its file list against the live version's (added, removed, changed
 //     by CRC), when the live version is hosted too.
 // Both carry {version, changelog, changelogTree, sha256, size, download, status,
-// createdAt, entryCount, files}. The record's `revision` changes whenever the pending
+// createdAt, entryCount, files} and what the package says (issue 31): {manifest,
+// permissions, entryKind, checks, warningCount}. The record's `revision` changes whenever the pending
 // update does (sql/002), so a review naming it approves exactly these bytes.
 //
 // `pendingUpdate.package` also has `diffCounts: {added, removed, changed}`. In a
-// list (include=review) the packages are summaries: no `files`, no `diff`. A ZIP lists up to 1,000
+// list (include=review) the packages are summaries: no `files`, no `diff`, and of
+// the checks only `warningCount`, what the queue shows. A ZIP lists up to 1,000
 // long names, so full packages made ~4 MB a plugin and a page of 100 too big to keep
 // (store/kept-answers.ts): rebuilt per request. The review page reads one plugin's
 // files from its detail when the administrator opens them.
@@ -42,7 +44,7 @@ export function fileDiff(live: PackageEntry[], proposed: PackageEntry[]): FileDi
   return diff;
 }
 
-const packageOf = (row: VersionRow) => ({ ...versionRecord(row), files: row.files ?? [] });
+const packageOf = (row: VersionRow) => ({ ...ownVersionRecord(row), files: row.files ?? [] });
 
 /** The version numbers whose hosted files the record of `row` shows: the live one, and the one its pending update proposes. */
 function wantedNumbers(row: PluginRow): { live: string; pending: string | null } {
@@ -80,8 +82,8 @@ export async function addPackagesToMany(sql: Sql, pairs: Array<{ row: PluginRow;
   for (const { row, record } of pairs) applyPackages(row, record, byPlugin.get(row.id) ?? [], true);
 }
 
-/** A package without its file list. */
-const summaryOf = (row: VersionRow) => versionRecord(row);
+/** A package without its file list or checks: their count of warnings only. */
+const summaryOf = (row: VersionRow) => ({ ...versionRecord(row), warningCount: ownVersionRecord(row).warningCount });
 
 function applyPackages(row: PluginRow, record: Record<string, unknown>, rows: VersionRow[], summary = false): void {
   const pendingVersion = wantedNumbers(row).pending;

@@ -4,7 +4,7 @@ import type { SiteContext, SiteDeps } from '../context.js';
 import type { KeptAnswers } from '../store/kept-answers.js';
 import { findVisiblePlugin, isOwnerOrAdmin, type Viewer } from '../store/visibility.js';
 import { MAX_LISTED_VERSIONS } from './limits.js';
-import { versionRecord, type VersionRow } from './records.js';
+import { ownVersionRecord, versionRecord, type VersionRow } from './records.js';
 import { couldBeVersion } from './version-number.js';
 
 // GET /apps/api/plugins/:id/versions and .../versions/:version. Visitors see a
@@ -37,8 +37,10 @@ export function getVersionHandler(deps: SiteDeps, kept: KeptAnswers) {
       const plugin = await findVisiblePlugin(deps.sql, id, viewer);
       if (!couldBeVersion(version)) throw versionNotFound();
       const [row] = await runQuery<VersionRow>(deps.sql, 'versions/find-version', [plugin.id, version]);
-      if (!row || (row.status !== 'approved' && !isOwnerOrAdmin(plugin, viewer))) throw versionNotFound();
-      return { success: true, version: { ...versionRecord(row), files: row.files ?? [] } };
+      const own = isOwnerOrAdmin(plugin, viewer);
+      if (!row || (row.status !== 'approved' && !own)) throw versionNotFound();
+      // Its manifest, permissions and checks for its author and administrators only.
+      return { success: true, version: { ...(own ? ownVersionRecord(row) : versionRecord(row)), files: row.files ?? [] } };
     });
   };
 }

@@ -1,4 +1,5 @@
 import { badRequest, payloadTooLarge, validationFailed } from '../../http/errors.js';
+import { runQuery } from '../../db/queries.js';
 import { parseMultipart } from '../../http/multipart/index.js';
 import { rateLimited } from '../../http/rate-limited.js';
 import { sendOk } from '../../http/respond.js';
@@ -7,15 +8,18 @@ import { requireUser } from '../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { text } from '../store/text-rules.js';
 import { MAX_CHANGELOG, maxUploadBytes, uploadFormLimits } from './limits.js';
-import { namedPackage, type PackageClient, type PackageRelay } from './package-client.js';
-import { versionRecord, type VersionRow } from './records.js';
-import { checkVersionFree, insertVersion, releaseVersion, reserveVersion } from './version-writes.js';
+import { readManifest } from './manifest/launcher-manifest.js';
+import { namedPackage, type PackageClient, type PackageRelay, type StoredPackage } from './package-client.js';
+import { ownVersionRecord, type VersionRow } from './records.js';
+import { checkVersionFree, insertVersion, RefusedByChecks, releaseVersion, reserveVersion, type VersionHold } from './version-writes.js';
 import { versionField } from './version-number.js';
 
 // POST /apps/api/plugins/:id/versions: multipart with the parts `file` (the ZIP),
-// `version` and `changelog`. The file streams through to the image host as it
-// arrives (package-client.ts), never held whole; the image host inspects it and
-// answers its hash, size and file list; the version is then inserted, pending.
+// `version` (optional: the manifest's by default) and `changelog`. The file streams
+// through to the image host as it arrives (package-client.ts), never held whole;
+// the image host inspects it and answers its hash, size, file list, manifest and
+// findings; the site reads the manifest as the launcher would (manifest/), checks
+// the package, and inserts the version, pending.
 
 const FILE_FIELD = 'file';
 
@@ -85,35 +89,64 @@ export function uploadVersionHandler(deps: SiteDeps, client: PackageClient, limi
         // Only the next part waits for this: the file streams on meanwhile.
         await relay.contentSent;
       }
-      if (version === null) throw validationFailed('version', 'version is required');
       if (relay === null) throw noFile();
       // The last word before the image host keeps the file: the number (a `version`
       // field after the file part was not checked yet; one before it may have been
       // taken since) and the caller's right to the plugin. The number is then held
       // for this upload (sql/007) until its insert: an upload racing for it is refused
       // here, before its file is kept. A refusal aborts the unfinished upload, so
-      // nothing is stored for a version that is refused.
-      const hold = await reserveVersion(deps.sql, pluginId, user, version);
+      // nothing is stored for a version that is refused. Without a `version` field
+      // the number is the manifest's, known only from the image host's answer: it is
+      // held then, and what the manifest refuses is refused after the file was kept.
+      let hold: VersionHold | null = version === null ? null : await reserveVersion(deps.sql, pluginId, user, version);
+      let stored: StoredPackage | null = null;
       let row: VersionRow;
       try {
         relay.release();
-        const stored = namedPackage(await relay.answer, `${pluginId}-${version}`);
-        row = await insertVersion(deps.sql, pluginId, user, { version, changelog: changelog ?? '' }, stored).catch((error: unknown) => {
-          ctx.log.warn('version refused after its file was stored: the package may be unreferenced', { plugin: pluginId, version, sha256: stored.sha256, err: error });
-          throw error;
-        });
+        const answer = await relay.answer;
+        stored = answer;
+        const read = readManifest(answer.report, pluginId);
+        if (version !== null && version !== read.manifest.version) {
+          throw validationFailed('version', `version ${JSON.stringify(version)} is not the package's: its manifest says ${JSON.stringify(read.manifest.version)} (leave version out to use it)`);
+        }
+        const number = read.manifest.version;
+        hold ??= await reserveVersion(deps.sql, pluginId, user, number);
+        stored = namedPackage(answer, `${pluginId}-${number}`);
+        row = await insertVersion(deps.sql, pluginId, user, { version: number, changelog: changelog ?? '' }, stored, read);
       } catch (error) {
+        if (stored !== null) {
+          ctx.log.info('version refused after its file was stored: the package may be unreferenced', { plugin: pluginId, version, sha256: stored.sha256, err: error });
+          if (error instanceof RefusedByChecks) await forgetRefusedFile(deps, client, stored.sha256, ctx);
+        }
         // Not inserted: the number is free again before the answer goes out (a retry
         // may follow at once), not only when its hold ends.
-        await releaseVersion(deps.sql, hold).catch((releaseError: unknown) =>
-          ctx.log.warn('version hold not released; it ends by itself', { plugin: pluginId, version: hold.version, err: releaseError }),
-        );
+        if (hold !== null) {
+          const held = hold;
+          await releaseVersion(deps.sql, held).catch((releaseError: unknown) =>
+            ctx.log.warn('version hold not released; it ends by itself', { plugin: pluginId, version: held.version, err: releaseError }),
+          );
+        }
         throw error;
       }
-      sendOk(ctx, { version: versionRecord(row) }, 201);
+      sendOk(ctx, { version: ownVersionRecord(row) }, 201);
     } catch (error) {
       relay?.abort();
       throw error;
     }
   };
+}
+
+/**
+ * A package refused by a block check (a secret, a file of a package removed as
+ * malware) is deleted from the image host, unless a version already has the same
+ * bytes: it is not left where its URL would serve it. Its bytes are then refused
+ * by the image host if sent again, as they would be here.
+ */
+async function forgetRefusedFile(deps: SiteDeps, client: PackageClient, sha256: string, ctx: SiteContext): Promise<void> {
+  try {
+    const [row] = await runQuery<{ used: boolean }>(deps.sql, 'versions/bytes-in-use', [sha256]);
+    if (!row!.used) await client.remove(sha256, ctx.id);
+  } catch (error) {
+    ctx.log.warn('a refused package was not deleted from the image host', { sha256, err: error });
+  }
 }

@@ -6,6 +6,10 @@ import type { SessionUser } from '../context.js';
 import { notify } from '../notifications/notify.js';
 import { unlistPlugin } from '../store/unlist.js';
 import { canSee, isOwnerOrAdmin, PLUGIN_ID, pluginNotFound, type PluginAccess, type PluginStatus } from '../store/visibility.js';
+import { isBlocked, type Check } from './manifest/checks.js';
+import type { ReadManifest } from './manifest/launcher-manifest.js';
+import { blockedAmong, blockPendingHolders, checkVersion } from './manifest/version-checks.js';
+import { syncLivePermissions } from './settle.js';
 import type { StoredPackage } from './package-client.js';
 import type { VersionRow, VersionStatus } from './records.js';
 import { couldBeVersion } from './version-number.js';
@@ -95,7 +99,9 @@ export async function releaseVersion(sql: Sql, hold: VersionHold): Promise<void>
  * plugin, its pending update's version, download and sha256 (merged with the other
  * pending changes, reviewed like any update); for a plugin not yet approved, the
  * plugin's own (a rejected plugin reopens, as an author's edit does). Either write
- * changes the plugin's revision.
+ * changes the plugin's revision. The version keeps its manifest (`read`) and the
+ * checks computed here, under the plugin's lock and the blocklist's shared lock; a
+ * `block` check refuses it (400 field "file").
  */
 export async function insertVersion(
   sql: Sql,
@@ -103,16 +109,29 @@ export async function insertVersion(
   user: SessionUser,
   input: { version: string; changelog: string },
   stored: StoredPackage,
+  read: ReadManifest,
 ): Promise<VersionRow> {
   return inTransaction(sql, async (t) => {
     const plugin = await lockOwnPlugin(t, id, user);
     // The image host refuses removed bytes too, but a removal may land between its check and this insert.
     if (await bytesRemoved(t, stored.sha256)) throw removedFile();
+    // A removal blocking files waits for this insert, then gives it the check itself (blockPendingHolders).
+    await runQuery(t, 'versions/lock-blocklist-shared');
+    const blocked = await blockedAmong(t, stored.report.files);
+    const checked = await checkVersion(t, { id: plugin.id, submitterId: plugin.submitter_id }, read, stored.report.findings, blocked);
+    if (isBlocked(checked.checks)) throw new RefusedByChecks(checked.checks);
     const [row] = await runNamed<VersionRow>(t, 'versions/insert-version', {
       plugin_id: plugin.id, version: input.version, changelog: input.changelog, sha256: stored.sha256,
       size: stored.size, download: stored.download, entry_count: stored.entryCount, files_json: JSON.stringify(stored.entries),
+      manifest_json: JSON.stringify(checked.manifest), manifest_source_json: JSON.stringify(stored.report.manifest),
+      findings_json: JSON.stringify(stored.report.findings), permissions_json: JSON.stringify(checked.permissions),
+      checks_json: JSON.stringify(checked.checks), entry_kind: checked.entryKind,
     });
     if (!row) throw versionTaken();
+    await runNamed(t, 'versions/insert-version-files', {
+      plugin_id: plugin.id, version: input.version,
+      names: stored.report.files.map((file) => file.name), hashes: stored.report.files.map((file) => file.sha256),
+    });
     // The number goes from held (reserveVersion) to used in this transaction: whoever
     // held it, no upload can use it now.
     await runQuery(t, 'versions/end-version-holds', [plugin.id, input.version]);
@@ -128,6 +147,16 @@ export async function insertVersion(
     else await runNamed(t, 'store/apply-plugin-edit', { ...params, featured: null, reopen: plugin.status === 'rejected' });
     return row;
   });
+}
+
+/** 400 field "file" for a version with a `block` check (the upload route then has the image host delete the file). */
+export class RefusedByChecks extends HttpError {
+  constructor(checks: Check[]) {
+    // The first block's message: it names the file and the kind, never a secret.
+    const blocks = checks.filter((check) => check.level === 'block');
+    const more = blocks.length > 1 ? ` (and ${blocks.length - 1} more ${blocks.length === 2 ? 'problem' : 'problems'})` : '';
+    super(400, 'VALIDATION_FAILED', `Not an acceptable package: ${blocks[0]!.message}${more}`, { field: 'file' });
+  }
 }
 
 interface PluginState {
@@ -185,6 +214,7 @@ export async function takeVersionOff(
       const [earlier] = await runQuery<{ version: string; download: string; sha256: string }>(t, 'versions/earlier-approved', [plugin.id, found.version]);
       if (earlier) {
         await runQuery(t, 'versions/set-live', [plugin.id, earlier.version, earlier.download, earlier.sha256]);
+        await syncLivePermissions(t, plugin.id);
         live = earlier.version;
       } else {
         live = null;
@@ -192,6 +222,7 @@ export async function takeVersionOff(
     }
     await runQuery(t, 'versions/set-status', [plugin.id, found.version, to]);
     const bytesRemoved = to === 'removed' && (await markBytesRemoved(t, plugin.id, found.version, found.sha256));
+    if (to === 'removed') await blockFilesOf(t, plugin.id, found.version);
     if (carried && live === null) {
       // Nothing approved to go back to: the plugin leaves the store (rejected with the
       // reason) until a new version is approved.
@@ -231,6 +262,18 @@ async function markBytesRemoved(t: Sql, pluginId: string, version: string, sha25
   await runQuery(t, 'versions/lock-bytes', [sha256]);
   const [row] = await runQuery<{ removed: boolean }>(t, 'versions/mark-bytes-removed', [pluginId, version, sha256]);
   return row!.removed;
+}
+
+/**
+ * A version removed for malware: the bytes of each of its files are blocked (sql/284),
+ * and every pending version holding one of them gets the blocked-file check, which
+ * keeps it from going live. The blocklist's lock makes an upload in flight either
+ * see the new entries or be inserted first, and then found here.
+ */
+async function blockFilesOf(t: Sql, pluginId: string, version: string): Promise<void> {
+  await runQuery(t, 'versions/lock-blocklist');
+  await runNamed(t, 'versions/block-files-of-removed', { plugin_id: pluginId, version });
+  await blockPendingHolders(t, { pluginId, version });
 }
 
 /**

@@ -9,9 +9,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { testUser } from '../../helpers/store-fixtures.js';
 import { closeTestSql, startTestImghost, tempDir, testSql, type TestServer } from '../../helpers/servers.js';
-import { buildZip } from '../../helpers/zip-writer.js';
+import { pluginZip } from '../../helpers/zip-writer.js';
 import { newPlugin, storeClient } from '../store/store-client.js';
-import { uploadVersion, zipOf } from './versions-client.js';
+import { packageOf, uploadVersion } from './versions-client.js';
 
 const MiB = 1024 * 1024;
 let imghost: TestServer;
@@ -59,9 +59,9 @@ test('a 32 MiB package through the site grows its peak RSS by less than 40 MiB',
   const client = storeClient(site.url);
   assert.is((await client.post('/apps/api/plugins', newPlugin('vermem-big'), { cookie: author.cookie })).status, 201);
   // Warm the route up (code loaded, pools open) before measuring.
-  assert.is((await uploadVersion(site.url, 'vermem-big', { zip: zipOf({ 'a.txt': 'a' }), version: '0.0.1' }, { cookie: author.cookie })).status, 201);
+  assert.is((await uploadVersion(site.url, 'vermem-big', { zip: packageOf('vermem-big', '0.0.1', { 'a.txt': 'a' }), version: '0.0.1' }, { cookie: author.cookie })).status, 201);
 
-  const zip = buildZip([{ name: 'big.bin', data: randomBytes(32 * MiB - 4096), method: 0 }]);
+  const zip = pluginZip('vermem-big', '1.0.0', [{ name: 'big.bin', data: randomBytes(32 * MiB - 4096), method: 0 }]);
   assert.ok(zip.length <= 32 * MiB && zip.length > 31 * MiB);
   // Peak RSS from here on (clear_refs 5 resets VmHWM to the current RSS).
   writeFileSync(`/proc/${site.pid}/clear_refs`, '5');

@@ -1,6 +1,6 @@
 // Uploading plugin versions in tests: small ZIPs made by test/helpers/zip-writer.ts,
 // sent as the multipart form of POST /apps/api/plugins/:id/versions.
-import { buildZip } from '../../helpers/zip-writer.js';
+import { buildZip, manifestFor } from '../../helpers/zip-writer.js';
 import { multipartBody, type FormPart } from '../../helpers/media.js';
 
 export interface Answer {
@@ -9,9 +9,17 @@ export interface Answer {
   body: any;
 }
 
-/** A ZIP whose entries are `files` (name -> content). */
+/** A ZIP whose entries are `files` (name -> content), as they are: with no manifest unless `files` has one. */
 export function zipOf(files: Record<string, string>): Buffer {
   return buildZip(Object.entries(files).map(([name, data]) => ({ name, data: Buffer.from(data) })));
+}
+
+/**
+ * A plugin's package: `files`, and first a plugin.json naming plugin `id` at
+ * `version` (with `fields`), as every hosted version now needs (issue 31).
+ */
+export function packageOf(id: string, version: string, files: Record<string, string> = {}, fields: Record<string, unknown> = {}): Buffer {
+  return zipOf({ 'plugin.json': manifestFor(id, version, fields).toString(), ...files });
 }
 
 /** The form's parts in this order (`order` lists `file`, `version`, `changelog`). */

@@ -9,7 +9,7 @@ import type { Sql } from '../../../src/db/pool.js';
 import { testUser, type TestUser } from '../../helpers/store-fixtures.js';
 import { closeTestSql, startTestImghost, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
 import { newPlugin, storeClient, type StoreClient } from '../store/store-client.js';
-import { uploadVersion, zipOf } from './versions-client.js';
+import { packageOf, uploadVersion } from './versions-client.js';
 import { releaseVersion, reserveVersion } from '../../../src/site/versions/version-writes.js';
 import { runQuery } from '../../../src/db/queries.js';
 
@@ -38,7 +38,7 @@ test.after(async () => {
 
 const as = (user: TestUser) => ({ cookie: user.cookie });
 const upload = (id: string, version: string, files: Record<string, string>, user = author, changelog = `## ${version}\n- changes`) =>
-  uploadVersion(site.url, id, { zip: zipOf(files), version, changelog }, { cookie: user.cookie });
+  uploadVersion(site.url, id, { zip: packageOf(id, version, files), version, changelog }, { cookie: user.cookie });
 const review = (id: string, body: Record<string, unknown>) => client.post(`/apps/api/plugins/${id}/review`, body, as(admin));
 const versions = async (id: string, user?: TestUser) => (await client.get(`/apps/api/plugins/${id}/versions`, user ? as(user) : {})).body.versions as any[];
 
@@ -55,7 +55,7 @@ async function approveUpdate(id: string): Promise<void> {
 
 test('a version goes pending, then live everywhere a launcher looks, then back off', async () => {
   await approvedPlugin('ver-life');
-  const first = await upload('ver-life', '2.0.0', { 'plugin.json': '{"v":2}', 'main.py': 'print(2)' });
+  const first = await upload('ver-life', '2.0.0', { 'main.py': 'print(2)' });
   assert.is(first.status, 201, JSON.stringify(first.body));
   const v2 = first.body.version;
   assert.is(v2.status, 'pending');
@@ -88,14 +88,14 @@ test('a version goes pending, then live everywhere a launcher looks, then back o
   assert.equal([listed.version, listed.download, listed.sha256], ['2.0.0', v2.download, v2.sha256]);
   assert.equal((await versions('ver-life')).map((v) => [v.version, v.status]), [['2.0.0', 'approved']]);
   const one = (await client.get('/apps/api/plugins/ver-life/versions/2.0.0')).body.version;
-  assert.equal(one.files, [{ name: 'plugin.json', size: 7, crc32: one.files[0].crc32 }, { name: 'main.py', size: 8, crc32: one.files[1].crc32 }]);
+  assert.equal(one.files, [{ name: 'plugin.json', size: one.files[0].size, crc32: one.files[0].crc32 }, { name: 'main.py', size: 8, crc32: one.files[1].crc32 }]);
   assert.match(one.changelogTree[0][0], /^h[2-6]$/, 'the changelog is read as Markdown');
   const bytes = await fetch(v2.download);
   assert.is(bytes.status, 200);
   assert.is(bytes.headers.get('content-type'), 'application/zip');
 
   // A second version, with a file list to compare.
-  const third = await upload('ver-life', '3.0.0', { 'plugin.json': '{"v":3}', 'extra.txt': 'new' });
+  const third = await upload('ver-life', '3.0.0', { 'extra.txt': 'new' });
   assert.is(third.status, 201);
   const pending = (await client.get('/apps/api/plugins/ver-life', as(admin))).body.plugin.pendingUpdate.package;
   assert.equal(pending.diff.added.map((f: any) => f.name), ['extra.txt']);
@@ -190,7 +190,7 @@ test('a version number is never used twice, not even after a withdrawal', async 
   const reused = await upload('ver-numbers', '1.1.0', { 'a.txt': 'c' }, author);
   assert.is(reused.status, 409);
   // The file after the fields: the number is still checked at insert.
-  const late = await uploadVersion(site.url, 'ver-numbers', { zip: zipOf({ 'a.txt': 'd' }), version: '1.1.0', order: ['file', 'version'] }, as(author));
+  const late = await uploadVersion(site.url, 'ver-numbers', { zip: packageOf('ver-numbers', '1.1.0', { 'a.txt': 'd' }), version: '1.1.0', order: ['file', 'version'] }, as(author));
   assert.is(late.status, 409);
   assert.is(late.body.field, 'version');
   // The withdrawn update left the pending update.
@@ -210,14 +210,14 @@ test('orphan package file: a refused version sent file first keeps nothing on th
     { what: 'an empty version', files: { 'a.txt': 'orphan-empty' }, version: ' ', changelog: 'x', user: author, status: 400, field: 'version' },
   ];
   for (const c of cases) {
-    const zip = zipOf(c.files);
+    const zip = packageOf('ver-orphan', c.version, c.files);
     const answer = await uploadVersion(site.url, 'ver-orphan', { zip, version: c.version, changelog: c.changelog, order: ['file', 'changelog', 'version'] }, as(c.user));
     assert.is(answer.status, c.status, `${c.what}: ${JSON.stringify(answer.body)}`);
     assert.is(answer.body.field, c.field, c.what);
     assert.is(await keptOnImageHost(zip), 404, `${c.what}: the file is not kept`);
   }
   // The same form with a free number is stored: the check above looks where the file would be.
-  const zip = zipOf({ 'a.txt': 'orphan-free' });
+  const zip = packageOf('ver-orphan', '1.3.0', { 'a.txt': 'orphan-free' });
   assert.is((await uploadVersion(site.url, 'ver-orphan', { zip, version: '1.3.0', changelog: 'x', order: ['file', 'version'] }, as(author))).status, 201);
   assert.is(await keptOnImageHost(zip), 200);
 });
@@ -227,7 +227,7 @@ test('orphan package file: uploads racing for one new number store only the file
   // by whichever checks last first (sql/007). The others must be refused before the
   // image host keeps their file, not after.
   await approvedPlugin('ver-race');
-  const zips = Array.from({ length: 6 }, (_, i) => zipOf({ 'a.txt': `race-${i}` }));
+  const zips = Array.from({ length: 6 }, (_, i) => packageOf('ver-race', '2.0.0', { 'a.txt': `race-${i}` }));
   const answers = await Promise.all(zips.map((zip) => uploadVersion(site.url, 'ver-race', { zip, version: '2.0.0', changelog: 'x' }, as(author))));
   const statuses = answers.map((answer) => answer.status);
   assert.is(statuses.filter((status) => status === 201).length, 1, statuses.join(', '));
@@ -240,7 +240,7 @@ test('orphan package file: uploads racing for one new number store only the file
 test('a version number held by another upload is refused; a hold whose process ended, or an upload whose file was refused, frees it', async () => {
   await approvedPlugin('ver-hold');
   await sql`insert into version_reservations (plugin_id, version, expires_at) values ('ver-hold', '1.0.0', now() + interval '1 minute'), ('ver-hold', '2.0.0', now() - interval '1 second')`;
-  const held = zipOf({ 'a.txt': 'held' });
+  const held = packageOf('ver-hold', '1.0.0', { 'a.txt': 'held' });
   const refused = await uploadVersion(site.url, 'ver-hold', { zip: held, version: '1.0.0', changelog: 'x', order: ['file', 'version'] }, as(author));
   assert.is(refused.status, 409);
   assert.is(refused.body.field, 'version');
@@ -303,7 +303,7 @@ test('taking a number never waits for a lock another transaction holds on an old
 test('a withdrawn or rejected pending version leaves the update; only the author and administrators upload', async () => {
   await approvedPlugin('ver-refused');
   assert.is((await upload('ver-refused', '9.0.0', { 'a.txt': 'a' }, other)).status, 403);
-  assert.is((await uploadVersion(site.url, 'ver-refused', { zip: zipOf({ 'a.txt': 'a' }), version: '9.0.0' }, {})).status, 401);
+  assert.is((await uploadVersion(site.url, 'ver-refused', { zip: packageOf('ver-refused', '9.0.0', { 'a.txt': 'a' }), version: '9.0.0' }, {})).status, 401);
   const notZip = await uploadVersion(site.url, 'ver-refused', { zip: Buffer.from('not a zip at all'), version: '9.0.0' }, as(author));
   assert.is(notZip.status, 400);
   assert.equal([notZip.body.code, notZip.body.field], ['VALIDATION_FAILED', 'file']);

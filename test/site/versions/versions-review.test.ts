@@ -6,7 +6,7 @@ import type { Sql } from '../../../src/db/pool.js';
 import { testUser, type TestUser } from '../../helpers/store-fixtures.js';
 import { closeTestSql, startTestImghost, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
 import { newPlugin, storeClient, type StoreClient } from '../store/store-client.js';
-import { uploadVersion, zipOf } from './versions-client.js';
+import { packageOf, uploadVersion } from './versions-client.js';
 
 let imghost: TestServer;
 let site: TestServer;
@@ -38,7 +38,7 @@ test.after(async () => {
 
 const as = (user: TestUser) => ({ cookie: user.cookie });
 const upload = (url: string, id: string, version: string, files: Record<string, string>) =>
-  uploadVersion(url, id, { zip: zipOf(files), version, changelog: version }, as(author));
+  uploadVersion(url, id, { zip: packageOf(id, version, files), version, changelog: version }, as(author));
 
 async function approvedPlugin(id: string): Promise<void> {
   assert.is((await client.post('/apps/api/plugins', newPlugin(id), as(author))).status, 201);
@@ -47,12 +47,12 @@ async function approvedPlugin(id: string): Promise<void> {
 
 test('an author who uploads another version while the administrator reviews gets nothing live (stale revision: 409)', async () => {
   await approvedPlugin('verrev-toctou');
-  const good = await upload(site.url, 'verrev-toctou', '1.1.0', { 'plugin.json': 'good' });
+  const good = await upload(site.url, 'verrev-toctou', '1.1.0', { 'readme.txt': 'good' });
   assert.is(good.status, 201);
   const seen = (await client.get('/apps/api/plugins/verrev-toctou', as(admin))).body.plugin;
   assert.is(seen.pendingUpdate.package.sha256, good.body.version.sha256, 'the administrator sees the bytes');
   // Meanwhile, through the other site process, the author swaps in another file.
-  const evil = await upload(second.url, 'verrev-toctou', '1.1.1', { 'plugin.json': 'evil' });
+  const evil = await upload(second.url, 'verrev-toctou', '1.1.1', { 'readme.txt': 'evil' });
   assert.is(evil.status, 201);
 
   const stale = await client.post('/apps/api/plugins/verrev-toctou/review', { action: 'approve', revision: seen.revision }, as(admin));
@@ -73,7 +73,7 @@ test('an author who uploads another version while the administrator reviews gets
 
 test('a pending update withdrawn while the administrator reviews draws a new revision: the stale rejection is 409, not the plugin taken down', async () => {
   await approvedPlugin('verrev-withdrawn');
-  assert.is((await upload(site.url, 'verrev-withdrawn', '7.0.0', { 'plugin.json': 'seven' })).status, 201);
+  assert.is((await upload(site.url, 'verrev-withdrawn', '7.0.0', { 'readme.txt': 'seven' })).status, 201);
   assert.is((await client.patch('/apps/api/plugins/verrev-withdrawn', { featured: true }, as(admin))).status, 200);
   const seen = (await client.get('/apps/api/plugins/verrev-withdrawn', as(admin))).body.plugin;
   assert.is(seen.pendingUpdate.version, '7.0.0', 'the administrator reads an update');
@@ -105,18 +105,20 @@ test('two site processes agree on versions at once', async () => {
 test('removing a version keeps the file while another live version has the same bytes', async () => {
   await approvedPlugin('verrev-share-a');
   await approvedPlugin('verrev-share-b');
-  const files = { 'same.txt': 'identical bytes' };
-  const a = await upload(site.url, 'verrev-share-a', '1.0.1', files);
-  const b = await upload(site.url, 'verrev-share-b', '1.0.1', files);
-  assert.is(a.body.version.sha256, b.body.version.sha256, 'stored once, under one hash');
-  for (const id of ['verrev-share-a', 'verrev-share-b']) {
-    const record = (await client.get(`/apps/api/plugins/${id}`, as(admin))).body.plugin;
-    assert.is((await client.post(`/apps/api/plugins/${id}/review`, { action: 'approve', revision: record.revision }, as(admin))).status, 200);
-  }
+  const a = await upload(site.url, 'verrev-share-a', '1.0.1', { 'same.txt': 'identical bytes' });
+  const record = (await client.get('/apps/api/plugins/verrev-share-a', as(admin))).body.plugin;
+  assert.is((await client.post('/apps/api/plugins/verrev-share-a/review', { action: 'approve', revision: record.revision }, as(admin))).status, 200);
+  // A package names its plugin now (issue 31), so two plugins share bytes only from
+  // before: plugin b is given a's version, live, as an older database may hold it.
+  await sql`
+    insert into plugin_versions (plugin_id, version, changelog, sha256, size, download, entry_count, files, status)
+    select 'verrev-share-b', version, changelog, sha256, size, download, entry_count, files, 'approved'
+      from plugin_versions where plugin_id = 'verrev-share-a' and version = '1.0.1'`;
+  await sql`update plugins set version = '1.0.1', download = ${a.body.version.download}, sha256 = ${a.body.version.sha256} where id = 'verrev-share-b'`;
   assert.is((await client.request('DELETE', '/apps/api/plugins/verrev-share-a/versions/1.0.1', as(admin))).status, 200);
   assert.is((await fetch(a.body.version.download)).status, 200, 'plugin b still serves these bytes');
   assert.is((await client.request('DELETE', '/apps/api/plugins/verrev-share-b/versions/1.0.1', as(admin))).status, 200);
-  assert.is((await fetch(b.body.version.download)).status, 410);
+  assert.is((await fetch(a.body.version.download)).status, 410);
   // Both plugins went back to their external 1.0.0 (never hosted): unlisted, nothing to fall back on.
   assert.is((await client.get('/apps/api/plugins/verrev-share-b/install-link')).status, 404);
 });
@@ -124,12 +126,13 @@ test('removing a version keeps the file while another live version has the same 
 test('bytes removed for malware never go live after: a pending version of another plugin with them is refused on approval (409)', async () => {
   await approvedPlugin('verrev-malware-a');
   await approvedPlugin('verrev-malware-b');
+  // The same malware file in two packages (each names its own plugin, so the ZIPs differ).
   const files = { 'bad.txt': 'the same malware' };
   const a = await upload(site.url, 'verrev-malware-a', '1.0.1', files);
   const readA = (await client.get('/apps/api/plugins/verrev-malware-a', as(admin))).body.plugin;
   assert.is((await client.post('/apps/api/plugins/verrev-malware-a/review', { action: 'approve', revision: readA.revision }, as(admin))).status, 200);
   const b = await upload(site.url, 'verrev-malware-b', '2.0.0', files);
-  assert.is(b.body.version.sha256, a.body.version.sha256);
+  assert.is(b.status, 201);
 
   assert.is((await client.request('DELETE', '/apps/api/plugins/verrev-malware-a/versions/1.0.1', as(admin))).status, 200);
   assert.is((await fetch(a.body.version.download)).status, 410, 'no live version kept the bytes');
@@ -145,7 +148,7 @@ test('bytes removed for malware never go live after: a pending version of anothe
 
 test('an upload of bytes removed while the image host still took them is refused by the site (400 file), nothing inserted', async () => {
   await approvedPlugin('verrev-removed-late');
-  const zip = zipOf({ 'late.txt': 'removed between the checks' });
+  const zip = packageOf('verrev-removed-late', '3.0.0', { 'late.txt': 'removed between the checks' });
   const { createHash } = await import('node:crypto');
   // As if a removal committed after the image host's own check of the bytes: only PostgreSQL knows yet.
   await sql`insert into removed_packages (sha256) values (${createHash('sha256').update(zip).digest('hex')})`;
@@ -159,7 +162,7 @@ test('an upload of bytes removed while the image host still took them is refused
 
 test('a version\'s download is named <id>-<version>.zip whichever part of the form comes first', async () => {
   await approvedPlugin('verrev-name');
-  const fileFirst = await uploadVersion(site.url, 'verrev-name', { zip: zipOf({ 'a.txt': 'first' }), version: '1.2.3', changelog: '', order: ['file', 'version', 'changelog'] }, as(author));
+  const fileFirst = await uploadVersion(site.url, 'verrev-name', { zip: packageOf('verrev-name', '1.2.3', { 'a.txt': 'first' }), version: '1.2.3', changelog: '', order: ['file', 'version', 'changelog'] }, as(author));
   assert.is(fileFirst.status, 201, JSON.stringify(fileFirst.body));
   assert.ok(fileFirst.body.version.download.endsWith(`/pkg/${fileFirst.body.version.sha256}/verrev-name-1.2.3.zip`), fileFirst.body.version.download);
   assert.is((await fetch(fileFirst.body.version.download)).headers.get('content-disposition'), 'attachment; filename="verrev-name-1.2.3.zip"');
@@ -167,11 +170,15 @@ test('a version\'s download is named <id>-<version>.zip whichever part of the fo
   assert.ok(versionFirst.body.version.download.endsWith('/verrev-name-1.2.4.zip'), versionFirst.body.version.download);
 });
 
-/** A detail as the queue's include=review lists it: packages without `files` and `diff` (`diffCounts` stays). */
+/**
+ * A detail as the queue's include=review lists it: packages without `files`,
+ * `diff` and what the package says but its count of warnings (`diffCounts` and
+ * `warningCount` stay).
+ */
 function asListed(detail: any): any {
   const summary = (pkg: any) => {
     if (!pkg) return pkg;
-    const { files: _files, diff: _diff, ...rest } = pkg;
+    const { files: _files, diff: _diff, manifest: _manifest, permissions: _permissions, entryKind: _entryKind, checks: _checks, ...rest } = pkg;
     return rest;
   };
   return { ...detail, package: summary(detail.package), pendingUpdate: detail.pendingUpdate && { ...detail.pendingUpdate, package: summary(detail.pendingUpdate.package) } };
@@ -196,7 +203,7 @@ test('the review queue with include=review carries each plugin as its detail sho
   }
   const queue = (await client.get(cases[0]!.path, as(admin))).body.plugins;
   const b = queue.find((plugin: any) => plugin.id === 'verrev-queue-b');
-  assert.is(b.pendingUpdate.package.entryCount, 2);
+  assert.is(b.pendingUpdate.package.entryCount, 3, 'two files and plugin.json');
   assert.is(b.pendingUpdate.package.diffCounts, null, 'the live version is not hosted');
   assert.equal(Object.keys(b.pendingUpdate.package).filter((key) => key === 'files' || key === 'diff'), []);
   assert.type(b.longDescription, 'string');
@@ -226,11 +233,11 @@ test('include=review records carry no file lists: a queue of ZIPs with 400 long 
   const big = listed.body.plugins.filter((plugin: any) => plugin.id.startsWith('verrev-big-'));
   assert.is(big.length, 2);
   for (const plugin of big) {
-    assert.is(plugin.pendingUpdate.package.entryCount, 400);
+    assert.is(plugin.pendingUpdate.package.entryCount, 401);
     assert.is(plugin.pendingUpdate.package.files, undefined, plugin.id);
     assert.ok(JSON.stringify(plugin).length < 8 * 1024, `${plugin.id}: ${JSON.stringify(plugin).length} bytes`);
     const detail = (await client.get(`/apps/api/plugins/${plugin.id}`, as(admin))).body.plugin;
-    assert.is(detail.pendingUpdate.package.files.length, 400, 'the detail has them');
+    assert.is(detail.pendingUpdate.package.files.length, 401, 'the detail has them');
   }
 });
 
