@@ -84,10 +84,10 @@ const pluginFields: Schema = {
     download: { type: 'string', description: 'https: URL whose path ends in .zip; with DOWNLOAD_HOSTS set, on one of those hosts or a subdomain of one (else 400, field download)' },
     sha256: nullable({ type: 'string', pattern: '^[0-9a-fA-F]{64}$' }),
     url: nullable({ type: 'string' }),
-    icon: nullable({ type: 'string' }),
+    icon: nullable({ type: 'string', description: 'https: link to another host, or an in-site path: one leading / (not // or /\\), not /apps or under /apps/' }),
     tags: { type: 'array', maxItems: 20, items: { type: 'string', maxLength: 32 } },
     permissions: { type: 'array', maxItems: 32, items: { type: 'string', maxLength: 64 } },
-    screenshots: { type: 'array', maxItems: 8 },
+    screenshots: { type: 'array', maxItems: 8, description: 'each a link (as icon) or {url, webpUrl?} of such links' },
     featured: { type: 'boolean', description: 'administrators only (403 otherwise)' },
   },
 };

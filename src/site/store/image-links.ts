@@ -6,15 +6,15 @@ import { link } from './text-rules.js';
 // browser that shows a plugin fetches its images with the site's cookie when
 // they are on the site's own host (the review queue included), so an image of
 // /apps/auth/logout logged out whoever saw it, and any other GET with an effect
-// would act for them the same way. Images on the site are therefore limited to
-// folders that only serve files; the site's own host is refused in absolute
-// links (any port: cookies do not tell ports apart), except under the image
-// host's public URL when an operator serves it from the site's host.
+// would act for them the same way. Such GETs are all under /apps/ (the rest of the
+// site only reads: files, the launcher's /api/, health), so an in-site image may
+// be any path that starts with one `/` (CONTRACT) except under /apps/. The site's
+// own host is refused in absolute links (any port: cookies do not tell ports
+// apart, and another port may be another service), except under the image host's
+// public URL when an operator serves it from the site's host.
 
-/** In-site folders that serve files and nothing else: the site's assets, and media
- *  (uploaded images, when a proxy serves the image host's /img/ or a /media/
- *  folder on the site's origin). Never /apps/ or /api/. */
-export const IN_SITE_IMAGE_PREFIXES = ['/static/', '/media/', '/img/'] as const;
+/** The in-site folder whose GETs may act (logout, the login flow): never an image. */
+export const ACTING_PREFIX = '/apps/';
 
 export interface ImageLinkRule {
   /** PUBLIC_URL's host name, in lower case, without a trailing dot. */
@@ -30,13 +30,13 @@ export function imageLinkRule(config: Pick<SiteSettings, 'publicUrl' | 'imageHos
   return { siteHost, ownHostMedia };
 }
 
-const ONLY = `must be an https:// link to another host, or a path under ${IN_SITE_IMAGE_PREFIXES.join(', ')}`;
+const ONLY = `must be an https:// link to another host, or a path that starts with one / outside ${ACTING_PREFIX}`;
 
 /** An image link (link() of text-rules.ts) that cannot make a viewer's browser call the site. */
 export function imageLink(field: string, value: unknown, rule: ImageLinkRule): string {
   const stored = link(field, value);
   if (stored.startsWith('/')) {
-    if (!staysUnder(stored, IN_SITE_IMAGE_PREFIXES)) throw validationFailed(field, `${field} ${ONLY}`);
+    if (!isReadOnlyPath(stored)) throw validationFailed(field, `${field} ${ONLY}`);
   } else if (hostOf(new URL(stored)) === rule.siteHost && !staysUnder(stored, rule.ownHostMedia)) {
     throw validationFailed(field, `${field} must not point at this site's own address; it ${ONLY}`);
   }
@@ -46,16 +46,36 @@ export function imageLink(field: string, value: unknown, rule: ImageLinkRule): s
 const BASE = 'https://site.invalid';
 
 /**
- * Whether `target` (a path, or an absolute link) stays inside one of `prefixes` (paths,
- * or absolute) once a browser resolves it. Dot segments (also escaped), backslashes
- * and escaped slashes in the path are refused outright: a browser or a proxy may
- * resolve them somewhere we did not look.
+ * Whether an in-site path stays outside /apps/ (and is not /apps itself) once a
+ * browser resolves it and a proxy or router decodes it: compared decoded and in
+ * lower case, so that neither `/%61pps/` nor `/APPS/` gets in. Paths refused by
+ * unambiguous() are refused here too.
+ */
+function isReadOnlyPath(target: string): boolean {
+  if (!unambiguous(target)) return false;
+  // Each escape decoded on its own, so that a malformed one elsewhere in the path
+  // does not hide the letters of `apps`.
+  const path = new URL(target, BASE).pathname.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))).toLowerCase();
+  return path !== ACTING_PREFIX.slice(0, -1) && !path.startsWith(ACTING_PREFIX);
+}
+
+/**
+ * Whether `target` (an absolute link) stays inside one of `prefixes` (absolute) once
+ * a browser resolves it.
  */
 function staysUnder(target: string, prefixes: readonly string[]): boolean {
-  const path = target.split(/[?#]/, 1)[0]!;
-  if (/\\|%2f|%5c/i.test(path) || /(^|\/)(\.|%2e){1,2}(\/|$)/i.test(path)) return false;
+  if (!unambiguous(target)) return false;
   const resolved = new URL(target, BASE).href;
-  return prefixes.some((prefix) => resolved.startsWith(prefix.startsWith('/') ? BASE + prefix : prefix));
+  return prefixes.some((prefix) => resolved.startsWith(prefix));
+}
+
+/**
+ * Dot segments (also escaped), backslashes and escaped slashes in the path are
+ * refused outright: a browser or a proxy may resolve them somewhere we did not look.
+ */
+function unambiguous(target: string): boolean {
+  const path = target.split(/[?#]/, 1)[0]!;
+  return !/\\|%2f|%5c/i.test(path) && !/(^|\/)(\.|%2e){1,2}(\/|$)/i.test(path);
 }
 
 function hostOf(url: URL): string {

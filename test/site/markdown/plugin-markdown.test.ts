@@ -16,6 +16,8 @@ const cases = [
   { what: 'another https host', source: '![a](https://cdn.example/a.png)', kept: true },
   { what: 'the site’s static files', source: '![a](/static/site/a.png)', kept: true },
   { what: 'media on the site', source: '![a](/img/1/0cc175b9c0f1b6a831c399e269772661)', kept: true },
+  { what: 'any other in-site path (regression: /uploads/ was text)', source: '![a](/uploads/s6.png)', kept: true },
+  { what: '/apps/ in upper case', source: '![a](/APPS/auth/logout)', kept: false },
   { what: 'logout through a path', source: '![a](/apps/auth/logout)', kept: false },
   { what: 'logout through the site’s own address', source: '![a](https://store.example/apps/auth/logout)', kept: false },
   { what: 'the site’s own address, another port', source: '![a](https://store.example:8443/x.png)', kept: false },

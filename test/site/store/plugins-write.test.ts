@@ -92,17 +92,23 @@ const invalid: Array<{ what: string; fields: Record<string, unknown>; field: str
   { what: 'screenshots a string', fields: { screenshots: '/media/s.png' }, field: 'screenshots' },
   { what: 'screenshot a number', fields: { screenshots: [5] }, field: 'screenshots' },
   // Regression: any page can log its viewers out. Images are fetched with the cookie
-  // by everyone who sees the plugin: in-site ones only from folders that serve
-  // files (/static/, /media/, /img/), never the site's own host in a link.
+  // by everyone who sees the plugin: in-site ones never under /apps/ (where a GET
+  // can act), however written, and never the site's own host in a link.
   { what: 'an icon of /apps/auth/logout (any page can log its viewers out)', fields: { icon: '/apps/auth/logout' }, field: 'icon' },
   { what: 'an icon of another /apps/ path', fields: { icon: '/apps/api/me' }, field: 'icon' },
-  { what: 'an icon of an API path', fields: { icon: '/api/info' }, field: 'icon' },
-  { what: 'an icon at the root', fields: { icon: '/icon.png' }, field: 'icon' },
+  { what: 'an icon of /apps itself', fields: { icon: '/apps' }, field: 'icon' },
+  { what: 'an icon of /apps with a query', fields: { icon: '/apps?x=1' }, field: 'icon' },
+  { what: 'an icon of /APPS/ in upper case', fields: { icon: '/APPS/auth/logout' }, field: 'icon' },
+  { what: 'an icon of /apps/ with an escaped letter', fields: { icon: '/%61pps/auth/logout' }, field: 'icon' },
+  { what: 'an icon of /apps/ with a malformed escape after it', fields: { icon: '/apps/%zz' }, field: 'icon' },
+  { what: 'an icon of another host by //', fields: { icon: '//evil.example/i.png' }, field: 'icon' },
+  { what: 'an icon of another host by /\\', fields: { icon: '/\\evil.example/i.png' }, field: 'icon' },
+  { what: 'an icon with a control character', fields: { icon: '/uploads/a\u0001.png' }, field: 'icon' },
+  { what: 'an icon with a space', fields: { icon: '/uploads/a b.png' }, field: 'icon' },
   { what: 'an icon climbing out of /static/', fields: { icon: '/static/../apps/auth/logout' }, field: 'icon' },
   { what: 'an icon climbing out by escaped dots', fields: { icon: '/media/%2e%2e/apps/auth/logout' }, field: 'icon' },
   { what: 'an icon climbing out by a backslash', fields: { icon: '/static\\..\\apps\\auth\\logout' }, field: 'icon' },
   { what: 'an icon with an escaped slash', fields: { icon: '/static/..%2Fapps/auth/logout' }, field: 'icon' },
-  { what: 'an icon of /Static/ (another path to the router)', fields: { icon: '/Static/i.png' }, field: 'icon' },
   { what: 'an icon on the site\'s own host', fields: { icon: 'https://site.test/apps/auth/logout' }, field: 'icon' },
   { what: 'an icon on the site\'s own host, even under /static/', fields: { icon: 'https://site.test/static/i.png' }, field: 'icon' },
   { what: 'an icon on the site\'s own host in upper case with a trailing dot', fields: { icon: 'https://SITE.TEST./apps/auth/logout' }, field: 'icon' },
@@ -213,8 +219,22 @@ test('screenshots keep strings and {url, webpUrl} objects; unknown fields are ig
   assert.is.not(answer.body.plugin.createdAt, '2000-01-01T00:00:00.000Z');
 });
 
-test('image links: in-site paths under /static/, /media/ and /img/ and links to other hosts are kept', async () => {
-  const icons = ['/static/app/icon.png', '/media/icon.png?v=2', '/img/1700000000/' + 'a'.repeat(32) + '.webp', 'https://img.example.com/site.test/apps/x.png', 'https://site.test.example.com/i.png'];
+test('regression: in-site images outside /static/, /media/ and /img/ (/uploads/s6.png) are kept, as CONTRACT allows any path with one leading /', async () => {
+  const icons = [
+    '/uploads/s6.png',
+    '/icon.png',
+    '/api/info',
+    '/Static/i.png',
+    '/appsx/i.png',
+    '/uploads/apps/i.png',
+    '/uploads/%E5%9B%BE.png?v=1#top',
+    '/uploads/%E0%A4%A.png',
+    '/static/app/icon.png',
+    '/media/icon.png?v=2',
+    '/img/1700000000/' + 'a'.repeat(32) + '.webp',
+    'https://img.example.com/site.test/apps/x.png',
+    'https://site.test.example.com/i.png',
+  ];
   for (const [index, icon] of icons.entries()) {
     const answer = await client.post('/apps/api/plugins', newPlugin(`image-ok-${index}`, { icon, screenshots: [icon, { url: icon, webpUrl: icon }] }), { cookie: users.alice });
     assert.is(answer.status, 201, `${icon}: ${JSON.stringify(answer.body)}`);
