@@ -1,4 +1,5 @@
 import type { RateDecision } from '../http/rate-limited.js';
+import { wallClock } from '../lib/clock.js';
 import type { Sql } from './pool.js';
 import { runQuery } from './queries.js';
 import { PURGE_BATCH, PURGE_INTERVAL_MS, storedKey, type SharedRateLimitOptions } from './shared-rate-limiter.js';
@@ -51,7 +52,7 @@ interface KeyState {
   pending: number;
   /** Hits sent and not yet answered. */
   sending: number;
-  /** When the window PostgreSQL told of ends (Date.now() scale); 0 when unknown. */
+  /** When the window PostgreSQL told of ends (the `now` option's scale); 0 when unknown. */
   resetsAt: number;
 }
 
@@ -66,18 +67,19 @@ export const DEFAULT_MAX_KEYS = 100_000;
 export function createBatchedRateLimiter(sql: Sql, options: BatchedRateLimitOptions): BatchedRateLimiter {
   const { name, limit, windowMs, unflushed, flushMs } = options;
   const maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
+  const clock = options.now ?? wallClock;
   if (!Number.isInteger(unflushed) || unflushed < 1 || unflushed > limit) throw new Error(`rate limit "${name}": unflushed must be 1 to limit`);
   const keys = new Map<string, KeyState>();
   const fullWindowSeconds = Math.max(1, Math.ceil(windowMs / 1000));
   let timer: NodeJS.Timeout | undefined;
-  let lastPurge = Date.now();
+  let lastPurge = clock();
 
   // A key whose count over every process is at most this is forgotten after a flush
   // (forgettable, below): a flush reads back only the keys above it.
   const farFromLimit = limit - unflushed;
   /** Adds `hits` to the keys `stored`; the rows of the keys whose count is now above `above`. */
   const add = async (stored: string[], hits: number[], above: number): Promise<AddedRow[]> => {
-    const now = Date.now();
+    const now = clock();
     if (now - lastPurge >= PURGE_INTERVAL_MS) {
       lastPurge = now;
       runQuery(sql, 'rate-limit/purge', [PURGE_BATCH]).catch(() => {});
@@ -122,7 +124,7 @@ export function createBatchedRateLimiter(sql: Sql, options: BatchedRateLimitOpti
       schedule();
       return;
     }
-    const now = Date.now();
+    const now = clock();
     const byKey = new Map(rows.map((row) => [row.key, row]));
     for (const [key, state, sent] of batch) {
       const row = byKey.get(key);
@@ -168,7 +170,7 @@ export function createBatchedRateLimiter(sql: Sql, options: BatchedRateLimitOpti
       }
       throw error;
     }
-    const now = Date.now();
+    const now = clock();
     if (state) learn(state, row, sent, now);
     return decide(row.hits, now + row.seconds_left * 1000, now, row.hits <= limit);
   };
@@ -176,7 +178,7 @@ export function createBatchedRateLimiter(sql: Sql, options: BatchedRateLimitOpti
   return {
     hit(key) {
       const stored = storedKey(key);
-      const now = Date.now();
+      const now = clock();
       let state = keys.get(stored);
       if (state === undefined) {
         if (keys.size >= maxKeys) return addNow(stored, undefined);

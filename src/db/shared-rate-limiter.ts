@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RateDecision } from '../http/rate-limited.js';
+import { wallClock, type Clock } from '../lib/clock.js';
 import type { Sql } from './pool.js';
 import { runQuery } from './queries.js';
 
@@ -40,6 +41,12 @@ export interface SharedRateLimitOptions {
   /** Hits allowed per key within one window. */
   limit: number;
   windowMs: number;
+  /**
+   * The process's clock (wall time, ms), for what it times itself: the purge's
+   * interval, and the batched limiter's windows in memory. A window in PostgreSQL is
+   * timed by PostgreSQL's clock. Tests pass one they move.
+   */
+  now?: Clock;
 }
 
 interface WindowRow {
@@ -64,9 +71,10 @@ export function createSharedRateLimiter(sql: Sql, options: SharedRateLimitOption
   // Lookups already ignore expired windows (a hit restarts them); the sweep only
   // keeps the table small. It runs in the background of a hit, at most once per
   // interval per limiter, and its failure costs nothing but a later retry.
-  let lastPurge = Date.now();
+  const clock = options.now ?? wallClock;
+  let lastPurge = clock();
   const purgeNowAndThen = () => {
-    const now = Date.now();
+    const now = clock();
     if (now - lastPurge < PURGE_INTERVAL_MS) return;
     lastPurge = now;
     runQuery(sql, 'rate-limit/purge', [PURGE_BATCH]).catch(() => {});

@@ -7,9 +7,9 @@ import { createPool } from '../../src/db/pool.js';
 import { runQuery } from '../../src/db/queries.js';
 import { startPgProxy } from '../helpers/pg-proxy.js';
 import { closeTestSql, testSql } from '../helpers/servers.js';
+import { manualClock, waitFor } from '../helpers/time.js';
 
 const MINUTE = 60_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const storedHits = async (name: string, key: string) =>
   ((await testSql()`select hits from rate_limits where limiter = ${name} and key = ${key}`)[0]?.hits as number | undefined) ?? 0;
 
@@ -38,7 +38,7 @@ test('counts are added to PostgreSQL in batches, at most `unflushed` - 1 hits be
   const limiter = createBatchedRateLimiter(testSql(), { name, limit: 60, windowMs: MINUTE, unflushed: 5, flushMs: 100 });
   for (let i = 0; i < 3; i++) assert.ok((await limiter.hit('k')).allowed);
   assert.is(await storedHits(name, 'k'), 0, 'not written per hit');
-  await sleep(300);
+  await waitFor('the timer adds the hits', async () => (await storedHits(name, 'k')) > 0);
   assert.is(await storedHits(name, 'k'), 3, 'added by the timer');
   for (let i = 0; i < 10; i++) await limiter.hit('k');
   assert.ok((await storedHits(name, 'k')) >= 13 - 4);
@@ -54,12 +54,12 @@ test('a flush reads back only the keys near their limit, and the limit still hol
   assert.equal(added.map((row) => [row.key, row.hits]), [['near', limit - unflushed + 1]], 'only the key above limit - unflushed');
   assert.is(await storedHits(name, 'far'), 1, 'the other is counted all the same');
   // Hits of many keys far from the limit, and of one that reaches it, over several flushes.
-  const limiter = createBatchedRateLimiter(testSql(), { name, limit, windowMs: MINUTE, unflushed, flushMs: 20 });
+  const limiter = createBatchedRateLimiter(testSql(), { name, limit, windowMs: MINUTE, unflushed, flushMs: MINUTE });
   let allowed = 0;
   for (let i = 0; i < 15; i++) {
     for (let k = 0; k < 20; k++) assert.ok((await limiter.hit(`other-${i}-${k}`)).allowed);
     allowed += Number((await limiter.hit('hot')).allowed);
-    await sleep(30);
+    await limiter.flush();
   }
   assert.is(allowed, limit);
   await limiter.close();
@@ -71,13 +71,14 @@ test('two processes share the limit within limit + (N - 1) x unflushed', async (
   const other = createPool(process.env.TEST_DB_URL!);
   const limit = 20;
   const unflushed = 4;
-  const a = createBatchedRateLimiter(testSql(), { name, limit, windowMs: MINUTE, unflushed, flushMs: 20 });
-  const b = createBatchedRateLimiter(other, { name, limit, windowMs: MINUTE, unflushed, flushMs: 20 });
+  const a = createBatchedRateLimiter(testSql(), { name, limit, windowMs: MINUTE, unflushed, flushMs: MINUTE });
+  const b = createBatchedRateLimiter(other, { name, limit, windowMs: MINUTE, unflushed, flushMs: MINUTE });
   let allowed = 0;
   for (let i = 0; i < 40; i++) {
     const [x, y] = await Promise.all([a.hit('shared'), b.hit('shared')]);
     allowed += Number(x.allowed) + Number(y.allowed);
-    if (i % 3 === 0) await sleep(25);
+    // Both flush now and then, as their timers would, while the other keeps counting.
+    if (i % 3 === 0) await Promise.all([a.flush(), b.flush()]);
   }
   assert.ok(allowed >= limit && allowed <= limit + unflushed, `allowed ${allowed}`);
   await a.close();
@@ -86,13 +87,18 @@ test('two processes share the limit within limit + (N - 1) x unflushed', async (
 });
 
 test('a refused key waits for its window to end, then is allowed again', async () => {
-  const limiter = createBatchedRateLimiter(testSql(), { name: 'test:batched-window', limit: 2, windowMs: 400, unflushed: 2, flushMs: 20 });
+  const name = 'test:batched-window';
+  const clock = manualClock();
+  const limiter = createBatchedRateLimiter(testSql(), { name, limit: 2, windowMs: MINUTE, unflushed: 2, flushMs: MINUTE, now: clock.now });
   assert.ok((await limiter.hit('k')).allowed);
   assert.ok((await limiter.hit('k')).allowed);
   assert.is((await limiter.hit('k')).allowed, false);
-  await sleep(600);
+  // The window ends for both clocks: this process's (the end it learnt) and PostgreSQL's (the row's).
+  clock.advance(MINUTE);
+  await testSql()`update rate_limits set resets_at = now() where limiter = ${name} and key = 'k'`;
   assert.ok((await limiter.hit('k')).allowed);
   await limiter.close();
+  assert.is(await storedHits(name, 'k'), 1, 'counted in a new window');
 });
 
 // Defect: when the add of a hit that must wait for PostgreSQL failed, the key's
@@ -115,7 +121,7 @@ test('hits PostgreSQL could not count are held and counted: past the limit the k
     }
     assert.equal(outcomes, ['failed 503', 'failed 503', 'failed 503', 'refused', 'refused', 'refused']);
     await proxy.start();
-    for (let i = 0; i < 100 && (await storedHits(name, 'k')) < 3; i++) await sleep(50);
+    await waitFor('the held hits are added', async () => (await storedHits(name, 'k')) >= 3).catch(() => {});
     assert.is(await storedHits(name, 'k'), 3, 'the held hits are added when PostgreSQL answers again');
   } finally {
     await limiter.close().catch(() => {});
