@@ -5,7 +5,7 @@
 -- The filters are the lists' (list-updated.sql). query_lower: the query in lower
 -- case; phrase: its words joined by one space; compact: the words without spaces;
 -- other_words: the words but the longest (text[]); sort: 'relevance', 'updated',
--- 'rating' or 'installs'.
+-- 'rating', 'installs' or 'oldest' (updated_at ascending).
 --
 -- It reads plugin_search, the narrow copy of what search looks at (sql/004_search.sql).
 -- A plugin matches when the compact query ("mini map" -> "minimap") begins one of
@@ -102,6 +102,7 @@ candidates as materialized (
            when 'rating' then m.rating_score
            -- Rounding to a double keeps the order (never swaps two times), which is all the cut needs.
            when 'updated' then extract(epoch from m.updated_at)::double precision
+           when 'oldest' then -extract(epoch from m.updated_at)::double precision
            else store_search_tier(m.id_lower, m.name_lower, m.search_key, m.tags_lower, m.author_lower,
                                   m.name_words, $9, $10, $11)
                 + store_search_closeness(m.name_word_list, $13::text, l.near, l.close9, l.close8, l.close7,
@@ -151,10 +152,12 @@ select (case when (select yes from exact_fills_page) then (select count(*) from 
      order by case when $14 = 'installs' then s.install_count end desc nulls last,
               case when $14 = 'rating' then s.rating_score end desc nulls last,
               case when $14 = 'updated' then s.updated_at end desc nulls last,
+              case when $14 = 'oldest' then s.updated_at end asc nulls last,
               s.score desc, s.install_count desc, s.id
      limit $7 offset $8) as page on true
   left join plugin_summaries r on r.id = page.id
  order by case when $14 = 'installs' then page.install_count end desc nulls last,
           case when $14 = 'rating' then page.rating_score end desc nulls last,
           case when $14 = 'updated' then page.updated_at end desc nulls last,
+          case when $14 = 'oldest' then page.updated_at end asc nulls last,
           page.score desc, page.install_count desc, page.id

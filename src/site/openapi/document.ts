@@ -160,6 +160,11 @@ export const SITE_OPENAPI = {
           updatedAt: isoDate,
           pendingUpdate: nullable({ type: 'object', required: ['submittedAt'], properties: {
             submittedAt: isoDate,
+            longDescriptionTree: {
+              type: 'array',
+              description: 'With a proposed longDescription only: it read as Markdown, as the record\'s longDescriptionTree',
+              items: { $ref: '#/components/schemas/MarkdownNode' },
+            },
             package: nullable({ description: 'Details for its author and administrators: the hosted version the update proposes, with files and `diff` ({added, removed, changed}) against the live version\'s files (null when the live version is not hosted), and `diffCounts` (the three counts); in a list (include=review) without files and diff', type: 'object' }),
           } }),
           package: nullable({ description: 'Details for its author and administrators: the hosted version the plugin carries, with its files (not in a list: include=review)', type: 'object' }),
@@ -408,7 +413,7 @@ export const SITE_OPENAPI = {
         parameters: [
           queryParam('q', 'Search words (typo-tolerant)'),
           queryParam('tag', 'Only plugins with this tag'),
-          queryParam('sort', 'Order', { enum: ['updated', 'installs', 'rating', 'name', 'new'] }),
+          queryParam('sort', 'Order: updated (default), rating, installs, each highest first; oldest: least recently updated first (the review queue)', { enum: ['updated', 'rating', 'installs', 'oldest'] }),
           queryParam('public', '1: approved plugins only'),
           queryParam('scope', 'mine: own plugins (login); admin: all (administrators)', { enum: ['mine', 'admin'] }),
           queryParam('status', 'Filter by status', { enum: ['pending', 'approved', 'rejected'] }),
@@ -798,6 +803,22 @@ export const SITE_OPENAPI = {
         responses: {
           '200': json('A page of reports', success({ reports: { type: 'array', items: ref('Report') }, total: { type: 'integer', minimum: 0 } })),
           ...guardedRead,
+        },
+      },
+    },
+    '/apps/api/review/counts': {
+      get: {
+        operationId: 'getReviewCounts', tags: ['plugins'],
+        summary: 'What waits for review, by kind, in one call: plugins pending review, pending updates, open reports (administrators)',
+        security: sessionOnly,
+        responses: {
+          '200': json('The three counts', success({
+            pending: { type: 'integer', minimum: 0, description: 'Plugins pending review (the list with status=pending)' },
+            updates: { type: 'integer', minimum: 0, description: 'Approved plugins with a pending update (the list with update=pending)' },
+            reports: { type: 'integer', minimum: 0, description: 'Open reports (GET /apps/api/reports)' },
+          })),
+          ...denied,
+          ...common,
         },
       },
     },

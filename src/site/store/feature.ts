@@ -11,6 +11,7 @@ import { installClickHandler, installLinkHandler, manifestHandler } from './inst
 import { listHandler } from './list-route.js';
 import { createKeptAnswers } from './kept-answers.js';
 import { outageCopiesOf } from './outage-copies.js';
+import { reviewCountsHandler } from './review-counts-route.js';
 import { createHandler, editHandler, reviewHandler } from './write-routes.js';
 
 /** The plugin store: submit, edit, review, list and search, detail, install. */
@@ -25,6 +26,7 @@ export function storeFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals
       { method: 'GET', path: '/apps/api/plugins/:id', use: [keptAnswers.readAhead, guards.withUser], handler: detailHandler(deps, keptAnswers) },
       { method: 'PATCH', path: '/apps/api/plugins/:id', use: [guards.userOrToken('plugins:write'), jsonBody()], handler: editHandler(deps) },
       { method: 'POST', path: '/apps/api/plugins/:id/review', use: [guards.adminRequired, jsonBody()], handler: reviewHandler(deps) },
+      { method: 'GET', path: '/apps/api/review/counts', use: [guards.adminRequired], handler: reviewCountsHandler(deps) },
       { method: 'GET', path: '/apps/api/plugins/:id/install-link', handler: installLinkHandler(deps) },
       { method: 'GET', path: '/apps/api/plugins/:id/manifest.json', handler: manifestHandler(deps) },
       // Another site must not count clicks from its visitors' browsers (403, nothing counted).

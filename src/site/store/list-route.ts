@@ -26,8 +26,11 @@ export const MAX_LIST_OFFSET = 1_000_000;
  */
 export const MAX_REVIEW_LIST_LIMIT = 100;
 
-/** The query of each sort (the default is updated); they differ only in their order. */
-const LIST_QUERIES = { updated: 'store/list-updated', rating: 'store/list-rating', installs: 'store/list-installs' } as const;
+/**
+ * The query of each sort (the default is updated); they differ only in their order.
+ * oldest is updated reversed (least recently updated first): the review queue's order.
+ */
+const LIST_QUERIES = { updated: 'store/list-updated', rating: 'store/list-rating', installs: 'store/list-installs', oldest: 'store/list-oldest' } as const;
 const SORTS = Object.keys(LIST_QUERIES) as Array<keyof typeof LIST_QUERIES>;
 const STATUSES: PluginStatus[] = ['pending', 'approved', 'rejected'];
 

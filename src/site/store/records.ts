@@ -166,6 +166,8 @@ function pendingUpdate(row: PluginRow): Record<string, unknown> | null {
   for (const field of EDITABLE_FIELDS) {
     if (row.pending_changed.includes(field)) update[field] = row[`pending_${EDITABLE_COLUMNS[field]}`] ?? null;
   }
+  // As the record's own: what the review page shows of a proposed long description.
+  if (typeof update.longDescription === 'string') update.longDescriptionTree = markdownTree(update.longDescription);
   update.submittedAt = row.pending_submitted_at.toISOString();
   return update;
 }
