@@ -287,3 +287,29 @@ export function counted(textarea, counter, max = 500) {
   update();
   return update;
 }
+
+/**
+ * The permissions the Bloret launcher grants without asking (its
+ * modules/plugin_host/permissions.py); every other id, unknown ones included, is
+ * high risk, as the launcher and the API (`permissions: [{id, risk}]`) rate them.
+ */
+export const SAFE_PERMISSIONS = ['ui.nav', 'ui.theme', 'ui.settings', 'ui.toolbar', 'ui.home', 'ui.tools', 'config.read'];
+
+/** A permission's words in the page's language (the catalogues' `perm.<id>`); an id they do not know, as itself. */
+export const permissionWords = (id) => strings['perm.' + id] || id;
+
+/**
+ * A permission (an id, or the API's `{id, risk}`) as a list item: its words and id,
+ * a high-risk one marked in words (not by colour alone), and `change` ('added' or
+ * 'removed', against the live version) said too. `data-risk` and `data-change` for
+ * styles and tests.
+ */
+export function permissionItem(permission, change) {
+  // Also as a map() callback, whose second argument is an index, not a change.
+  if (typeof change != 'string') change = undefined;
+  const id = String(permission.id ?? permission);
+  const risk = permission.risk ?? (SAFE_PERMISSIONS.includes(id) ? 'safe' : 'high');
+  const words = permissionWords(id);
+  return h('li', { dataset: { risk, change } },
+    risk == 'high' && h('span.badge.rejected', { text: t('perm.high') }), change && h('span.badge.pending', { text: t('perm.' + change) }), ' ', words, words != id && [' ', h('code', { text: id })]);
+}
