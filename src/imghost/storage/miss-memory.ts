@@ -1,3 +1,4 @@
+import { wallClock, type Clock } from '../../lib/clock.js';
 import { createLru } from '../../lib/lru.js';
 
 // Names the bucket said it does not hold, remembered a few seconds: without it every
@@ -24,7 +25,16 @@ export interface MissMemory {
   clear(key: string): void;
 }
 
-export function createMissMemory(ms = MISS_MS, maxEntries = MAX_MISSES): MissMemory {
+export interface MissMemoryOptions {
+  /** How long a miss is believed, ms. */
+  ms?: number;
+  maxEntries?: number;
+  /** The clock misses are timed by; tests pass one they move. */
+  now?: Clock;
+}
+
+export function createMissMemory(options: MissMemoryOptions = {}): MissMemory {
+  const { ms = MISS_MS, maxEntries = MAX_MISSES, now = wallClock } = options;
   const misses = createLru<number>({ maxEntries, maxBytes: Infinity });
   let clears = 0;
   return {
@@ -34,12 +44,12 @@ export function createMissMemory(ms = MISS_MS, maxEntries = MAX_MISSES): MissMem
     has(key) {
       const until = misses.get(key);
       if (until === undefined) return false;
-      if (until > Date.now()) return true;
+      if (until > now()) return true;
       misses.delete(key);
       return false;
     },
     remember(key, epoch) {
-      if (epoch === clears) misses.set(key, Date.now() + ms);
+      if (epoch === clears) misses.set(key, now() + ms);
     },
     clear(key) {
       clears++;

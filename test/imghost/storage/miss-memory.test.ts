@@ -13,9 +13,9 @@ import { createMissMemory } from '../../../src/imghost/storage/miss-memory.js';
 import type { ObjectStorage } from '../../../src/imghost/storage/object-storage.js';
 import { makePng } from '../../fixtures/images/generate.js';
 import { tempDir } from '../../helpers/servers.js';
+import { manualClock } from '../../helpers/time.js';
 
 const Misses = suite('bucket misses remembered');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A bucket in memory that counts HEADs; no cache. */
 function countingStorage() {
@@ -75,11 +75,13 @@ Misses('unknown package two HEADs each time: a package miss is remembered, an up
   await store.close();
 });
 
-Misses('a miss is believed only briefly, and not when an upload ran during its lookup', async () => {
-  const misses = createMissMemory(50);
+Misses('a miss is believed only briefly, and not when an upload ran during its lookup', () => {
+  const clock = manualClock();
+  const misses = createMissMemory({ ms: 50, now: clock.now });
   misses.remember('a', misses.epoch);
+  clock.advance(49);
   assert.ok(misses.has('a'));
-  await sleep(80);
+  clock.advance(1);
   assert.not.ok(misses.has('a'));
   const epoch = misses.epoch;
   misses.clear('b');
