@@ -145,14 +145,18 @@ for (const row of [{ what: 'English', locale: 'en-US' }, { what: 'Chinese', loca
     assert.is(await pkg.locator('.prose h3').textContent(), 'Fixes');
     // The queue's record carries counts only; the lists come from the detail when opened.
     assert.is(await pkg.locator('ul.files').count(), 0);
-    assert.match(String(await pkg.locator('h4').first().textContent()), /1\D+1\D+1/);
+    // plugin.json changed too: it names the new version.
+    assert.match(String(await pkg.locator('h4').first().textContent()), /1\D+1\D+2/);
+    // The checks' warnings, counted in the queue (issue 31).
+    const warnings = row.locale === 'en-US' ? `Warnings from the package checks: ${proposed.warningCount}` : `安装包检查的警告：${proposed.warningCount} 条`;
+    assert.ok((await pkg.locator('p').allTextContents()).includes(warnings), warnings);
     await pkg.locator('.show-files').click();
     await pkg.locator('ul.files li').first().waitFor();
     const files = await pkg.locator('ul.files:last-of-type li').allTextContents();
     assert.equal(files.map((file) => file.replace(/ \(.*\)$/, '')).sort(), Object.keys(NEW_FILES).sort());
     const changes = await pkg.locator('[data-change]').evaluateAll((nodes) => nodes.map((node) => [(node as HTMLElement).dataset.change, node.textContent]));
     const words = row.locale === 'en-US' ? ['Added: ', 'Removed: ', 'Changed: '] : ['新增：', '删除：', '修改：'];
-    assert.equal(changes, [['added', `${words[0]}new.txt`], ['removed', `${words[1]}old.txt`], ['changed', `${words[2]}main.py`]]);
+    assert.equal(changes, [['added', `${words[0]}new.txt`], ['removed', `${words[1]}old.txt`], ['changed', `${words[2]}plugin.json`], ['changed', `${words[2]}main.py`]]);
     await check(page, 'review-' + row.locale);
   });
 }

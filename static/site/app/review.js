@@ -104,6 +104,8 @@ function packageView(pkg, id, isUpdate) {
     h('p', {}, t('versions.size', { size: formatSize(pkg.size) }), ' · SHA-256 ', hash(pkg.sha256)),
     changelog(pkg),
     pkg.diffCounts && h('h4', { text: t('review.fileDiff', pkg.diffCounts) }),
+    // The checks' warnings, counted (the queue carries the count; the detail every check).
+    pkg.warningCount != null && h(pkg.warningCount ? 'p.pending' : 'p', { text: t('review.warnings', { n: pkg.warningCount }) }),
     changes?.length > 0 && fileList(t('review.diffLabel'), changes),
     h('h4', { text: t('review.files', { n: pkg.entryCount }) }),
     files ? fileList(t('review.filesLabel'), files.slice(0, MAX_FILES).map((file) => h('li', { text: `${file.name} (${formatSize(file.size)})` })))
