@@ -13,6 +13,7 @@ import { inTransaction } from '../../src/db/queries.js';
 import { testSessionCookie } from '../helpers/fake-idp.js';
 import { startPgProxy } from '../helpers/pg-proxy.js';
 import { closeTestSql, startTestSite, tempDir, testSql } from '../helpers/servers.js';
+import { waitFor } from '../helpers/time.js';
 
 /** Time a 503 may take beyond the deadline on a busy test machine. */
 const SLACK_MS = 2500;
@@ -140,18 +141,37 @@ test('regression: a slow statement is cancelled by statement_timeout and becomes
   }
 });
 
+/** A promise the test settles when it chooses. */
+function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  let reject!: (reason: unknown) => void;
+  const promise = new Promise<T>((yes, no) => {
+    resolve = yes;
+    reject = no;
+  });
+  return { promise, resolve, reject };
+}
+
+/** One turn of the event loop: whatever settling a promise set off has run. */
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
 test('inTransaction: commits in time; past its deadline it is 503 at once and its late work is rolled back', async () => {
   const sql = testSql();
   await sql`create table if not exists deadline_probe (id int)`;
+  const inTransactionNow = async () =>
+    (await sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'`)[0]!.n as number;
   try {
     assert.is(await inTransaction(sql, async (tx) => (await tx`insert into deadline_probe values (1) returning id`)[0]!.id), 1);
+    // The work goes on past the deadline until the test lets it end.
+    const lateWork = deferred();
     const started = performance.now();
     try {
       await inTransaction(
         sql,
         async (tx) => {
           await tx`insert into deadline_probe values (2)`;
-          await tx`select pg_sleep(1)`;
+          await lateWork.promise;
+          await tx`insert into deadline_probe values (3)`;
         },
         200,
       );
@@ -160,11 +180,12 @@ test('inTransaction: commits in time; past its deadline it is 503 at once and it
       assert.is((error as HttpError).code, 'UNAVAILABLE');
     }
     assert.ok(performance.now() - started < 1000, 'answered at the deadline, not when the work ended');
-    await new Promise((resolve) => setTimeout(resolve, 1200));
+    await waitFor('the late work to hold its transaction open', async () => (await inTransactionNow()) === 1);
+    lateWork.resolve();
+    await waitFor('the late transaction to end', async () => (await inTransactionNow()) === 0);
     const rows = await sql`select id from deadline_probe order by id`;
-    assert.equal(rows.map((row) => row.id), [1], 'the late insert was rolled back');
-    const open = await sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'`;
-    assert.is(open[0]!.n, 0, 'no connection left inside a transaction');
+    assert.equal(rows.map((row) => row.id), [1], 'the late inserts were rolled back');
+    assert.is(await inTransactionNow(), 0, 'no connection left inside a transaction');
   } finally {
     await sql`drop table if exists deadline_probe`;
   }
@@ -172,9 +193,11 @@ test('inTransaction: commits in time; past its deadline it is 503 at once and it
 
 test('withDeadline: a late answer is ignored, a late failure never surfaces as an unhandled rejection', async () => {
   let abandoned = 0;
+  const value = deferred<string>();
+  const failure = deferred<string>();
   const cases = [
-    { what: 'late value', pending: new Promise((resolve) => setTimeout(() => resolve('late'), 100)) },
-    { what: 'late failure', pending: new Promise((_, reject) => setTimeout(() => reject(new Error('late')), 100)) },
+    { what: 'late value', pending: value.promise },
+    { what: 'late failure', pending: failure.promise },
   ];
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown) => unhandled.push(reason);
@@ -188,7 +211,10 @@ test('withDeadline: a late answer is ignored, a late failure never surfaces as a
         assert.is((error as HttpError).code, 'UNAVAILABLE', c.what);
       }
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Both settle after their deadlines.
+    value.resolve('late');
+    failure.reject(new Error('late'));
+    await turn();
     assert.is(abandoned, 2);
     assert.equal(unhandled, []);
   } finally {
