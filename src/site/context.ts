@@ -1,5 +1,6 @@
 import type { SiteSettings } from './settings.js';
 import type { Context, Handler, Middleware, Route } from '../http/context.js';
+import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
 import type { Sql } from '../db/pool.js';
 import type { WebhookWorkerOptions } from './webhooks/delivery-worker.js';
@@ -36,4 +37,9 @@ export interface SiteDeps {
    * configuration (src/boot.ts does not), so production runs the real ones.
    */
   webhooks?: WebhookWorkerOptions;
+  /**
+   * The process's clock for durations (monotonic ms: how long a kept session lookup
+   * stays usable), for tests that move it; production runs performance.now().
+   */
+  now?: Clock;
 }

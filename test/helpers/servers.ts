@@ -11,6 +11,7 @@ import { databaseAddressOf, surviveStrayConnectionFailures } from '../../src/db/
 import { createImghost } from '../../src/imghost/app.js';
 import { createSite } from '../../src/site/app.js';
 import type { WebhookWorkerOptions } from '../../src/site/webhooks/delivery-worker.js';
+import type { Clock } from '../../src/lib/clock.js';
 
 export function testLogger(): Logger {
   return process.env.TEST_LOG ? createLogger({ test: true }) : silentLogger;
@@ -68,11 +69,14 @@ async function serveForTest(config: Settings, service: { handler: Parameters<typ
   };
 }
 
-/** `webhooks`: the site's webhook worker options (a test's clock and dispatcher, or start: false). */
-export function startTestSite(overrides: Record<string, string | undefined> = {}, sql: Sql = testSql(), webhooks?: WebhookWorkerOptions): Promise<TestServer> {
+/**
+ * `webhooks`: the site's webhook worker options (a test's clock and dispatcher, or
+ * start: false); `now`: the site's clock for durations (test/helpers/time.ts).
+ */
+export function startTestSite(overrides: Record<string, string | undefined> = {}, sql: Sql = testSql(), webhooks?: WebhookWorkerOptions, now?: Clock): Promise<TestServer> {
   const config = testConfig(overrides);
   surviveStrayFailuresOf(sql);
-  return serveForTest(config, createSite({ config, sql, log: testLogger(), webhooks }));
+  return serveForTest(config, createSite({ config, sql, log: testLogger(), webhooks, now }));
 }
 
 const strayHandled = new Set<string>();

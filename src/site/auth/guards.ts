@@ -9,7 +9,7 @@ import type { TokenScope } from '../tokens/scopes.js';
 import { useToken } from '../tokens/token-store.js';
 import { clearSessionCookie, sessionCookieName } from './cookies.js';
 import { bearerSecret } from './bearer.js';
-import { createKeptSessions } from './kept-sessions.js';
+import { createKeptSessions, KEPT_SESSIONS } from './kept-sessions.js';
 
 // How a route says what it needs of the caller. A route that reads the user puts
 // one of these in its `use`; the session cookie (or an API token, see below) is
@@ -64,7 +64,7 @@ export function createGuards(deps: SiteDeps): Guards {
   const cookieName = sessionCookieName(deps.config);
   let tokenLimiter: SharedRateLimiter | undefined;
   // Lookups kept per session generation: exact across processes (kept-sessions.ts).
-  const sessions = createKeptSessions(deps.sql);
+  const sessions = createKeptSessions(deps.sql, KEPT_SESSIONS, deps.now);
 
   // No cookie (or one that cannot be a token): no query. A cookie that names no
   // live session is cleared, so the browser stops sending it.

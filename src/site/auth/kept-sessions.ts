@@ -1,3 +1,4 @@
+import { monotonicClock, type Clock } from '../../lib/clock.js';
 import { createLru, type LruOptions } from '../../lib/lru.js';
 import type { Sql } from '../../db/pool.js';
 import type { SessionUser, SiteContext } from '../context.js';
@@ -30,7 +31,7 @@ export const KEPT_SESSIONS: LruOptions = { maxEntries: 10_000, maxBytes: 4 * 102
 interface Kept {
   generation: bigint;
   user: SessionUser;
-  /** performance.now() past which the session may have expired. */
+  /** The time (`now`) past which the session may have expired. */
   liveUntil: number;
 }
 
@@ -39,12 +40,13 @@ export interface KeptSessions {
   find(ctx: SiteContext, token: string): Promise<SessionUser | null>;
 }
 
-export function createKeptSessions(sql: Sql, options: LruOptions = KEPT_SESSIONS): KeptSessions {
+/** `now`: a monotonic clock, ms; tests pass one they move. */
+export function createKeptSessions(sql: Sql, options: LruOptions = KEPT_SESSIONS, now: Clock = monotonicClock): KeptSessions {
   const kept = createLru<Kept>(options);
   const generations = generationsOf(sql);
 
   const lookUp = async (key: string): Promise<SessionUser | null> => {
-    const sent = performance.now();
+    const sent = now();
     const session = await findSessionByHash(sql, Buffer.from(key, 'base64'));
     if (session === null) {
       kept.delete(key);
@@ -69,7 +71,7 @@ export function createKeptSessions(sql: Sql, options: LruOptions = KEPT_SESSIONS
       const { sessions: generation } = await generations.readFor(ctx);
       // Looked up again: another request may have replaced it while this one waited.
       const found = kept.get(key);
-      if (found !== undefined && found.generation === generation && performance.now() < found.liveUntil) return found.user;
+      if (found !== undefined && found.generation === generation && now() < found.liveUntil) return found.user;
       return lookUp(key);
     },
   };
