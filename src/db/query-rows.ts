@@ -422,6 +422,53 @@ export interface StoreListInstallsRow {
   live_min_launcher: string | null;
 }
 
+/** A row of sql/queries/store/list-oldest.sql. */
+export interface StoreListOldestRow {
+  total: number | null;
+  id: string | null;
+  submitter_id: string | null;
+  submitter: string | null;
+  name: string | null;
+  version: string | null;
+  author: string | null;
+  description: string | null;
+  download: string | null;
+  sha256: string | null;
+  url: string | null;
+  icon: string | null;
+  tags: string[] | null;
+  permissions: string[] | null;
+  screenshots: unknown | null;
+  status: string | null;
+  featured: boolean | null;
+  install_count: string | null;
+  rating_count: number | null;
+  rating_sum: number | null;
+  rating_score: number | null;
+  review_action: string | null;
+  review_reason: string | null;
+  reviewed_at: Date | null;
+  created_at: Date | null;
+  updated_at: Date | null;
+  pending_changed: string[] | null;
+  pending_name: string | null;
+  pending_version: string | null;
+  pending_author: string | null;
+  pending_description: string | null;
+  pending_long_description: string | null;
+  pending_download: string | null;
+  pending_sha256: string | null;
+  pending_url: string | null;
+  pending_icon: string | null;
+  pending_tags: string[] | null;
+  pending_permissions: string[] | null;
+  pending_screenshots: unknown | null;
+  pending_submitted_at: Date | null;
+  revision: string | null;
+  live_size: string | null;
+  live_min_launcher: string | null;
+}
+
 /** A row of sql/queries/store/list-pending-updates.sql. */
 export interface StoreListPendingUpdatesRow {
   total: number | null;
@@ -619,6 +666,13 @@ export interface StoreRelatedPluginsRow {
   revision: string | null;
   live_size: string | null;
   live_min_launcher: string | null;
+}
+
+/** A row of sql/queries/store/review-counts.sql. */
+export interface StoreReviewCountsRow {
+  pending: number | null;
+  updates: number | null;
+  reports: number | null;
 }
 
 /** A row of sql/queries/store/review-pending-update.sql. */
@@ -1069,6 +1123,7 @@ export interface QueryRows {
   'store/find-plugin-records': StoreFindPluginRecordsRow;
   'store/generation': StoreGenerationRow;
   'store/list-installs': StoreListInstallsRow;
+  'store/list-oldest': StoreListOldestRow;
   'store/list-pending-updates': StoreListPendingUpdatesRow;
   'store/list-rating': StoreListRatingRow;
   'store/list-updated': StoreListUpdatedRow;
@@ -1076,6 +1131,7 @@ export interface QueryRows {
   'store/merge-pending-update': never;
   'store/purge-install-clicks': StorePurgeInstallClicksRow;
   'store/related-plugins': StoreRelatedPluginsRow;
+  'store/review-counts': StoreReviewCountsRow;
   'store/review-pending-update': StoreReviewPendingUpdateRow;
   'store/review-state': StoreReviewStateRow;
   'store/review-status': StoreReviewStatusRow;
@@ -1140,6 +1196,7 @@ export interface QueryParams {
   'store/create-plugin': { id: unknown; submitter_id: unknown; name: unknown; version: unknown; author: unknown; description: unknown; long_description: unknown; download: unknown; sha256: unknown; url: unknown; icon: unknown; tags: unknown; permissions: unknown; screenshots_json: unknown; featured: unknown };
   'store/generation': { viewer_id: unknown };
   'store/list-installs': { viewer_id: unknown; sees_all: unknown; status: unknown; submitter_id: unknown; tag: unknown; featured_only: unknown; limit: unknown; offset: unknown };
+  'store/list-oldest': { viewer_id: unknown; sees_all: unknown; status: unknown; submitter_id: unknown; tag: unknown; featured_only: unknown; limit: unknown; offset: unknown };
   'store/list-rating': { viewer_id: unknown; sees_all: unknown; status: unknown; submitter_id: unknown; tag: unknown; featured_only: unknown; limit: unknown; offset: unknown };
   'store/list-updated': { viewer_id: unknown; sees_all: unknown; status: unknown; submitter_id: unknown; tag: unknown; featured_only: unknown; limit: unknown; offset: unknown };
   'store/merge-pending-update': { plugin_id: unknown; changed_fields: unknown; name: unknown; version: unknown; author: unknown; description: unknown; long_description: unknown; download: unknown; sha256: unknown; url: unknown; icon: unknown; tags: unknown; permissions: unknown; screenshots_json: unknown };
