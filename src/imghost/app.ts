@@ -19,7 +19,7 @@ import { openObjectStorage } from './storage/object-storage.js';
 export async function createImghost(deps: ImghostDeps) {
   await mkdir(deps.config.imagesDir, { recursive: true });
   const storage = deps.config.storage;
-  const bucket = storage.kind === 's3' ? await openObjectStorage(storage, deps.log.child({ feature: 'storage' })) : null;
+  const bucket = storage.kind === 's3' ? await openObjectStorage(storage, deps.log.child({ feature: 'storage' }), deps.now) : null;
   if (storage.kind === 's3') {
     deps.log.info('files are kept in a bucket', { bucket: storage.s3.bucket, prefix: storage.prefix, endpoint: storage.s3.endpoint, cacheMaxBytes: storage.cacheMaxBytes });
   }

@@ -1,5 +1,6 @@
 import type { ImghostSettings } from './settings.js';
 import type { Context, Handler, Route } from '../http/context.js';
+import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
 
 export type ImghostLocals = Record<string, never>;
@@ -10,4 +11,9 @@ export type ImghostHandler = Handler<ImghostLocals>;
 export interface ImghostDeps {
   config: ImghostSettings;
   log: Logger;
+  /**
+   * Wall time, ms (uploads' timestamps, how long the bucket's readiness is
+   * believed), for tests that move it; production runs Date.now().
+   */
+  now?: Clock;
 }

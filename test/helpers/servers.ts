@@ -96,7 +96,8 @@ function surviveStrayFailuresOf(sql: Sql): void {
   surviveStrayConnectionFailures(testLogger(), sql);
 }
 
-export async function startTestImghost(overrides: Record<string, string | undefined> = {}): Promise<TestServer> {
+/** `now`: the image host's wall clock (test/helpers/time.ts). */
+export async function startTestImghost(overrides: Record<string, string | undefined> = {}, now?: Clock): Promise<TestServer> {
   const config = testConfig(overrides);
-  return serveForTest(config, await createImghost({ config, log: testLogger() }));
+  return serveForTest(config, await createImghost({ config, log: testLogger(), now }));
 }

@@ -33,6 +33,7 @@ export async function imagesFeature(deps: ImghostDeps, bucket: ObjectStorage | n
     limiter,
     maxFileBytes: deps.config.imghostMaxBytes,
     token: deps.config.imghostUploadToken,
+    now: deps.now,
   };
 
   return {

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { HttpError, payloadTooLarge } from '../../http/errors.js';
 import { refuseRestOfBody } from '../../http/refuse-body.js';
 import { sendJson } from '../../http/respond.js';
+import { wallClock, type Clock } from '../../lib/clock.js';
 import type { TaskQueue as Limiter } from '../../lib/task-queue.js';
 import { wouldAcceptUpload } from '../continue-check.js';
 import type { ImghostContext } from '../context.js';
@@ -18,6 +19,8 @@ export interface UploadOptions {
   limiter: Limiter;
   maxFileBytes: number;
   token: string | undefined;
+  /** The clock of the answers' timestamps; tests pass one they move. */
+  now?: Clock;
 }
 
 export const UPLOAD_PATH = '/api/upload';
@@ -58,6 +61,7 @@ export function uploadWouldAccept(options: UploadOptions): (req: IncomingMessage
  */
 export function uploadImage(options: UploadOptions) {
   const precheck = uploadPrecheck(options);
+  const now = options.now ?? wallClock;
 
   async function readBody(ctx: ImghostContext): Promise<ReceivedImage | null> {
     precheck(ctx.req);
@@ -83,7 +87,7 @@ export function uploadImage(options: UploadOptions) {
     await keep(image);
     // The timestamp only makes each answer's URL distinct, as the old service's
     // did; the md5 alone selects the file.
-    const timestamp = Date.now();
+    const timestamp = now();
     const md5 = image.md5;
     sendJson(ctx, 200, {
       success: true,

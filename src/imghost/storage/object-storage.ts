@@ -4,6 +4,7 @@ import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { HttpError } from '../../http/errors.js';
+import { wallClock, type Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/log.js';
 import { openObjectCache, type ObjectCache } from './object-cache.js';
 import { BucketUnavailable } from './bucket-unavailable.js';
@@ -45,7 +46,8 @@ export interface ObjectStorage {
   close(): Promise<void>;
 }
 
-export async function openObjectStorage(settings: S3StorageSettings, log: Logger): Promise<ObjectStorage> {
+/** `now`: the clock the readiness probe's answer is kept by (tests move it). */
+export async function openObjectStorage(settings: S3StorageSettings, log: Logger, now: Clock = wallClock): Promise<ObjectStorage> {
   // Loaded only here: an image host that keeps its files on disk never loads undici.
   const { createS3Client } = await import('./s3-client.js');
   const client = createS3Client(settings.s3);
@@ -113,8 +115,8 @@ export async function openObjectStorage(settings: S3StorageSettings, log: Logger
     },
 
     ready() {
-      const now = Date.now();
-      if (!probed || now - probed.at > PROBE_CACHE_MS) probed = { at: now, ready: probe() };
+      const at = now();
+      if (!probed || at - probed.at > PROBE_CACHE_MS) probed = { at, ready: probe() };
       return probed.ready;
     },
 

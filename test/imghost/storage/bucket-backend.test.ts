@@ -12,6 +12,7 @@ import { listFiles, rawRequest, upload } from '../../fixtures/images/client.js';
 import { makeJpeg, makePng } from '../../fixtures/images/generate.js';
 import { startTestBucket, TEST_BUCKET, type TestBucket } from '../../helpers/s3-bucket.js';
 import { startTestImghost, type TestServer } from '../../helpers/servers.js';
+import { manualClock } from '../../helpers/time.js';
 import { buildZip } from '../../helpers/zip-writer.js';
 
 const Bucket = suite('image host on a bucket');
@@ -20,7 +21,8 @@ let host: TestServer;
 const md5Of = (bytes: Buffer) => createHash('md5').update(bytes).digest('hex');
 const sha256Of = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const bodyOf = async (res: Response) => Buffer.from(await res.arrayBuffer());
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** `host`'s clock: its readiness probe's answer is believed until a test moves it. */
+const clock = manualClock();
 
 /** Objects s3rver holds under the bucket, as keys (it keeps each as `<key>._S3rver_object`). */
 async function objectKeys(): Promise<string[]> {
@@ -33,7 +35,7 @@ const cacheDir = (server: TestServer) => join(server.config.dataDir, 'cache');
 
 Bucket.before(async () => {
   bucket = await startTestBucket();
-  host = await startTestImghost(bucket.env('backend'));
+  host = await startTestImghost(bucket.env('backend'), clock.now);
 });
 
 Bucket.after(async () => {
@@ -215,7 +217,7 @@ Bucket('bucket stopped: uploads and uncached reads answer 503 UNAVAILABLE with R
   const fresh = await startTestImghost(bucket.env('backend'));
   try {
     await bucket.stop();
-    await sleep(PROBE_CACHE_MS + 100);
+    clock.advance(PROBE_CACHE_MS + 1);
     const ready = await fetch(host.url + '/readyz');
     assert.is(ready.status, 503);
 
@@ -239,7 +241,7 @@ Bucket('bucket stopped: uploads and uncached reads answer 503 UNAVAILABLE with R
     assert.ok((await bodyOf(hot)).equals(cachedPng));
 
     await bucket.start();
-    await sleep(PROBE_CACHE_MS + 100);
+    clock.advance(PROBE_CACHE_MS + 1);
     assert.is((await fetch(host.url + '/readyz')).status, 200);
     assert.is((await upload(host.url, await makePng(31), 'b.png')).status, 200);
     const resumed = await fetch(fresh.url + cached);
