@@ -72,7 +72,11 @@ export function createLauncherConfigSource(options: LauncherConfigSourceOptions)
       return;
     }
     const hash = createHash('sha256').update(read.bytes).digest('hex');
-    if (hash === loadedHash) return;
+    if (hash === loadedHash) {
+      // Debug only: a deploy that rewrites the file unchanged is no news.
+      log.debug('launcher config unchanged: the same bytes as the version in service');
+      return;
+    }
     const parsed = parseLauncherDocument(read.bytes);
     if (!parsed.ok) {
       log.warn('launcher config refused; keeping the last good version', { reason: parsed.reason });

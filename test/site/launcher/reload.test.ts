@@ -200,10 +200,11 @@ test('saving identical bytes again keeps the ETag and rebuilds nothing', () =>
     const etag = first.headers.get('etag');
     await first.arrayBuffer();
     const loads = () => h.logs.filter((line) => line.msg === 'launcher config loaded').length;
+    const unchanged = () => h.logs.filter((line) => line.msg.startsWith('launcher config unchanged')).length;
     assert.is(loads(), 1);
     replaceByRename(h.file, JSON.stringify({ latestVersion: '1.0.0' }));
-    // Well past the debounce, so the next save is a separate reload.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Read and found the same, so the next save is a separate reload.
+    await waitFor('the identical save read', () => unchanged() > 0);
     const again = await fetch(h.url + '/api/info');
     assert.is(again.headers.get('etag'), etag);
     await again.arrayBuffer();
