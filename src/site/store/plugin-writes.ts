@@ -7,7 +7,7 @@ import { notify } from '../notifications/notify.js';
 import { EDITABLE_FIELDS, type EditableField } from './records.js';
 import type { PluginFields, ValidEdit } from './validation.js';
 import { unlistPlugin } from './unlist.js';
-import { refuseTakenOffLive, settleVersionsAfterReview } from '../versions/settle.js';
+import { refuseTakenOffLive, settleVersionsAfterReview, syncLivePermissions } from '../versions/settle.js';
 import { canSee, isOwnerOrAdmin, PLUGIN_ID, pluginNotFound, type PluginStatus } from './visibility.js';
 
 // Creating, editing and reviewing plugins: the states of docs/api.md "Edits and
@@ -82,6 +82,9 @@ export async function editPlugin(sql: Sql, id: string, editor: SessionUser, edit
     } else {
       await runNamed(t, 'store/apply-plugin-edit', { ...params, featured: null, reopen: plugin.status === 'rejected' });
     }
+    // An administrator's edit applies at once: a plugin serving a hosted version
+    // keeps its manifest's permissions all the same (issue 31).
+    if (plugin.status === 'approved' && editor.admin) await syncLivePermissions(t, plugin.id);
     return plugin.id;
   });
 }

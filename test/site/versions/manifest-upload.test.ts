@@ -215,6 +215,9 @@ test('the plugin\'s permissions follow its live manifest; an outside link keeps 
   assert.is((await client.patch('/apps/api/plugins/mft-perms', { permissions: ['ui.theme'], description: 'new words' }, as(author))).status, 200);
   await approveUpdate('mft-perms');
   assert.equal((await client.get('/apps/api/plugins/mft-perms')).body.plugin.permissions, ['launch.hooks', 'ui.nav']);
+  // An administrator's edit, which applies at once, too.
+  assert.is((await client.patch('/apps/api/plugins/mft-perms', { permissions: ['ui.theme'] }, as(admin))).status, 200);
+  assert.equal((await client.get('/apps/api/plugins/mft-perms')).body.plugin.permissions, ['launch.hooks', 'ui.nav']);
 });
 
 test('checks against the live version: new permissions, another entry kind, a name close to another author\'s plugin', async () => {
