@@ -264,6 +264,8 @@ function endRecordsInComments(): RefusedArchive[] {
     { what: 'end record in the comment: the signature alone', zip: inComment(text('made by a test PK\u0005\u0006')), reason: signature },
     { what: 'end record in the comment: a ZIP64 end record signature', zip: inComment(text('PK\u0006\u0006 and more')), reason: signature },
     { what: 'end record in the comment: a ZIP64 locator signature', zip: inComment(text('PK\u0006\u0007 and more')), reason: signature },
+    // A comment of 0x4b50 bytes ("PK") that starts with 5, 6: the signature begins in the record itself.
+    { what: 'end record in the comment: a signature made of the comment length and the comment’s first bytes', zip: inComment(Buffer.concat([Buffer.from([5, 6]), Buffer.alloc(0x4b50 - 2, 0x20)])), reason: signature },
   ];
 }
 

@@ -123,7 +123,9 @@ async function readEnd(file: FileHandle, size: number): Promise<EndRecord> {
   const tail = await readAt(file, tailStart, size - tailStart);
   const at = findEndRecord(tail);
   if (at < 0) refuse('it is not a ZIP file, or it is truncated (no end of central directory record)');
-  if (holdsEndSignature(tail.subarray(at + EOCD_SIZE))) {
+  // From the byte after the record's own signature: one may also start in its last
+  // fields (a comment length of 0x4b50, "PK", and a comment that starts 5, 6).
+  if (holdsEndSignature(tail.subarray(at + 1))) {
     refuse('its archive comment holds an end of central directory record, so other unzip tools would read another list of files from it');
   }
   const end32 = readEndRecord(tail, at, tailStart + at);
