@@ -3,7 +3,7 @@
 // CPU ms each repetition took. On a shared virtual machine this moves on its own
 // (26 Nov 2026, 09:54 UTC, load 1-2: 381 to 720 ms for the same work on core 0),
 // which is why benchmark windows taken one after the other compare badly
-// (docs/benchmarks.md).
+// (the history of docs/benchmarks.md).
 //
 //   taskset -c 0 node .test-build/scripts/bench/machine-speed.js [seconds]
 

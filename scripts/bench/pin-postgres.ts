@@ -6,7 +6,7 @@
 // it preempted the site: profiled, 25 µs of every update check answer was spent
 // "in" postgres.js's socket write, and the benchmark measured PostgreSQL's CPU on
 // the server core as the server's latency. With PostgreSQL beside the load
-// generator, the server core runs the server only (docs/benchmarks.md).
+// generator, the server core runs the server only (history of docs/benchmarks.md).
 // BENCH_PG_NICE also sets its scheduling priority (see pinPostgres).
 
 import { readdirSync, readFileSync } from 'node:fs';

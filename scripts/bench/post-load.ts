@@ -14,7 +14,7 @@
 // The load generator is single-threaded JS on one core, and with 12 KB bodies it
 // was the limit (26 Nov 2026: 143 µs of its CPU per request, its core 100% busy
 // against a plain node:http server, whose p99 was 26 ms at 50 connections). So it
-// does per request only what the measurement needs (docs/benchmarks.md):
+// does per request only what the measurement needs (history of docs/benchmarks.md):
 // - Each connection's request is built once, with a placeholder address; before
 //   each request the connection writes the next address into its own buffer,
 //   padded with spaces (trimmed by every HTTP parser: header values end at

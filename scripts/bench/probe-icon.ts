@@ -1,6 +1,6 @@
 // Diagnostic of the image host's hot path against the plain reference: why their
-// CPU-per-request ratio swings from run to run (docs/benchmarks.md, 26 Nov 2026,
-// 09:50-11:00 UTC). Ours (dist/imghost.js, its request log to a file) and
+// CPU-per-request ratio swings from run to run (the history of docs/benchmarks.md, 26 Nov
+// 2026, 09:50-11:00 UTC). Ours (dist/imghost.js, its request log to a file) and
 // plain.ts answering our bytes, both pinned to core 0, autocannon on core 1, as
 // in bench-imghost; per run and side it prints the CPU per request (user and
 // system), minor page faults, req/s, p99, voluntary and involuntary context
