@@ -1,9 +1,10 @@
 // The soak's mix of requests, as visitors, launchers and authors make them. Each
 // pick is one Planned request; some carry a follow-up (an upload's preview) or a
 // check of the bytes answered (a resumed download must be the file's tail).
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { pluginZip } from '../../test/helpers/zip-writer.js';
 import { withComment } from '../bench/test-files.js';
-import { packageZip, PACKAGE_BYTES, sha256, type SoakData } from './seed.js';
+import { PACKAGE_BYTES, sha256, type SoakData } from './seed.js';
 
 export type Kind =
   | 'info' | 'fastdownload' | 'list' | 'search' | 'detail' | 'ratings' | 'manifest' | 'install-link'
@@ -129,8 +130,9 @@ export function createMix(data: SoakData, rate: number, baseJpeg: Buffer): Mix {
     },
     'package-upload': () => {
       const plugin = any(data.hosted);
-      const bytes = packageZip(PACKAGE_BYTES);
       const version = `9.${process.pid}.${uploads++}-soak`;
+      // The site reads the package's manifest (issue 31): it names the plugin and this version.
+      const bytes = pluginZip(plugin.id, version, [{ name: 'plugin.bin', data: randomBytes(PACKAGE_BYTES), method: 0 }]);
       return {
         kind: 'package-upload', target: 'site', method: 'POST', path: `/apps/api/plugins/${encodeURIComponent(plugin.id)}/versions`,
         headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, cookie: plugin.authorCookie },
