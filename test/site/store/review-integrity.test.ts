@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import type { Sql } from '../../../src/db/pool.js';
 import { testUser, type TestUser } from '../../helpers/store-fixtures.js';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
+import { waitFor } from '../../helpers/time.js';
 import { newPlugin, storeClient, type StoreClient } from './store-client.js';
 
 let site: TestServer;
@@ -104,7 +105,8 @@ test('an approval naming a revision waits for an edit in progress and is refused
     await tx`select id from plugins where id = ${plugin.id} for update`;
     await tx`update plugin_pending_updates set download = ${EVIL} where plugin_id = ${plugin.id}`;
     reviewed = review('rev-race', { action: 'approve', revision });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitFor('the approval to wait for the plugin\'s lock', async () =>
+      (await sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)[0]!.n > 0);
   });
   assertConflict(await reviewed!);
   assert.is((await client.get('/apps/api/plugins/rev-race/install-link')).body.download, newPlugin('rev-race').download);
