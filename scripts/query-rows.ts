@@ -4,6 +4,8 @@
 //
 //   npm run query-rows
 //
+// (It builds without type checks: the calls of a new query do not compile until
+// this file holds its types.)
 // PostgreSQL: DATABASE_URL when set (it is migrated first); else an embedded one
 // in a temporary folder, thrown away after.
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -67,10 +67,11 @@ export function typeOf(oid: number, types: ReadonlyMap<number, PgType>): string 
 const NULLS_ADDED = /\b(left|right|full)\s+(outer\s+)?join\b|\bgrouping\s+sets\b|\brollup\s*\(|\bcube\s*\(/i;
 
 /**
- * Describes every query. A column is non-null only when it is a column of a table
+ * Describes every query. A column is non-null when it is a column of a table
  * declared NOT NULL (PostgreSQL names the table and column of a plain column
  * reference, through subqueries, CTEs and RETURNING) and the query adds no nulls
- * of its own (NULLS_ADDED); an expression, an aggregate, a view's column: nullable.
+ * of its own (NULLS_ADDED), or when the query vouches for it (`-- not null:`);
+ * otherwise (an expression, an aggregate, a view's column) nullable.
  */
 export async function describeQueries(sql: Sql, queries: ReadonlyMap<string, string>): Promise<QueryShape[]> {
   const types = new Map<number, PgType>();
@@ -95,12 +96,16 @@ export async function describeQueries(sql: Sql, queries: ReadonlyMap<string, str
     }
     const code = text.replace(/--.*$/gm, '');
     const addsNulls = NULLS_ADDED.test(code);
+    const vouched = notNullLines(name, text);
     // postgres.js leaves the columns of a statement without RowDescription empty.
     const columns = !described.columns?.length ? undefined : described.columns.map((column) => ({
       name: column.name,
       type: typeOf(column.type, types),
-      nullable: addsNulls || column.table === 0 || !notNull.has(`${column.table}.${column.number}`),
+      nullable: !vouched.has(column.name) && (addsNulls || column.table === 0 || !notNull.has(`${column.table}.${column.number}`)),
     }));
+    for (const vouch of vouched) {
+      if (!columns?.some((column) => column.name === vouch)) throw new Error(`sql/queries/${name}.sql: "-- not null:" names ${vouch}, which it does not return`);
+    }
     const seen = new Set<string>();
     for (const column of columns ?? []) {
       if (seen.has(column.name)) throw new Error(`sql/queries/${name}.sql: two columns named ${column.name}; postgres.js keeps only the last`);
@@ -109,6 +114,22 @@ export async function describeQueries(sql: Sql, queries: ReadonlyMap<string, str
     shapes.push({ name, paramCount: described.types.length, columns });
   }
   return shapes;
+}
+
+/**
+ * The columns a query vouches for in `-- not null: expires_in_ms, generation`
+ * lines: expressions PostgreSQL cannot tell are never null (a count, a
+ * coalesce), as sqlx's `"name!"` does. A claim the query's own text must bear out.
+ */
+function notNullLines(name: string, text: string): Set<string> {
+  const names = new Set<string>();
+  for (const line of text.matchAll(/^--\s*not null:(.*)$/gm)) {
+    for (const entry of line[1]!.split(',').map((part) => part.trim())) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(entry)) throw new Error(`sql/queries/${name}.sql: "${entry}" in "-- not null:" is no column name`);
+      names.add(entry);
+    }
+  }
+  return names;
 }
 
 /** "auth/find-session" → "AuthFindSessionRow". */
@@ -125,7 +146,8 @@ export function renderQueryRows(shapes: readonly QueryShape[], params: ReadonlyM
     '// describes of each query of sql/queries/ on the migrated schema: do not edit.',
     '// test/db/query-shapes.test.ts fails when a query no longer returns what is',
     '// written here. A column is `| null` unless it is a NOT NULL column of a table',
-    '// and the query has no outer join (scripts/query-rows/shapes.ts).',
+    '// and the query has no outer join, or the query vouches for it in a',
+    '// `-- not null:` line (scripts/query-rows/shapes.ts).',
     '',
   ];
   for (const shape of shapes) {

@@ -2,7 +2,8 @@
 // describes of each query of sql/queries/ on the migrated schema: do not edit.
 // test/db/query-shapes.test.ts fails when a query no longer returns what is
 // written here. A column is `| null` unless it is a NOT NULL column of a table
-// and the query has no outer join (scripts/query-rows/shapes.ts).
+// and the query has no outer join, or the query vouches for it in a
+// `-- not null:` line (scripts/query-rows/shapes.ts).
 
 /** A row of sql/queries/audit/page.sql. */
 export interface AuditPageRow {
@@ -32,7 +33,7 @@ export interface AuthCreateLocalUserRow {
 export interface AuthFindLocalUserRow {
   id: string;
   username: string;
-  password_hash: string | null;
+  password_hash: string;
 }
 
 /** A row of sql/queries/auth/find-session.sql. */
@@ -41,8 +42,8 @@ export interface AuthFindSessionRow {
   username: string;
   avatar: string;
   is_admin: boolean;
-  expires_in_ms: number | null;
-  generation: string | null;
+  expires_in_ms: number;
+  generation: string;
 }
 
 /** A row of sql/queries/auth/refresh-local-admin.sql. */
@@ -1192,6 +1193,16 @@ export interface QueryRows {
 
 /** The parameters each query names in its `-- params:` lines, as runNamed takes them. */
 export interface QueryParams {
+  'auth/create-local-user': { username: unknown; password_hash: unknown; is_admin: unknown };
+  'auth/create-session': { token_hash: unknown; user_id: unknown; ttl_seconds: unknown };
+  'auth/delete-session': { token_hash: unknown };
+  'auth/delete-user-sessions': { user_id: unknown };
+  'auth/find-local-user': { username: unknown };
+  'auth/find-session': { token_hash: unknown };
+  'auth/purge-sessions': Record<string, never>;
+  'auth/refresh-local-admin': { user_id: unknown; listed: unknown };
+  'auth/set-local-password': { username: unknown; password_hash: unknown };
+  'auth/upsert-provider-user': { subject: unknown; username: unknown; avatar: unknown; admin_names: unknown; pin_name: unknown };
   'store/apply-plugin-edit': { plugin_id: unknown; changed_fields: unknown; name: unknown; version: unknown; author: unknown; description: unknown; long_description: unknown; download: unknown; sha256: unknown; url: unknown; icon: unknown; tags: unknown; permissions: unknown; screenshots_json: unknown; featured: unknown; reopen: unknown };
   'store/create-plugin': { id: unknown; submitter_id: unknown; name: unknown; version: unknown; author: unknown; description: unknown; long_description: unknown; download: unknown; sha256: unknown; url: unknown; icon: unknown; tags: unknown; permissions: unknown; screenshots_json: unknown; featured: unknown };
   'store/generation': { viewer_id: unknown };

@@ -69,8 +69,15 @@ const columns: Array<{ what: string; text: string; type: string; nullable: boole
   { what: 'bigint, as postgres.js leaves it', text: 'select 1::int8 as n', type: 'string', nullable: true },
   { what: 'an integer', text: 'select 1::int4 as n', type: 'number', nullable: true },
   { what: 'a date', text: 'select now() as at', type: 'Date', nullable: true },
+  { what: 'an expression the query vouches for', text: '-- not null: n\nselect count(*) as n from users', type: 'string', nullable: false },
   { what: 'jsonb', text: 'select \'{}\'::jsonb as j', type: 'unknown', nullable: true },
 ];
+
+test('"-- not null:" naming a column the query does not return is refused', async () => {
+  const refused = await describeQueries(testSql(), new Map([['t', '-- not null: m\nselect count(*) as n from users']])).catch((error: Error) => error);
+  assert.instance(refused, Error);
+  assert.match((refused as Error).message, /names m, which it does not return/);
+});
 
 for (const c of columns) {
   test(`a column's type and nullability: ${c.what}`, async () => {

@@ -3,6 +3,8 @@
 -- database's clock; `generation`: the session generation of the same snapshot
 -- (sql/008_generations.sql), under which a process may keep this answer
 -- (src/site/auth/kept-sessions.ts).
+-- params: $1 token_hash
+-- not null: expires_in_ms, generation
 select u.id, u.username, u.avatar, u.is_admin,
        (extract(epoch from s.expires_at - now()) * 1000)::float8 as expires_in_ms,
        (select g.generation::text from session_generation g) as generation

@@ -1,1 +1,3 @@
+-- The hourly purge of expired sessions.
+-- params: none
 delete from sessions where expires_at <= now()

@@ -8,6 +8,7 @@
 -- Administrator: a listed name is pinned to this subject, now or earlier. (The
 -- pin inserted by `claim` is not visible to the rest of this statement, hence the
 -- two tests.)
+-- params: $1 subject, $2 username, $3 avatar, $4 admin_names, $5 pin_name
 with claim as (
   insert into admin_pins (admin_name, provider_subject)
   select $5::text, $1::text

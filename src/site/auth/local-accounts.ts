@@ -1,6 +1,6 @@
 import { HttpError, validationFailed } from '../../http/errors.js';
 import type { Sql } from '../../db/pool.js';
-import { runQuery } from '../../db/queries.js';
+import { runNamed } from '../../db/queries.js';
 import type { SessionUser } from '../context.js';
 import { hashPassword, passwordProblem } from './passwords.js';
 import { deleteUserSessions, toSessionUser } from './sessions.js';
@@ -23,11 +23,11 @@ export async function createLocalAccount(sql: Sql, account: NewLocalAccount): Pr
   checkPassword(account.password);
   const passwordHash = await hashPassword(account.password);
   try {
-    const rows = await runQuery<{ id: string; username: string; avatar: string; is_admin: boolean }>(
-      sql,
-      'auth/create-local-user',
-      [account.username, passwordHash, account.admin === true],
-    );
+    const rows = await runNamed(sql, 'auth/create-local-user', {
+      username: account.username,
+      password_hash: passwordHash,
+      is_admin: account.admin === true,
+    });
     return toSessionUser(rows[0]!);
   } catch (error) {
     if (isUniqueViolation(error, 'users_username_lower')) {
@@ -42,7 +42,7 @@ export async function setLocalPassword(sql: Sql, username: string, password: str
   checkUsername(username);
   checkPassword(password);
   const passwordHash = await hashPassword(password);
-  const rows = await runQuery<{ id: string }>(sql, 'auth/set-local-password', [username, passwordHash]);
+  const rows = await runNamed(sql, 'auth/set-local-password', { username, password_hash: passwordHash });
   if (!rows[0]) throw new HttpError(404, 'NOT_FOUND', `there is no local account named "${username}"`);
   await deleteUserSessions(sql, String(rows[0].id));
 }

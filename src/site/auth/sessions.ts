@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Sql } from '../../db/pool.js';
-import { runQuery } from '../../db/queries.js';
+import { runNamed } from '../../db/queries.js';
 import type { SessionUser } from '../context.js';
 import { SESSION_TTL_SECONDS } from './cookies.js';
 import { sha256Base64 } from '../../lib/sha256-base64.js';
@@ -27,10 +27,11 @@ export const tokenKey = (token: string): string => sha256Base64(token);
 /** Creates a session for the user and returns the token for the cookie. */
 export async function createSession(sql: Sql, userId: string): Promise<string> {
   const token = randomBytes(TOKEN_BYTES).toString('base64url');
-  await runQuery(sql, 'auth/create-session', [hashToken(token), userId, SESSION_TTL_SECONDS]);
+  await runNamed(sql, 'auth/create-session', { token_hash: hashToken(token), user_id: userId, ttl_seconds: SESSION_TTL_SECONDS });
   return token;
 }
 
+/** What a session user is made of: the users columns the auth queries return. */
 interface UserRow {
   id: string;
   username: string;
@@ -58,22 +59,22 @@ export interface FoundSession {
 
 /** The live session whose token hashes to `tokenHash`, or null. */
 export async function findSessionByHash(sql: Sql, tokenHash: Buffer): Promise<FoundSession | null> {
-  const rows = await runQuery<UserRow & { expires_in_ms: number; generation: string }>(sql, 'auth/find-session', [tokenHash]);
+  const rows = await runNamed(sql, 'auth/find-session', { token_hash: tokenHash });
   const row = rows[0];
   return row ? { user: toSessionUser(row), expiresInMs: row.expires_in_ms, generation: BigInt(row.generation) } : null;
 }
 
 export async function deleteSession(sql: Sql, token: string): Promise<void> {
   if (!isWellFormedToken(token)) return;
-  await runQuery(sql, 'auth/delete-session', [hashToken(token)]);
+  await runNamed(sql, 'auth/delete-session', { token_hash: hashToken(token) });
 }
 
 export async function deleteUserSessions(sql: Sql, userId: string): Promise<void> {
-  await runQuery(sql, 'auth/delete-user-sessions', [userId]);
+  await runNamed(sql, 'auth/delete-user-sessions', { user_id: userId });
 }
 
 /** Removes expired rows; lookups already ignore them, this only keeps the table small. */
 export async function purgeExpiredSessions(sql: Sql): Promise<number> {
-  const result = await runQuery(sql, 'auth/purge-sessions');
+  const result = await runNamed(sql, 'auth/purge-sessions', {});
   return (result as unknown as { count: number }).count;
 }

@@ -1,24 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../lib/log.js';
 import type { Sql } from '../../db/pool.js';
-import { runQuery } from '../../db/queries.js';
+import { runNamed } from '../../db/queries.js';
+import type { AuthFindLocalUserRow } from '../../db/query-rows.js';
 import type { SessionUser } from '../context.js';
 import type { ProviderIdentity } from './identity.js';
 import { toSessionUser } from './sessions.js';
 import { usernameCandidates } from './usernames.js';
-
-interface UserRow {
-  id: string;
-  username: string;
-  avatar: string;
-  is_admin: boolean;
-}
-
-export interface LocalUserRow {
-  id: string;
-  username: string;
-  password_hash: string;
-}
 
 const USERNAME_INDEX = 'users_username_lower';
 const RANDOM_SUFFIX_BYTES = 3;
@@ -47,13 +35,13 @@ export async function upsertProviderUser(
     const name = username.toLowerCase();
     const claim = identity.usernameClaim !== 'name' && listed.includes(name) ? name : null;
     try {
-      const [row] = await runQuery<UserRow & { pinned_name: string | null }>(sql, 'auth/upsert-provider-user', [
-        identity.subject,
+      const [row] = await runNamed(sql, 'auth/upsert-provider-user', {
+        subject: identity.subject,
         username,
-        identity.avatar,
-        listed,
-        claim,
-      ]);
+        avatar: identity.avatar,
+        admin_names: listed,
+        pin_name: claim,
+      });
       // Operators should see who got a listed name: the pin is for good.
       if (row!.pinned_name) log?.warn('ADMIN_USERS name pinned to a provider subject', { name: row!.pinned_name, subject: identity.subject });
       return toSessionUser(row!);
@@ -64,14 +52,14 @@ export async function upsertProviderUser(
   throw new Error('no free username for a provider user after every candidate');
 }
 
-export async function findLocalUser(sql: Sql, username: string): Promise<LocalUserRow | null> {
-  const rows = await runQuery<LocalUserRow>(sql, 'auth/find-local-user', [username]);
+export async function findLocalUser(sql: Sql, username: string): Promise<AuthFindLocalUserRow | null> {
+  const rows = await runNamed(sql, 'auth/find-local-user', { username });
   return rows[0] ?? null;
 }
 
 /** Applies ADMIN_USERS to a local account at login (an account made with --admin stays admin). */
 export async function refreshLocalAdmin(sql: Sql, userId: string, listed: boolean): Promise<SessionUser> {
-  const rows = await runQuery<UserRow>(sql, 'auth/refresh-local-admin', [userId, listed]);
+  const rows = await runNamed(sql, 'auth/refresh-local-admin', { user_id: userId, listed });
   return toSessionUser(rows[0]!);
 }
 
