@@ -58,6 +58,40 @@ test('manifests the launcher would not install as this plugin are refused, field
   }
 });
 
+test('an id the launcher would install into another folder than its own is refused', () => {
+  // The store's ids allow these; the launcher's _safe_plugin_id strips dashes,
+  // Windows strips trailing dots, and .backups is the launcher's own folder.
+  const cases: Array<{ what: string; id: string; message: RegExp }> = [
+    { what: 'a trailing dash (Plugin/minimap)', id: 'minimap-', message: /would install it into "Plugin\/minimap", another plugin's folder/ },
+    { what: 'a leading dash (Plugin/minimap)', id: '--minimap', message: /would install it into "Plugin\/minimap"/ },
+    { what: 'a dash and two dots (Plugin/.., the data folder)', id: '-..', message: /would install it into "Plugin\/\.\."/ },
+    { what: 'a trailing dot (Plugin\\minimap on Windows)', id: 'minimap.', message: /Windows drops a folder name's trailing dots/ },
+    { what: 'the launcher\'s backups folder', id: '.backups', message: /its own folders/ },
+    { what: 'another plugin\'s install staging folder', id: '.minimap.installing', message: /its own folders/ },
+    { what: 'a Windows device name', id: 'nul.tools', message: /Windows opens a device/ },
+  ];
+  for (const c of cases) {
+    const error = refusal(() => readManifest(report({ ...base, id: c.id }), c.id));
+    assert.is(error.status, 400, c.what);
+    assert.is(error.field, 'file', c.what);
+    assert.match(error.message, /cannot be installed as this plugin/, c.what);
+    assert.match(error.message, c.message, c.what);
+  }
+});
+
+test('ids and permissions are trimmed of what Python strips, not what JavaScript trims', () => {
+  // The launcher grants " \x85process.exec" as process.exec: the store must list that.
+  const permissions: Array<{ what: string; raw: unknown; ids: string[] }> = [
+    { what: 'U+0085 (NEL), which Python strips', raw: ['\u0085process.exec'], ids: ['process.exec'] },
+    { what: 'U+001C..U+001F, which Python strips', raw: ['\u001cnet.http\u001f'], ids: ['net.http'] },
+  ];
+  for (const c of permissions) assert.equal(declaredPermissions(c.raw), { ids: c.ids }, c.what);
+  assert.is(readManifest(report({ ...base, id: '\u0085minimap\u001c' }), 'minimap').manifest.id, 'minimap', 'an id edged with U+0085 and U+001C');
+  // U+FEFF is no white space to Python: the launcher grants "\ufeffui.nav", no permission the store can hold.
+  const error = refusal(() => readManifest(report({ ...base, permissions: ['\ufeffui.nav'] }), 'minimap'));
+  assert.match(error.message, /is not a permission id/, 'a permission starting with U+FEFF');
+});
+
 test('what the launcher accepts is read as it reads it', () => {
   const cases: Array<{ what: string; report: PackageReport; expect: Record<string, unknown> }> = [
     { what: 'the id trimmed, as the launcher trims it', report: report({ ...base, id: '  minimap ' }), expect: { id: 'minimap' } },

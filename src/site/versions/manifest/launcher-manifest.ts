@@ -5,6 +5,7 @@ import { codePointLength } from '../../store/text-rules.js';
 import { entryKindOf, entryOf, type Entry, type EntryKind } from './entry.js';
 import type { PackageReport } from './package-report.js';
 import { declaredPermissions, inferredPermissions, withRisk, type Permission } from './permissions.js';
+import { pythonStrip } from './python-strip.js';
 import { truthy } from './python-truth.js';
 
 // A package's manifest read as the Bloret launcher reads it (BloretCrew/
@@ -39,6 +40,24 @@ const LAUNCHER_ID = /^[a-zA-Z0-9._-]{1,128}$/;
 /** Permission ids the store can hold (plugins.permissions, sql/002): no commas or white space. */
 const SEPARATOR = /[,，\s]/;
 const MAX_VERSION = 64;
+/** Names Windows opens as a device, whatever follows the dot. */
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\.|$)/i;
+
+/**
+ * Why the launcher would not install plugin `id` into Plugin/<id>, or null. Its
+ * folder name is _safe_plugin_id(id), which strips leading and trailing dashes
+ * ("minimap-" installs into, and replaces, Plugin/minimap); Windows drops a
+ * name's trailing dots ("minimap." is Plugin\minimap there) and opens a device
+ * for NUL, CON...; and the launcher keeps its own folders beside the plugins,
+ * .backups and .<id>.installing, so an id starting with a dot may be one of them.
+ */
+function folderProblem(id: string): string | null {
+  if (id.startsWith('-') || id.endsWith('-')) return `the launcher drops a leading or trailing dash and would install it into ${quoted(`Plugin/${id.replace(/^-+|-+$/g, '')}`)}, another plugin's folder`;
+  if (id.endsWith('.')) return 'Windows drops a folder name\'s trailing dots, so the launcher there would install it into another plugin\'s folder';
+  if (id.startsWith('.')) return 'the launcher keeps its own folders (.backups, .<id>.installing) under names starting with a dot';
+  if (WINDOWS_DEVICE.test(id)) return 'Windows opens a device for that name instead of a folder';
+  return null;
+}
 
 const refuse = (message: string): HttpError => validationFailed('file', message);
 /** A value of the author's quoted in a message: JSON-escaped, and cut. */
@@ -69,11 +88,13 @@ export function readManifest(report: PackageReport, storeId: string): ReadManife
   const rawId = own(json, 'id');
   if (!truthy(rawId)) throw refuse(`${path} has no "id": the launcher installs a plugin into the folder its id names`);
   if (typeof rawId !== 'string') throw refuse(`${path}'s "id" must be a string`);
-  const id = rawId.trim();
+  const id = pythonStrip(rawId);
   if (!LAUNCHER_ID.test(id)) throw refuse(`${path}'s "id" ${quoted(id)} is not 1 to 128 letters, digits, dots, dashes and underscores, which the launcher requires`);
   if (id !== storeId) {
     throw refuse(`${path} names the plugin ${quoted(id)}, not ${quoted(storeId)}: the launcher would install it as ${quoted(id)}, not as this plugin`);
   }
+  const folder = folderProblem(id);
+  if (folder !== null) throw refuse(`${path}'s "id" ${quoted(id)} cannot be installed as this plugin: ${folder}`);
 
   const name = shown(own(json, 'name'))?.trim() ?? '';
   if (name === '') throw refuse(`${path} has no "name"`);

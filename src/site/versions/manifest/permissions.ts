@@ -1,4 +1,5 @@
 import { isObject, own } from '../../../lib/json-object.js';
+import { pythonStrip } from './python-strip.js';
 import { truthy } from './python-truth.js';
 
 // Permissions as the Bloret launcher grants them (BloretCrew/Bloret-Launcher,
@@ -46,7 +47,7 @@ export function declaredPermissions(raw: unknown): Declared {
   const ids: string[] = [];
   for (const item of items) {
     if (typeof item !== 'string') continue;
-    const id = item.trim();
+    const id = pythonStrip(item);
     if (id !== '' && !ids.includes(id)) ids.push(id);
   }
   return { ids };
