@@ -5,7 +5,10 @@ import { MAX_SECRET_LENGTH, SECRET_FORMATS, type SecretFormat } from './secret-f
 // one before it (OVERLAP characters of it), so a token that a chunk boundary
 // cuts in two is still found whole. Bytes are read as latin1, one character
 // each: every format is ASCII, and a UTF-8 sequence becomes characters that no
-// format contains, so boundaries and lengths stay in bytes.
+// format contains, so boundaries and lengths stay in bytes. A text file in UTF-16
+// with its byte order mark (what Windows PowerShell 5's `>` and Notepad's
+// "Unicode" write: `echo $env:GITHUB_TOKEN > token.txt`) is decoded as such, since
+// its NULs would otherwise make it binary and unread.
 
 /** Git's test for a binary file: a NUL in its first 8,000 bytes. UTF-16 text is binary by it too. */
 export const SNIFF_BYTES = 8000;
@@ -36,6 +39,8 @@ export function createSecretScanner(budget: ScanBudget, formats: readonly Secret
   let sniffed: Buffer[] | null = [];
   let sniffedBytes = 0;
   let stopped = false;
+  /** Set once the sniffed head starts with a UTF-16 byte order mark. */
+  let utf16: TextDecoder | null = null;
   let scanned = 0;
   /** The end of the text scanned last, kept for the next chunk. */
   let carry = '';
@@ -46,7 +51,8 @@ export function createSecretScanner(budget: ScanBudget, formats: readonly Secret
     const allowed = Math.min(bytes.length, SCAN_BYTES_PER_ENTRY - scanned, budget.left);
     scanned += allowed;
     budget.left -= allowed;
-    const text = carry + bytes.toString('latin1', 0, allowed);
+    const read = utf16 ? utf16.decode(bytes.subarray(0, allowed), { stream: !last && allowed === bytes.length }) : bytes.toString('latin1', 0, allowed);
+    const text = carry + read;
     for (const format of formats) {
       if (found.has(format.kind)) continue;
       if (matches(format, text, carryFrom, last)) found.add(format.kind);
@@ -71,7 +77,8 @@ export function createSecretScanner(budget: ScanBudget, formats: readonly Secret
         if (sniffedBytes < SNIFF_BYTES) return;
         const head = Buffer.concat(sniffed);
         sniffed = null;
-        if (head.subarray(0, SNIFF_BYTES).includes(0)) {
+        utf16 = utf16Decoder(head);
+        if (utf16 === null && head.subarray(0, SNIFF_BYTES).includes(0)) {
           stopped = true;
           return;
         }
@@ -84,13 +91,21 @@ export function createSecretScanner(budget: ScanBudget, formats: readonly Secret
       if (sniffed) {
         const head = Buffer.concat(sniffed);
         sniffed = null;
-        if (!head.includes(0)) scan(head, true);
+        utf16 = utf16Decoder(head);
+        if (utf16 !== null || !head.includes(0)) scan(head, true);
       } else if (!stopped) {
         scan(Buffer.alloc(0), true);
       }
       return formats.map((format) => format.kind).filter((kind, i, kinds) => found.has(kind) && kinds.indexOf(kind) === i);
     },
   };
+}
+
+/** A decoder for a head that starts with a UTF-16 byte order mark (which it drops), else null. */
+function utf16Decoder(head: Buffer): TextDecoder | null {
+  if (head[0] === 0xff && head[1] === 0xfe) return new TextDecoder('utf-16le');
+  if (head[0] === 0xfe && head[1] === 0xff) return new TextDecoder('utf-16be');
+  return null;
 }
 
 /**

@@ -76,6 +76,27 @@ test('a NUL in the first 8,000 bytes makes an entry binary: not scanned', () => 
   assert.equal(scanChunks(every(filler(SNIFF_BYTES) + '\u0000' + secret, 100)), ['GitHub token']);
 });
 
+test('a credential in a UTF-16 text file with its byte order mark is found, in either byte order', () => {
+  // Windows PowerShell 5's `echo $token > token.txt` writes UTF-16LE with a BOM; its NULs are no binary file.
+  const utf16be = (text: string) => Buffer.from(text, 'utf16le').swap16();
+  const cases: Array<{ what: string; bytes: Buffer; kinds: string[] }> = [
+    { what: 'UTF-16LE, the token alone', bytes: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`${secretSamples()[0]!.text}\r\n`, 'utf16le')]), kinds: ['GitHub token'] },
+    { what: 'UTF-16LE after prose past the sniff', bytes: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(before + secretSamples()[0]!.text + after, 'utf16le')]), kinds: ['GitHub token'] },
+    { what: 'UTF-16BE after Chinese prose', bytes: Buffer.concat([Buffer.from([0xfe, 0xff]), utf16be(`${'插件说明：'.repeat(2000)}${secretSamples()[0]!.text}`)]), kinds: ['GitHub token'] },
+    { what: 'UTF-16LE without a byte order mark is still binary', bytes: Buffer.from(secretSamples()[0]!.text, 'utf16le'), kinds: [] },
+  ];
+  for (const c of cases) {
+    assert.equal(scanChunks([c.bytes]), c.kinds, `${c.what}: whole`);
+    // Odd chunk sizes cut characters in two.
+    const odd: Buffer[] = [];
+    for (let at = 0; at < c.bytes.length; at += 7) odd.push(c.bytes.subarray(at, at + 7));
+    assert.equal(scanChunks(odd), c.kinds, `${c.what}: 7 bytes a chunk`);
+    const big: Buffer[] = [];
+    for (let at = 0; at < c.bytes.length; at += 16 * 1024 + 1) big.push(c.bytes.subarray(at, at + 16 * 1024 + 1));
+    assert.equal(scanChunks(big), c.kinds, `${c.what}: 16 KiB + 1 a chunk`);
+  }
+});
+
 test('text in UTF-8 around a credential does not hide it', () => {
   assert.equal(scanChunks(every(`${'插件说明：'.repeat(2000)}${secretSamples()[0]!.text}é`, 1)), ['GitHub token']);
 });
