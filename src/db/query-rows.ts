@@ -1193,6 +1193,9 @@ export interface QueryRows {
 
 /** The parameters each query names in its `-- params:` lines, as runNamed takes them. */
 export interface QueryParams {
+  'audit/page': { limit: unknown; offset: unknown; plugin_id: unknown; actor: unknown };
+  'audit/plugin-snapshot': { plugin_id: unknown };
+  'audit/record': { actor_id: unknown; actor: unknown; action: unknown; target_type: unknown; target_plugin: unknown; target_user: unknown; before: unknown; after: unknown };
   'auth/create-local-user': { username: unknown; password_hash: unknown; is_admin: unknown };
   'auth/create-session': { token_hash: unknown; user_id: unknown; ttl_seconds: unknown };
   'auth/delete-session': { token_hash: unknown };
@@ -1203,6 +1206,32 @@ export interface QueryParams {
   'auth/refresh-local-admin': { user_id: unknown; listed: unknown };
   'auth/set-local-password': { username: unknown; password_hash: unknown };
   'auth/upsert-provider-user': { subject: unknown; username: unknown; avatar: unknown; admin_names: unknown; pin_name: unknown };
+  'notifications/create': { recipients: unknown; kind: unknown; plugin_id: unknown; actor_id: unknown; message: unknown };
+  'notifications/page': { user_id: unknown; limit: unknown; offset: unknown };
+  'notifications/read-all': { user_id: unknown };
+  'notifications/read-ids': { user_id: unknown; ids: unknown };
+  'rate-limit/add': { limiter: unknown; keys: unknown; hits: unknown; limit: unknown; window_ms: unknown; above: unknown };
+  'rate-limit/hit': { limiter: unknown; key: unknown; limit: unknown; window_ms: unknown };
+  'rate-limit/peek': { limiter: unknown; key: unknown };
+  'rate-limit/purge': { batch: unknown };
+  'rate-limit/refund': { limiter: unknown; key: unknown };
+  'rate-limit/reset': { limiter: unknown; key: unknown };
+  'ratings/claim-notice': { plugin_id: unknown; user_id: unknown };
+  'ratings/create-reply': { plugin_id: unknown; rating_user: unknown; user_id: unknown; body: unknown; is_admin: unknown };
+  'ratings/delete': { plugin_id: unknown; user_id: unknown };
+  'ratings/delete-reply': { reply_id: unknown; plugin_id: unknown };
+  'ratings/find-reply': { reply_id: unknown; plugin_id: unknown };
+  'ratings/page': { plugin_id: unknown; limit: unknown; offset: unknown; viewer_id: unknown; replies_shown: unknown };
+  'ratings/upsert': { plugin_id: unknown; user_id: unknown; stars: unknown; comment: unknown };
+  'reports/create': { reporter_id: unknown; plugin_id: unknown; rating_user_id: unknown; reason: unknown; note: unknown };
+  'reports/find-rater': { username: unknown };
+  'reports/find-rating': { plugin_id: unknown; username: unknown };
+  'reports/lock': { report_id: unknown };
+  'reports/page': { status: unknown; limit: unknown; offset: unknown };
+  'reports/resolve-target': { plugin_id: unknown; rating_user_id: unknown; resolution: unknown; reason: unknown; admin_id: unknown };
+  'reports/set-rating-hidden': { plugin_id: unknown; rating_user_id: unknown; hidden: unknown; admin_id: unknown };
+  'site/generations': Record<string, never>;
+  'stats/install-days-many': { plugin_ids: unknown; viewer_id: unknown; sees_all: unknown; days: unknown };
   'store/apply-plugin-edit': { plugin_id: unknown; changed_fields: unknown; name: unknown; version: unknown; author: unknown; description: unknown; long_description: unknown; download: unknown; sha256: unknown; url: unknown; icon: unknown; tags: unknown; permissions: unknown; screenshots_json: unknown; featured: unknown; reopen: unknown };
   'store/create-plugin': { id: unknown; submitter_id: unknown; name: unknown; version: unknown; author: unknown; description: unknown; long_description: unknown; download: unknown; sha256: unknown; url: unknown; icon: unknown; tags: unknown; permissions: unknown; screenshots_json: unknown; featured: unknown };
   'store/generation': { viewer_id: unknown };
@@ -1212,7 +1241,12 @@ export interface QueryParams {
   'store/list-updated': { viewer_id: unknown; sees_all: unknown; status: unknown; submitter_id: unknown; tag: unknown; featured_only: unknown; limit: unknown; offset: unknown };
   'store/merge-pending-update': { plugin_id: unknown; changed_fields: unknown; name: unknown; version: unknown; author: unknown; description: unknown; long_description: unknown; download: unknown; sha256: unknown; url: unknown; icon: unknown; tags: unknown; permissions: unknown; screenshots_json: unknown };
   'store/search': { viewer_id: unknown; sees_all: unknown; status: unknown; submitter_id: unknown; tag: unknown; featured_only: unknown; limit: unknown; offset: unknown; query_lower: unknown; phrase: unknown; compact: unknown; other_words: unknown; longest_word: unknown; sort: unknown };
+  'tokens/count-live': { user_id: unknown };
   'tokens/create': { user_id: unknown; token_hash: unknown; name: unknown; scopes: unknown; prefix: unknown; lifetime_days: unknown };
+  'tokens/delete': { token_id: unknown; user_id: unknown };
+  'tokens/list': { user_id: unknown; limit: unknown };
+  'tokens/lock-user': { user_id: unknown };
+  'tokens/use': { token_hash: unknown };
   'versions/block-files-of-removed': { plugin_id: unknown; version: unknown };
   'versions/blocked-among': { names: unknown; hashes: unknown };
   'versions/blocked-files-of': { plugin_id: unknown; version: unknown };
@@ -1229,5 +1263,13 @@ export interface QueryParams {
   'versions/sync-live-permissions': { plugin_id: unknown };
   'versions/version-for-checks': { plugin_id: unknown; version: unknown };
   'versions/version-taken': { plugin_id: unknown; version: unknown };
+  'webhooks/claim': { now: unknown; locked_until: unknown; limit: unknown; claim: unknown };
+  'webhooks/delete': { user_id: unknown };
+  'webhooks/deliveries-page': { user_id: unknown; limit: unknown; offset: unknown };
+  'webhooks/find': { user_id: unknown };
+  'webhooks/give-up': { delivery_id: unknown; claim: unknown; reason: unknown };
+  'webhooks/mark-delivered': { delivery_id: unknown; claim: unknown; delivered_at: unknown; status: unknown };
   'webhooks/mark-failed': { delivery_id: unknown; claim: unknown; next_at: unknown; status: unknown; reason: unknown };
+  'webhooks/pending-count': Record<string, never>;
+  'webhooks/upsert': { user_id: unknown; url: unknown; secret: unknown; rotate: unknown };
 }

@@ -3,6 +3,7 @@
 -- A recipient with a webhook gets a delivery queued in the same statement (so in
 -- the event's transaction), and the site processes' webhook workers are woken
 -- when it commits (LISTEN webhook_deliveries; src/site/webhooks/delivery-worker.ts).
+-- params: $1 recipients, $2 kind, $3 plugin_id, $4 actor_id, $5 message
 with created as (
   insert into notifications (user_id, kind, plugin_id, actor_id, message)
   select distinct recipient, $2, $3, $4::bigint, $5

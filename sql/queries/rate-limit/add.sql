@@ -7,6 +7,7 @@
 -- near their limit, the only ones a process keeps, so that thousands of keys far
 -- from it (a new address per update check) cost the site no rows to read; a hit
 -- that waits for its count passes 0 and gets its row.
+-- params: $1 limiter, $2 keys, $3 hits, $4 limit, $5 window_ms, $6 above
 with added as (
   insert into rate_limits as r (limiter, key, hits, resets_at)
   select $1, added.key, least(added.hits, $4::integer + 1), now() + $5::integer * interval '1 millisecond'

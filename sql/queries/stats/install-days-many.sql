@@ -4,6 +4,7 @@
 -- first, a day without a row as 0: one row per plugin, its days and counts as two
 -- arrays in the same order. Each plugin is found by plugins_id_lower and each day
 -- by plugin_install_days' primary key.
+-- params: $1 plugin_ids, $2 viewer_id, $3 sees_all, $4 days
 select p.id,
        array_agg(to_char(series.day, 'YYYY-MM-DD') order by series.day) as dates,
        array_agg(coalesce(counted.installs, 0)::int order by series.day) as installs

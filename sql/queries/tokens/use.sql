@@ -1,6 +1,7 @@
 -- The user and scopes behind a live token, in one round trip; last_used_at is
 -- written at most once a minute, so a busy CI job does not update the row on
 -- every request.
+-- params: $1 token_hash
 with found as (
   select t.id, t.scopes, t.last_used_at, u.id as user_id, u.username, u.avatar
   from api_tokens t

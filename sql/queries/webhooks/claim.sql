@@ -4,6 +4,7 @@
 -- Each claimed row is leased until $2 under claim $4 and its attempt counted.
 -- Answers what the attempt needs: the webhook (null when it was just removed) and
 -- the notification as GET /apps/api/notifications shows it.
+-- params: $1 now, $2 locked_until, $3 limit, $4 claim
 with due as (
   select d.id
     from webhook_deliveries d

@@ -1,5 +1,6 @@
 -- Removes user $1's webhook and cancels its pending deliveries (an in-flight one's
 -- outcome is then ignored: the workers only finish rows still pending).
+-- params: $1 user_id
 with removed as (
   delete from webhooks where user_id = $1 returning user_id
 ), cancelled as (
