@@ -4,7 +4,7 @@
 // "unlist" stands apart from "reject update", needs a reason and takes the plugin
 // down with its update. An outside link launchers with default settings refuse is
 // warned of (issue 31), in both languages.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Sql } from '../../src/db/pool.js';
@@ -34,6 +34,11 @@ const apiAs = async (user: TestUser, path: string, init: { method?: string; body
   });
   return { status: response.status, body: (await response.json()) as Record<string, any> };
 };
+/** Opens a queue row into its review (read from the plugin's detail). */
+async function open(entry: Locator): Promise<void> {
+  await entry.locator('.row-open').click(WAIT);
+  await entry.locator('.review .actions').waitFor(WAIT);
+}
 const edit = (id: string, body: Record<string, unknown>) => apiAs(author, `/apps/api/plugins/${id}`, { method: 'PATCH', body });
 const plugin = async (id: string) => (await apiAs(admin, `/apps/api/plugins/${id}`)).body.plugin;
 
@@ -65,9 +70,9 @@ const messages = [
 for (const row of messages) {
   test(`an update changed after the page showed it is not approved, and the page says so (${row.what})`, async () => {
     const page = await pageAs(admin, row.locale);
-    await page.goto(`${site.url}/apps/review`);
+    await page.goto(`${site.url}/apps/review?tab=updates`);
     const entry = page.locator(`#queue li[data-id="${row.id}"][data-kind="update"]`);
-    await entry.waitFor(WAIT);
+    await open(entry);
     assert.is(await entry.locator('tr[data-field="download"] ins').textContent(), `https://downloads.example.com/${row.id}-2.zip`);
     // The author swaps the ZIP while the administrator reads.
     assert.is((await edit(row.id, { download: `https://downloads.example.com/${row.id}-evil.zip` })).status, 200);
@@ -80,7 +85,7 @@ for (const row of messages) {
 
     // Read again, the page shows what the update is now, and approves that.
     await page.reload();
-    await entry.waitFor(WAIT);
+    await open(entry);
     assert.is(await entry.locator('tr[data-field="download"] ins').textContent(), `https://downloads.example.com/${row.id}-evil.zip`);
     await entry.locator('.approve').click();
     await entry.locator('.done').waitFor(WAIT);
@@ -90,9 +95,9 @@ for (const row of messages) {
 
 test('unlist stands apart from reject update, needs a reason, and takes the plugin down with its update', async () => {
   const page = await pageAs(admin);
-  await page.goto(`${site.url}/apps/review`);
+  await page.goto(`${site.url}/apps/review?tab=updates`);
   const entry = page.locator('#queue li[data-id="ri-down"][data-kind="update"]');
-  await entry.waitFor(WAIT);
+  await open(entry);
   assert.is(await entry.locator('.reject').textContent(), 'Reject update');
   assert.is(await entry.locator('.unlist').textContent(), 'Unlist plugin');
   for (const finding of await axeViolations(page)) problems.push(`axe: ${finding}`);
@@ -119,7 +124,8 @@ for (const row of hostWarnings) {
     const page = await pageAs(admin, row.locale);
     await page.goto(`${site.url}/apps/review`);
     const warned = page.locator('#queue li[data-id="ri-untrusted"][data-kind="new"]');
-    await warned.waitFor(WAIT);
+    await open(warned);
+    await open(page.locator('#queue li[data-id="ri-trusted"]'));
     const warnings = await warned.locator('p.pending').allTextContents();
     assert.is(warnings.length, 1, JSON.stringify(warnings));
     assert.match(warnings[0]!, row.said);

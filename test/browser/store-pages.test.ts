@@ -413,7 +413,8 @@ test('admin: approves the new plugin in the review queue; it appears in search',
   await loginAs(admin, site, 'admin', avatar);
   assert.ok(await admin.isVisible('#account a[href="/apps/review"]'), 'Review link for administrators');
   const entry = admin.locator(`#queue li[data-id="${NEW_ID}"][data-kind="new"]`);
-  await entry.waitFor(WAIT);
+  await entry.locator('.row-open').click(WAIT);
+  await entry.locator('.approve').waitFor(WAIT);
   await check(admin, 'review');
   await entry.locator('.approve').click();
   await admin.waitForFunction((id) => document.querySelector(`#queue li[data-id="${id}"] .done`) !== null, NEW_ID, WAIT);
@@ -438,9 +439,10 @@ test('author edits the live plugin; My plugins shows the update beside the live 
   assert.match(String(await row.locator('.pending-update').textContent()), /1\.1\.0/);
   await check(author, 'mine-update');
 
-  await admin.goto(site.url + '/apps/review');
+  await admin.goto(site.url + '/apps/review?tab=updates');
   const entry = admin.locator(`#queue li[data-id="${NEW_ID}"][data-kind="update"]`);
-  await entry.waitFor(WAIT);
+  await entry.locator('.row-open').click(WAIT);
+  await entry.locator('table').waitFor(WAIT);
   assert.is(await entry.locator('tr[data-field="version"] del').textContent(), '1.0.0');
   assert.is(await entry.locator('tr[data-field="version"] ins').textContent(), '1.1.0');
   assert.is(await entry.locator('tr[data-field="description"] ins').textContent(), 'Floating lanterns, now in colour');
@@ -459,7 +461,7 @@ test('admin: rejects a plugin with a reason, which its author reads in My plugin
             values ('half-done', ${owner!.id}, 'Half Done', '0.1', 'skywright', 'Not ready', 'https://github.com/s/h.zip', 'pending')`;
   await admin.goto(site.url + '/apps/review');
   const entry = admin.locator('#queue li[data-id="half-done"]');
-  await entry.waitFor(WAIT);
+  await entry.locator('.row-open').click(WAIT);
   await entry.locator('input').fill('The download link is missing a license');
   await entry.locator('.reject').click();
   await admin.waitForSelector('#queue li[data-id="half-done"] .done', WAIT);
@@ -470,7 +472,7 @@ test('admin: rejects a plugin with a reason, which its author reads in My plugin
 });
 
 test('admin: features a plugin from the review page', async () => {
-  await admin.goto(site.url + '/apps/review');
+  await admin.goto(site.url + '/apps/review?tab=featured');
   await admin.fill('#feature-q', 'lantern');
   await admin.locator('#feature-form button').click();
   const box = admin.locator(`#feat-${NEW_ID}`);

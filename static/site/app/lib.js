@@ -310,6 +310,6 @@ export function permissionItem(permission, change) {
   const id = String(permission.id ?? permission);
   const risk = permission.risk ?? (SAFE_PERMISSIONS.includes(id) ? 'safe' : 'high');
   const words = permissionWords(id);
-  return h('li', { dataset: { risk, change } },
+  return h('li', { dataset: change ? { risk, change } : { risk } },
     risk == 'high' && h('span.badge.rejected', { text: t('perm.high') }), change && h('span.badge.pending', { text: t('perm.' + change) }), ' ', words, words != id && [' ', h('code', { text: id })]);
 }
