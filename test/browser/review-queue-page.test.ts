@@ -248,6 +248,8 @@ for (const row of updates) {
     const manifest = await pkg.locator('.manifest dt').evaluateAll((nodes) => nodes.map((node) => [node.textContent, node.nextElementSibling?.textContent]));
     assert.ok(manifest.some(([key, value]) => key === 'id' && value === HOSTED), JSON.stringify(manifest));
     assert.ok(manifest.some(([key, value]) => key === 'version' && value === '1.1.0'), JSON.stringify(manifest));
+    // Every value as text: an entry object as JSON, an empty one as a dash.
+    assert.ok(manifest.every(([, value]) => value && !/\[object|^undefined$|^null$/.test(value)), JSON.stringify(manifest));
 
     const permissions = await entry.locator('.perms li').evaluateAll((nodes) => nodes.map((node) => ({ risk: (node as HTMLElement).dataset.risk, change: (node as HTMLElement).dataset.change, text: node.textContent })));
     assert.equal(permissions.map((p) => [p.risk, p.change ?? null]), [['safe', null], ['high', 'added'], ['high', 'added']]);

@@ -201,7 +201,7 @@ function packageView(pkg) {
     diff && h('h4', { text: t('review.fileDiff', { added: diff.added.length, removed: diff.removed.length, changed: diff.changed.length }) }),
     h('h4', { text: t('review.manifest') }),
     manifest
-      ? h('dl.manifest', {}, Object.entries(manifest).filter(([key]) => key != 'permissions').flatMap(([key, value]) => [h('dt', {}, h('code', { text: key })), h('dd', { text: value == null ? '—' : String(value) })]),
+      ? h('dl.manifest', {}, Object.entries(manifest).filter(([key]) => key != 'permissions').flatMap(([key, value]) => [h('dt', {}, h('code', { text: key })), h('dd', { text: value == null || value === '' ? '—' : typeof value == 'object' ? JSON.stringify(value) : String(value) })]),
         pkg.entryKind && [h('dt', { text: t('review.runs') }), h('dd', { text: entryWords(pkg.entryKind) })])
       : h('p.muted', { text: t('review.noManifest') }),
     checks && [
