@@ -741,12 +741,12 @@ export interface StoreSearchRow {
 
 /** A row of sql/queries/tokens/count-live.sql. */
 export interface TokensCountLiveRow {
-  live: number | null;
+  live: number;
 }
 
 /** A row of sql/queries/tokens/create.sql. */
 export interface TokensCreateRow {
-  id: string | null;
+  id: string;
   name: string;
   scopes: string[];
   prefix: string;
@@ -757,7 +757,7 @@ export interface TokensCreateRow {
 
 /** A row of sql/queries/tokens/delete.sql. */
 export interface TokensDeleteRow {
-  id: string | null;
+  id: string;
   name: string;
   scopes: string[];
   prefix: string;
@@ -766,7 +766,7 @@ export interface TokensDeleteRow {
 
 /** A row of sql/queries/tokens/list.sql. */
 export interface TokensListRow {
-  id: string | null;
+  id: string;
   name: string;
   scopes: string[];
   prefix: string;
@@ -782,9 +782,9 @@ export interface TokensLockUserRow {
 
 /** A row of sql/queries/tokens/use.sql. */
 export interface TokensUseRow {
-  id: string | null;
+  id: string;
   scopes: string[];
-  user_id: string | null;
+  user_id: string;
   username: string;
   avatar: string;
 }

@@ -2,6 +2,7 @@
 -- written at most once a minute, so a busy CI job does not update the row on
 -- every request.
 -- params: $1 token_hash
+-- not null: id, user_id
 with found as (
   select t.id, t.scopes, t.last_used_at, u.id as user_id, u.username, u.avatar
   from api_tokens t

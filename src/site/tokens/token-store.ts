@@ -1,6 +1,7 @@
 import { HttpError } from '../../http/errors.js';
 import type { Sql } from '../../db/pool.js';
-import { inTransaction, runQuery, runNamed } from '../../db/queries.js';
+import { inTransaction, runNamed } from '../../db/queries.js';
+import type { TokensDeleteRow, TokensListRow } from '../../db/query-rows.js';
 import { MAX_LISTED_TOKENS, MAX_LIVE_TOKENS } from './limits.js';
 import type { SessionUser } from '../context.js';
 import { recordAudit } from '../audit/audit-log.js';
@@ -10,15 +11,8 @@ import type { NewToken } from './validation.js';
 
 // The api_tokens table (sql/006_tokens_audit_reports_notifications_webhooks.sql), through named queries.
 
-interface TokenRow {
-  id: string;
-  name: string;
-  scopes: TokenScope[];
-  prefix: string;
-  created_at: Date;
-  expires_at: Date;
-  last_used_at: Date | null;
-}
+/** A token's row as tokens/list and tokens/create return it. */
+type TokenRow = TokensListRow;
 
 /** A token as every answer shows it: never the secret, nor its hash. */
 export interface TokenRecord {
@@ -35,7 +29,8 @@ function toRecord(row: TokenRow): TokenRecord {
   return {
     id: row.id,
     name: row.name,
-    scopes: row.scopes,
+    // api_tokens.scopes is checked against the scopes of scopes.ts (sql/006).
+    scopes: row.scopes as TokenScope[],
     prefix: row.prefix,
     createdAt: row.created_at.toISOString(),
     expiresAt: row.expires_at.toISOString(),
@@ -54,13 +49,13 @@ export async function createToken(sql: Sql, owner: SessionUser, wanted: NewToken
   const userId = owner.id;
   const secret = newSecret();
   const row = await inTransaction(sql, async (tx) => {
-    const [user] = await runQuery(tx, 'tokens/lock-user', [userId]);
+    const [user] = await runNamed(tx, 'tokens/lock-user', { user_id: userId });
     if (!user) throw new HttpError(401, 'UNAUTHORIZED', 'You need to log in first');
-    const [{ live }] = (await runQuery<{ live: number }>(tx, 'tokens/count-live', [userId])) as [{ live: number }];
-    if (live >= MAX_LIVE_TOKENS) {
+    const [count] = await runNamed(tx, 'tokens/count-live', { user_id: userId });
+    if (count!.live >= MAX_LIVE_TOKENS) {
       throw new HttpError(409, 'CONFLICT', `At most ${MAX_LIVE_TOKENS} live tokens per user: revoke one first`);
     }
-    const [created] = await runNamed<TokenRow>(tx, 'tokens/create', {
+    const [created] = await runNamed(tx, 'tokens/create', {
       user_id: userId,
       token_hash: hashSecret(secret),
       name: wanted.name,
@@ -75,14 +70,14 @@ export async function createToken(sql: Sql, owner: SessionUser, wanted: NewToken
 }
 
 export async function listTokens(sql: Sql, userId: string): Promise<TokenRecord[]> {
-  const rows = await runQuery<TokenRow>(sql, 'tokens/list', [userId, MAX_LISTED_TOKENS]);
+  const rows = await runNamed(sql, 'tokens/list', { user_id: userId, limit: MAX_LISTED_TOKENS });
   return rows.map(toRecord);
 }
 
 /** False when the user has no token of that id (another user's included); audited like creation. */
 export async function revokeToken(sql: Sql, owner: SessionUser, tokenId: string): Promise<boolean> {
   return inTransaction(sql, async (tx) => {
-    const [deleted] = await runQuery<Pick<TokenRow, 'id' | 'name' | 'scopes' | 'prefix' | 'expires_at'>>(tx, 'tokens/delete', [tokenId, owner.id]);
+    const [deleted] = await runNamed(tx, 'tokens/delete', { token_id: tokenId, user_id: owner.id });
     if (!deleted) return false;
     await recordAudit(tx, { actor: owner, action: 'token.revoked', target: { type: 'token', user: owner.username }, before: audited(deleted), after: {} });
     return true;
@@ -90,7 +85,7 @@ export async function revokeToken(sql: Sql, owner: SessionUser, tokenId: string)
 }
 
 /** What the audit log keeps of a token: never its secret or hash. */
-function audited(row: Pick<TokenRow, 'id' | 'name' | 'scopes' | 'prefix' | 'expires_at'>): Record<string, unknown> {
+function audited(row: TokensDeleteRow): Record<string, unknown> {
   return { id: row.id, name: row.name, scopes: row.scopes, prefix: row.prefix, expiresAt: row.expires_at.toISOString() };
 }
 
@@ -103,7 +98,7 @@ export interface TokenUse {
 /** The token behind a secret when it is live (not revoked, not expired), else null; records its use. */
 export async function useToken(sql: Sql, secret: string): Promise<TokenUse | null> {
   if (!isWellFormedSecret(secret)) return null;
-  const [row] = await runQuery<{ id: string; scopes: TokenScope[]; user_id: string; username: string; avatar: string }>(sql, 'tokens/use', [hashSecret(secret)]);
+  const [row] = await runNamed(sql, 'tokens/use', { token_hash: hashSecret(secret) });
   if (!row) return null;
-  return { tokenId: row.id, scopes: row.scopes, user: { id: row.user_id, username: row.username, avatar: row.avatar } };
+  return { tokenId: row.id, scopes: row.scopes as TokenScope[], user: { id: row.user_id, username: row.username, avatar: row.avatar } };
 }
