@@ -176,7 +176,7 @@ async function plansOf(sql: Sql, rows: Row[], headersOf: Record<Who, Record<stri
   const recording = recordingSql(sql);
   const config = loadSettings({ HOST: '127.0.0.1', SITE_PORT: '0', DATA_DIR: join(root, 'data'), PUBLIC_URL: 'http://bench.test' });
   // No webhook worker: its polls would be recorded with the pages' queries.
-  const site = createSite({ config, sql: recording.sql, log: silentLogger, webhooks: { start: false } });
+  const site = createSite({ config, sql: recording.sql, log: silentLogger, webhooks: { start: false }, packageChecks: { start: false } });
   const server = await listen(site.handler, '127.0.0.1', 0);
   const plans = new Map<string, Plan[]>();
   try {

@@ -61,7 +61,9 @@ export async function writeCatalogue(sql: Sql, catalogue: Catalogue): Promise<Se
     // transaction, so readers see the new catalogue and the new number together.
     // The same for the visibility generation (sql/008), which plugins added move, and
     // the ratings generation (sql/008), which ratings and replies added move.
-    await tx.unsafe('alter table plugins disable trigger plugins_bump_generation, disable trigger plugins_bump_visibility_rows');
+    // The package checks' trigger (sql/286) is off too: the catalogue's download links
+    // are made up, and checks of them would only fill the log with unreachable hosts.
+    await tx.unsafe('alter table plugins disable trigger plugins_bump_generation, disable trigger plugins_bump_visibility_rows, disable trigger plugins_package_check');
     await tx.unsafe('update store_generation set generation = generation + 1, visibility = visibility + 1, ratings = ratings + 1');
     const authorIds = await ensureUsers(tx, catalogue.authors);
     const raterIds = await ensureUsers(tx, catalogue.raters);
@@ -79,7 +81,7 @@ export async function writeCatalogue(sql: Sql, catalogue: Catalogue): Promise<Se
       }
     })());
     step('plugins');
-    await tx.unsafe('alter table plugins enable trigger plugins_bump_generation, enable trigger plugins_bump_visibility_rows');
+    await tx.unsafe('alter table plugins enable trigger plugins_bump_generation, enable trigger plugins_bump_visibility_rows, enable trigger plugins_package_check');
     await recreateIndexes(tx, pluginIndexes);
     step('plugin indexes');
 

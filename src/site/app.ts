@@ -27,6 +27,7 @@ import { notificationsFeature } from './notifications/feature.js';
 import { tokensFeature } from './tokens/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
 import { versionsFeature } from './versions/feature.js';
+import { packageChecksFeature } from './package-checks/feature.js';
 
 /** Service A: the route table is the sum of its features, read top to bottom. */
 export function createSite(deps: SiteDeps) {
@@ -39,6 +40,7 @@ export function createSite(deps: SiteDeps) {
     authFeature(deps, guards),
     storeFeature(deps, guards),
     versionsFeature(deps, guards),
+    packageChecksFeature(deps, guards),
     ratingsFeature(deps, guards),
     statsFeature(deps, guards),
     auditFeature(deps, guards),

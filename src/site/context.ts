@@ -4,6 +4,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
 import type { Sql } from '../db/pool.js';
 import type { WebhookWorkerOptions } from './webhooks/delivery-worker.js';
+import type { PackageCheckOptions } from './package-checks/feature.js';
 
 export interface SessionUser {
   id: string;
@@ -42,4 +43,6 @@ export interface SiteDeps {
    * stays usable), for tests that move it; production runs performance.now().
    */
   now?: Clock;
+  /** The package checks' time limit and workers, for tests; likewise never from configuration. */
+  packageChecks?: PackageCheckOptions;
 }

@@ -31,6 +31,8 @@ export interface SiteSettings extends SharedSettings {
   downloadHosts: string[];
   /** Proxies and trusted roots for requests to the internet (outbound/proxy-settings.ts). */
   outbound: OutboundSettings;
+  /** EXTERNAL_RECHECK_HOURS: how often each approved outside link is checked again (1-8760, default 24). */
+  externalRecheckHours: number;
 }
 
 /**
@@ -82,6 +84,7 @@ export function loadSiteSettings(env: Env, shared: SharedSettings = loadSharedSe
     staleIfErrorSeconds: staleIfErrorFrom(read('STALE_IF_ERROR_SECONDS')),
     downloadHosts,
     outbound: outboundFrom(read),
+    externalRecheckHours: recheckHoursFrom(read('EXTERNAL_RECHECK_HOURS')),
   };
 }
 
@@ -113,6 +116,15 @@ function requireImageHostAmong(imageHostPublicUrl: string, downloadHosts: string
       `its host ${host} is not in DOWNLOAD_HOSTS (${downloadHosts.join(', ')}): launchers would refuse every hosted package; add it to DOWNLOAD_HOSTS or serve packages under one of those hosts`,
     );
   }
+}
+
+/** EXTERNAL_RECHECK_HOURS: whole hours, 1 to a year. */
+function recheckHoursFrom(value: string | undefined): number {
+  if (value === undefined) return 24;
+  if (!/^\d{1,4}$/.test(value) || Number(value) < 1 || Number(value) > 8760) {
+    throw new ConfigError('EXTERNAL_RECHECK_HOURS', `must be a whole number of hours from 1 to 8760 (got "${value}")`);
+  }
+  return Number(value);
 }
 
 /** STALE_IF_ERROR_SECONDS: 0 (serve nothing stale) to a day. */

@@ -12,6 +12,7 @@ import { createImghost } from '../../src/imghost/app.js';
 import { createSite } from '../../src/site/app.js';
 import type { WebhookWorkerOptions } from '../../src/site/webhooks/delivery-worker.js';
 import type { Clock } from '../../src/lib/clock.js';
+import type { PackageCheckOptions } from '../../src/site/package-checks/feature.js';
 
 export function testLogger(): Logger {
   return process.env.TEST_LOG ? createLogger({ test: true }) : silentLogger;
@@ -71,12 +72,20 @@ async function serveForTest(config: Settings, service: { handler: Parameters<typ
 
 /**
  * `webhooks`: the site's webhook worker options (a test's clock and dispatcher, or
- * start: false); `now`: the site's clock for durations (test/helpers/time.ts).
+ * start: false); `now`: the site's clock for durations (test/helpers/time.ts);
+ * `packageChecks`: its package checks' options (issue 33): unless given, they do
+ * not run, so no test's outside links are fetched behind its back.
  */
-export function startTestSite(overrides: Record<string, string | undefined> = {}, sql: Sql = testSql(), webhooks?: WebhookWorkerOptions, now?: Clock): Promise<TestServer> {
+export function startTestSite(
+  overrides: Record<string, string | undefined> = {},
+  sql: Sql = testSql(),
+  webhooks?: WebhookWorkerOptions,
+  now?: Clock,
+  packageChecks: PackageCheckOptions = { start: false },
+): Promise<TestServer> {
   const config = testConfig(overrides);
   surviveStrayFailuresOf(sql);
-  return serveForTest(config, createSite({ config, sql, log: testLogger(), webhooks, now }));
+  return serveForTest(config, createSite({ config, sql, log: testLogger(), webhooks, now, packageChecks }));
 }
 
 const strayHandled = new Set<string>();

@@ -24,6 +24,64 @@ const targetTooLong = failure('Request target over 8 KiB', 'BAD_REQUEST');
 const metricsOnly = [{ metricsToken: [] }];
 const imageParams = [pathParam('timestamp', 'Digits (any: the md5 alone selects the file)', { type: 'string', pattern: '^[0-9]+$' }), pathParam('md5', '32 lower-case hex digits', { type: 'string', pattern: '^[0-9a-f]{32}$' })];
 
+/** What an upload and an inspection report of a package's contents (packages/upload-route.ts, inspectionReport). */
+const packageContents: Record<string, Schema> = {
+  entries: {
+    type: 'array',
+    maxItems: 1000,
+    description: 'The first 1,000 entries in archive order',
+    items: {
+      type: 'object',
+      required: ['name', 'size', 'crc32'],
+      properties: { name: { type: 'string' }, size: { type: 'integer', minimum: 0 }, crc32: { type: 'integer', minimum: 0 } },
+    },
+  },
+  entryCount: { type: 'integer', minimum: 1, maximum: 10000 },
+  manifest: {
+    description: 'plugin.json, else cwplugin.json, at the root or in the root’s only folder, parsed as found; null when there is none usable (then manifestProblem says why)',
+    anyOf: [
+      {
+        type: 'object',
+        required: ['path', 'json'],
+        properties: { path: { type: 'string', description: 'The entry’s name, e.g. "MyPlugin/plugin.json"' }, json: { type: 'object' } },
+      },
+      { type: 'null' },
+    ],
+  },
+  manifestProblem: {
+    type: ['string', 'null'],
+    description: 'Why there is no usable manifest, for a person: none, two, larger than 64 KiB, a BOM, not UTF-8, not JSON, not a JSON object; null when manifest is set',
+  },
+  findings: {
+    type: 'array',
+    description: 'What the checks found, in archive order; reported, never refused by the image host',
+    items: {
+      anyOf: [
+        {
+          type: 'object',
+          required: ['code', 'file', 'kind'],
+          properties: { code: { const: 'secret' }, file: { type: 'string' }, kind: { type: 'string', description: 'e.g. "GitHub token", "PEM private key"; never the secret' } },
+        },
+        {
+          type: 'object',
+          required: ['code', 'file', 'format'],
+          properties: { code: { const: 'native-executable' }, file: { type: 'string' }, format: { enum: ['PE', 'ELF', 'Mach-O'] } },
+        },
+      ],
+    },
+  },
+  files: {
+    type: 'array',
+    maxItems: 10000,
+    description: 'Every file entry (folders left out) in archive order, with the SHA-256 of its unpacked bytes',
+    items: {
+      type: 'object',
+      required: ['name', 'sha256'],
+      properties: { name: { type: 'string' }, sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
+    },
+  },
+};
+
 export const IMGHOST_OPENAPI = {
   openapi: '3.1.0',
   info: {
@@ -64,60 +122,23 @@ export const IMGHOST_OPENAPI = {
               sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
               size: { type: 'integer', minimum: 1 },
               url: { type: 'string', pattern: '^/pkg/[0-9a-f]{64}/[A-Za-z0-9][A-Za-z0-9._-]*\\.zip$' },
-              entries: {
-                type: 'array',
-                maxItems: 1000,
-                description: 'The first 1,000 entries in archive order',
-                items: {
-                  type: 'object',
-                  required: ['name', 'size', 'crc32'],
-                  properties: { name: { type: 'string' }, size: { type: 'integer', minimum: 0 }, crc32: { type: 'integer', minimum: 0 } },
-                },
-              },
-              entryCount: { type: 'integer', minimum: 1, maximum: 10000 },
-              manifest: {
-                description: 'plugin.json, else cwplugin.json, at the root or in the root’s only folder, parsed as found; null when there is none usable (then manifestProblem says why)',
-                anyOf: [
-                  {
-                    type: 'object',
-                    required: ['path', 'json'],
-                    properties: { path: { type: 'string', description: 'The entry’s name, e.g. "MyPlugin/plugin.json"' }, json: { type: 'object' } },
-                  },
-                  { type: 'null' },
-                ],
-              },
-              manifestProblem: {
-                type: ['string', 'null'],
-                description: 'Why there is no usable manifest, for a person: none, two, larger than 64 KiB, a BOM, not UTF-8, not JSON, not a JSON object; null when manifest is set',
-              },
-              findings: {
-                type: 'array',
-                description: 'What the checks found, in archive order; reported, never refused by the image host',
-                items: {
-                  anyOf: [
-                    {
-                      type: 'object',
-                      required: ['code', 'file', 'kind'],
-                      properties: { code: { const: 'secret' }, file: { type: 'string' }, kind: { type: 'string', description: 'e.g. "GitHub token", "PEM private key"; never the secret' } },
-                    },
-                    {
-                      type: 'object',
-                      required: ['code', 'file', 'format'],
-                      properties: { code: { const: 'native-executable' }, file: { type: 'string' }, format: { enum: ['PE', 'ELF', 'Mach-O'] } },
-                    },
-                  ],
-                },
-              },
-              files: {
-                type: 'array',
-                maxItems: 10000,
-                description: 'Every file entry (folders left out) in archive order, with the SHA-256 of its unpacked bytes',
-                items: {
-                  type: 'object',
-                  required: ['name', 'sha256'],
-                  properties: { name: { type: 'string' }, sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
-                },
-              },
+              ...packageContents,
+            },
+          },
+        },
+      },
+      PackageInspection: {
+        type: 'object',
+        required: ['success', 'data'],
+        properties: {
+          success: { const: true },
+          data: {
+            type: 'object',
+            required: ['sha256', 'size', ...Object.keys(packageContents)],
+            properties: {
+              sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+              size: { type: 'integer', minimum: 1 },
+              ...packageContents,
             },
           },
         },
@@ -188,6 +209,25 @@ export const IMGHOST_OPENAPI = {
         requestBody: { required: true, content: { 'application/zip': { schema: { type: 'string', contentMediaType: 'application/zip' } } } },
         responses: {
           '201': json('Stored (or already stored)', ref('Package')),
+          '400': failure('Not an acceptable ZIP: the message says why (field "file")', 'VALIDATION_FAILED'),
+          '401': failure('Missing or wrong upload token', 'UNAUTHORIZED'),
+          '413': failure('Over PACKAGE_MAX_BYTES', 'PAYLOAD_TOO_LARGE'),
+          '415': failure('The body is not sent as application/zip', 'UNSUPPORTED_MEDIA_TYPE'),
+          '500': failure('Storage failure', 'INTERNAL'),
+          '503': busy,
+          '507': failure('Not enough disk space', 'INSUFFICIENT_STORAGE'),
+        },
+      },
+    },
+    '/api/packages/inspect': {
+      post: {
+        operationId: 'inspectPackage', tags: ['packages'],
+        summary: 'Inspects a plugin package (ZIP) as an upload is, and keeps nothing',
+        description: 'The same token, limits, inspection and report as POST /api/packages, without `url`: the bytes are removed before the answer. The site sends here the files behind plugins\' outside download links as it fetches them.',
+        security: [{}, { uploadToken: [] }],
+        requestBody: { required: true, content: { 'application/zip': { schema: { type: 'string', contentMediaType: 'application/zip' } } } },
+        responses: {
+          '200': json('Inspected; nothing kept', ref('PackageInspection')),
           '400': failure('Not an acceptable ZIP: the message says why (field "file")', 'VALIDATION_FAILED'),
           '401': failure('Missing or wrong upload token', 'UNAUTHORIZED'),
           '413': failure('Over PACKAGE_MAX_BYTES', 'PAYLOAD_TOO_LARGE'),

@@ -7,6 +7,7 @@ import { openPackageBucketStore } from './package-bucket-store.js';
 import { openPackageStore } from './package-store.js';
 import { removePackage, servePackage } from './serve-route.js';
 import { packageUploadWouldAccept, uploadPackage } from './upload-route.js';
+import { inspectPackage } from './inspect-route.js';
 
 /** Inspections run at once; each inflates up to 512 MiB in memory-bounded chunks. */
 const INSPECTIONS_AT_ONCE = 2;
@@ -25,6 +26,7 @@ export async function packagesFeature(deps: ImghostDeps, bucket: ObjectStorage |
   return {
     routes: [
       { method: 'POST', path: '/api/packages', handler: uploadPackage(upload) },
+      { method: 'POST', path: '/api/packages/inspect', handler: inspectPackage(upload) },
       { method: 'DELETE', path: '/api/packages/:sha256', handler: removePackage(store, createTokenCheck(upload.token)) },
       { method: 'GET', path: '/pkg/:sha256/:file', handler: servePackage(store) },
     ],

@@ -11,7 +11,7 @@ import { createTokenCheck } from '../images/upload-token.js';
 import { packageUrl } from '../../lib/package-names.js';
 import type { PackageStore } from './package-store.js';
 import { receivePackage } from './receive-package.js';
-import { inspectZip, ZipRefused } from './zip-inspect.js';
+import { inspectZip, ZipRefused, type ZipInspection } from './zip-inspect.js';
 
 export const PACKAGES_PATH = '/api/packages';
 
@@ -73,13 +73,7 @@ export function uploadPackage(options: PackageUploadOptions) {
         sha256: received.sha256,
         size: received.size,
         url: packageUrl(received.sha256, ctx.query.get('name')),
-        entries: inspection.entries,
-        entryCount: inspection.entryCount,
-        // Reported, never refused here: the site enforces (issue 31).
-        manifest: inspection.contents.manifest,
-        manifestProblem: inspection.contents.manifestProblem,
-        findings: inspection.contents.findings,
-        files: inspection.contents.files,
+        ...inspectionReport(inspection),
       },
     });
   }
@@ -92,6 +86,19 @@ export function uploadPackage(options: PackageUploadOptions) {
     } finally {
       refuseRestOfBody(ctx);
     }
+  };
+}
+
+/** What an upload's answer and an inspection's (inspect-route.ts) report of a package's contents. */
+export function inspectionReport(inspection: ZipInspection) {
+  return {
+    entries: inspection.entries,
+    entryCount: inspection.entryCount,
+    // Reported, never refused here: the site enforces (issue 31).
+    manifest: inspection.contents.manifest,
+    manifestProblem: inspection.contents.manifestProblem,
+    findings: inspection.contents.findings,
+    files: inspection.contents.files,
   };
 }
 

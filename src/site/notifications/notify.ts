@@ -4,7 +4,7 @@ import { runQuery } from '../../db/queries.js';
 // Writing notifications, in the transaction of the event they tell about, so a
 // notification exists exactly when its event happened.
 
-export const NOTIFICATION_KINDS = ['review.approved', 'review.rejected', 'update.approved', 'update.rejected', 'rating.created', 'reply.created', 'report.resolved'] as const;
+export const NOTIFICATION_KINDS = ['review.approved', 'review.rejected', 'update.approved', 'update.rejected', 'rating.created', 'reply.created', 'report.resolved', 'package.changed'] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 /** Longest message kept (the database holds the same limit); a longer reason is cut. */

@@ -177,6 +177,25 @@ export const SITE_OPENAPI = {
               properties: { code: { const: 'untrusted-download-host' }, field: { enum: ['download', 'pendingUpdate.download'] }, host: { type: 'string' }, message: { type: 'string' } },
             },
           },
+          packageCheck: {
+            type: 'object',
+            required: ['status', 'checkedAt'],
+            description:
+              'Plugins whose download (or pendingUpdate.download) is an outside link, not a hosted version: the store\'s check of the file behind it. All of it for its author and administrators (details, and the answers of create, edit and review); ' +
+              'for anyone else only {status: "changed", checkedAt}, when the bytes no longer match what was reviewed. ' +
+              'pending: not checked yet; ok: an acceptable package whose SHA-256 matches the record\'s (or it gives none); unreachable: DNS, TLS, connection, a 4xx/5xx or the 60 s limit; ' +
+              'refused: not a ZIP, fails inspection or the manifest rules, over PACKAGE_MAX_BYTES, or a private address; mismatch: the author\'s sha256 is not the file\'s; changed: an approved link whose bytes differ from the pinned sha256',
+            properties: {
+              status: { enum: ['pending', 'ok', 'unreachable', 'refused', 'mismatch', 'changed'] },
+              sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The SHA-256 of the file fetched' },
+              size: { type: 'integer', minimum: 0 },
+              entryCount: { type: 'integer', minimum: 0 },
+              manifest: { type: 'object', description: 'The package\'s plugin.json as found' },
+              checks: { type: 'array', items: { type: 'object', required: ['code', 'level', 'message'], properties: { code: { type: 'string' }, level: { enum: ['warn', 'block'] }, message: { type: 'string' }, file: { type: 'string' } } } },
+              reason: { type: 'string', description: 'Why it is not ok, for people' },
+              checkedAt: nullable(isoDate),
+            },
+          },
           review: nullable({ type: 'object', required: ['action', 'reason', 'at'], properties: { action: { enum: ['approve', 'reject'] }, reason: nullable({ type: 'string' }), at: isoDate } }),
           revision: {
             type: 'string',
@@ -483,7 +502,8 @@ export const SITE_OPENAPI = {
         description:
           'A plugin with a pending update: approve applies it, reject discards it (the plugin stays approved). Without one: approve sets approved, reject sets rejected. ' +
           'unlist (reason required) takes an approved plugin down (rejected) and discards its pending update. ' +
-          'With `revision`, the review applies only if the plugin and its pending update are still as the record with that revision showed them, else 409 (field `revision`) and nothing changes; administrators\' tools should always send it.',
+          'With `revision`, the review applies only if the plugin and its pending update are still as the record with that revision showed them, else 409 (field `revision`) and nothing changes; administrators\' tools should always send it. ' +
+          'Approving an outside link whose packageCheck is ok makes the checked SHA-256 the plugin\'s sha256 (pinned); refused or mismatch is 409 (field `download`); pending and unreachable leave approval as it is.',
         security: sessionOnly,
         parameters: [pluginId],
         requestBody: jsonBody({
@@ -500,7 +520,22 @@ export const SITE_OPENAPI = {
           ...jsonWrite,
           ...denied,
           '404': notFound,
-          '409': failure('Nothing to review, an unlisting of a plugin that is not approved, or `revision` is not current (`field`: revision)', 'CONFLICT'),
+          '409': failure('Nothing to review, an unlisting of a plugin that is not approved, `revision` is not current (`field`: revision), or an approval of an outside link whose packageCheck is refused or mismatch (`field`: download)', 'CONFLICT'),
+          ...common,
+        },
+      },
+    },
+    '/apps/api/plugins/{id}/package-check': {
+      post: {
+        operationId: 'requestPackageCheck', tags: ['plugins'],
+        summary: 'Checks a plugin\'s outside download link again, as soon as a worker is free (administrators)',
+        description: 'The result appears as the record\'s packageCheck. 404 for a plugin whose download is hosted (nothing to fetch) or that does not exist.',
+        security: sessionOnly,
+        parameters: [pluginId],
+        responses: {
+          '202': json('Queued', { type: 'object', required: ['success'], properties: { success: { const: true } } }),
+          ...denied,
+          '404': notFound,
           ...common,
         },
       },
@@ -869,7 +904,7 @@ export const SITE_OPENAPI = {
                 required: ['id', 'kind', 'plugin', 'actor', 'message', 'read', 'createdAt'],
                 properties: {
                   id: { type: 'integer' },
-                  kind: { enum: ['review.approved', 'review.rejected', 'update.approved', 'update.rejected', 'rating.created', 'reply.created', 'report.resolved'] },
+                  kind: { enum: ['review.approved', 'review.rejected', 'update.approved', 'update.rejected', 'rating.created', 'reply.created', 'report.resolved', 'package.changed'] },
                   plugin: nullable({ type: 'string' }),
                   actor: nullable({ type: 'string' }),
                   message: { type: 'string' },

@@ -6,6 +6,7 @@ import type { KeptAnswers } from './kept-answers.js';
 import { canSee, isOwnerOrAdmin, pluginNotFound, type Viewer } from './visibility.js';
 import { addPackages } from '../versions/package-review.js';
 import { addDownloadWarnings } from './download-hosts.js';
+import { addPackageCheck, findPackageCheck } from '../package-checks/check-record.js';
 
 export const MAX_RELATED = 6;
 
@@ -23,11 +24,14 @@ export function detailHandler(deps: SiteDeps, keptAnswers: KeptAnswers) {
       const row = await findPluginRecord(deps.sql, id);
       if (!row || !canSee({ id: row.id, status: row.status, submitterId: String(row.submitter_id) }, viewer)) throw pluginNotFound();
       const plugin = pluginRecord(row, viewer);
+      const full = isOwnerOrAdmin({ id: row.id, status: row.status, submitterId: String(row.submitter_id) }, viewer);
       // Its author and administrators see the hosted files (versions/package-review.ts).
-      if (isOwnerOrAdmin({ id: row.id, status: row.status, submitterId: String(row.submitter_id) }, viewer)) {
+      if (full) {
         await addPackages(deps.sql, row, plugin);
         addDownloadWarnings(plugin, deps.config.imageHostPublicUrl);
       }
+      // The outside link's check: all of it for them, a changed download for everyone.
+      addPackageCheck(plugin, await findPackageCheck(deps.sql, row.id), full);
       const body: Record<string, unknown> = { success: true, plugin };
       if (related) {
         const rows = await runQuery<PluginRow>(deps.sql, 'store/related-plugins', [

@@ -8,6 +8,7 @@ import { searchTerms } from './search-terms.js';
 import type { KeptAnswers } from './kept-answers.js';
 import { listVisibility, type PluginStatus, type Viewer } from './visibility.js';
 import { addPackagesToMany } from '../versions/package-review.js';
+import { addPackageCheck, findPackageChecks } from '../package-checks/check-record.js';
 import { addDownloadWarnings } from './download-hosts.js';
 
 // GET /apps/api/plugins: {success, plugins, total, limit, offset}. One query, one
@@ -123,7 +124,8 @@ export function listHandler(deps: SiteDeps, keptAnswers: KeptAnswers) {
 /**
  * The listed plugins as their details show them to an author or administrator (the
  * scopes include=review is allowed in list only those): two round trips for the
- * whole page, the full records, then their hosted files; and their `warnings`.
+ * whole page, the full records, then their hosted files; and their `warnings` and
+ * `packageCheck`.
  */
 async function reviewRecords(deps: SiteDeps, rows: PluginRow[], viewer: Viewer): Promise<Array<Record<string, unknown>>> {
   if (rows.length === 0) return [];
@@ -135,7 +137,11 @@ async function reviewRecords(deps: SiteDeps, rows: PluginRow[], viewer: Viewer):
     return { row, record: pluginRecord(row, viewer) };
   });
   await addPackagesToMany(deps.sql, pairs);
-  for (const { record } of pairs) addDownloadWarnings(record, deps.config.imageHostPublicUrl);
+  const checks = await findPackageChecks(deps.sql, pairs.map(({ row }) => row.id));
+  for (const { row, record } of pairs) {
+    addDownloadWarnings(record, deps.config.imageHostPublicUrl);
+    addPackageCheck(record, checks.get(row.id), true);
+  }
   return pairs.map((pair) => pair.record);
 }
 

@@ -127,7 +127,14 @@ export async function reviewPlugin(sql: Sql, id: string, reviewer: SessionUser, 
     }
     const subject = hasUpdate ? 'update' : 'review';
     const audit = { actor: reviewer, pluginId: locked.id, action: `${subject}.${action}` };
-    await auditedPluginChange(t, audit, () => runQuery(t, hasUpdate ? 'store/review-pending-update' : 'store/review-status', params));
+    // An outside link's check (package-checks/): a file known bad is never approved, one checked ok is pinned.
+    const check = action === 'approve' ? await checkForApproval(t, locked.id) : undefined;
+    await auditedPluginChange(t, audit, async () => {
+      await runQuery(t, hasUpdate ? 'store/review-pending-update' : 'store/review-status', params);
+      if (check?.status === 'ok' && check.sha256 !== null) {
+        await runNamed(t, 'package-checks/pin', { plugin_id: locked.id, sha256: check.sha256, download: check.download });
+      }
+    });
     // Hosted versions follow: the one now live is approved, other pending ones rejected.
     await settleVersionsAfterReview(t, locked.id, action);
     if (action === 'approve') await refuseTakenOffLive(t, locked.id);
@@ -142,6 +149,22 @@ export async function reviewPlugin(sql: Sql, id: string, reviewer: SessionUser, 
     });
     return locked.id;
   });
+}
+
+/**
+ * The package check of the download an approval would make live, if it is an
+ * outside link: refused or mismatch is 409 CONFLICT on `download` (pending and
+ * unreachable leave approval as it was, and the review page says so).
+ */
+async function checkForApproval(t: Sql, pluginId: string): Promise<{ status: string; sha256: string | null; download: string } | undefined> {
+  const [check] = await runNamed<{ status: string; sha256: string | null; download: string }>(t, 'package-checks/for-review', { plugin_id: pluginId });
+  if (check?.status === 'refused') {
+    throw new HttpError(409, 'CONFLICT', 'The download was checked and refused: it cannot be approved (see packageCheck.reason)', { field: 'download' });
+  }
+  if (check?.status === 'mismatch') {
+    throw new HttpError(409, 'CONFLICT', 'The downloaded file\'s SHA-256 is not the one the author gave: it cannot be approved', { field: 'download' });
+  }
+  return check;
 }
 
 /** An administrator's edit: `plugin.featured` when featured is all it changed, else `plugin.edit`. */

@@ -10,6 +10,8 @@ import { pluginRecord } from './records.js';
 import { text } from './text-rules.js';
 import { validateEdit, validateNewPlugin } from './validation.js';
 import { requireDownloadHost } from './download-hosts.js';
+import { addPackageCheck, findPackageCheck } from '../package-checks/check-record.js';
+import { isOwnerOrAdmin } from './visibility.js';
 
 /** Longest review reason kept (the database holds the same limit). */
 export const MAX_REVIEW_REASON = 1000;
@@ -71,5 +73,8 @@ async function answerWithRecord(ctx: SiteContext, deps: SiteDeps, id: string, st
   const row = await findPluginRecord(deps.sql, id);
   // Written just now by this caller, who may see it; gone only if deleted meanwhile.
   if (!row) throw new HttpError(404, 'NOT_FOUND', 'Plugin not found');
-  sendOk(ctx, { plugin: pluginRecord(row, ctx.locals.user) }, status);
+  const plugin = pluginRecord(row, ctx.locals.user);
+  const full = isOwnerOrAdmin({ id: row.id, status: row.status, submitterId: String(row.submitter_id) }, ctx.locals.user);
+  addPackageCheck(plugin, await findPackageCheck(deps.sql, row.id), full);
+  sendOk(ctx, { plugin }, status);
 }

@@ -144,6 +144,11 @@ function renderInstall() {
     install.disabled = true;
     return setStatus(status, 'done', t('plugin.notApprovedYet'));
   }
+  // The store's watch found other bytes behind the link than were reviewed (packageCheck).
+  if (plugin.packageCheck?.status == 'changed') {
+    install.disabled = true;
+    return setStatus(status, 'error', t('plugin.downloadChanged'));
+  }
   // Ask for the link now, so the click opens the launcher at once.
   const link = api(base + '/install-link').then(({ install_url: url }) => (install.dataset.installUrl = url));
   link.catch(() => {});

@@ -130,6 +130,8 @@ function review(plugin, update, node) {
     h('p.muted', {}, h('a', { href: pluginPath(plugin.id), text: t('review.page', plugin) }), ' · ', t('review.by', { user: plugin.submitter, date: formatDate(update?.submittedAt ?? plugin.updatedAt) })),
     // Outside links launchers with default settings refuse (the record's `warnings`).
     plugin.warnings?.map((warning) => h('p.pending', { text: t('review.hostWarning', warning) })),
+    // The outside link's check (packageCheck): what approving it will do, plainly.
+    plugin.packageCheck && h('p.check', { text: t('review.check.' + plugin.packageCheck.status, { reason: '', ...plugin.packageCheck }) }),
     table(plugin, update),
     permissionsView(plugin, update, pkg),
     packageView(pkg),

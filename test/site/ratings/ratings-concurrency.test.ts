@@ -142,7 +142,7 @@ test('a ratings page costs the same few queries for 1 or 50 ratings with replies
   const counting = countingSql(sql);
   const config = testConfig();
   // No webhook worker: its polls would be counted with the page's queries.
-  const app = createSite({ config, sql: counting.sql, log: testLogger(), webhooks: { start: false } });
+  const app = createSite({ config, sql: counting.sql, log: testLogger(), webhooks: { start: false }, packageChecks: { start: false } });
   const server = await listen(app.handler, '127.0.0.1', 0);
   try {
     await insertPlugin(sql, 'busy-small', author);
