@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { loadSettings, type Settings } from '../../src/boot.js';
 import { createLogger, silentLogger, type Logger } from '../../src/lib/log.js';
 import { listen, type RunningServer } from '../../src/http/server.js';
-import { createPool, type Sql } from '../../src/db/pool.js';
-import { databaseAddressOf, surviveStrayConnectionFailures } from '../../src/db/stray-rejections.js';
+import { createPool, lastConnectionCloseOf, type Sql } from '../../src/db/pool.js';
+import { databaseAddressOf, strayRejectionHandler } from '../../src/db/stray-rejections.js';
 import { createImghost } from '../../src/imghost/app.js';
 import { createSite } from '../../src/site/app.js';
 import type { WebhookWorkerOptions } from '../../src/site/webhooks/delivery-worker.js';
@@ -88,21 +88,39 @@ export function startTestSite(
   return serveForTest(config, createSite({ config, sql, log: testLogger(), webhooks, now, packageChecks }));
 }
 
-const strayHandled = new Set<string>();
+/** The stray-rejection handler of each database address a test site used, by address. */
+const strayHandlers = new Map<string, (reason: unknown) => void>();
 
 /**
  * A site in the test process survives what postgres.js leaves unhandled when its
  * database goes away (the LISTEN connection's reconnects), as `node dist/site.js`
- * does (src/site.ts, db/stray-rejections.ts): once per database address. Without
- * it, a test that cuts the database under a site (database-outage) ended the whole
- * test process on such an ECONNREFUSED, now and then under a loaded machine.
+ * does (src/site.ts, db/stray-rejections.ts). Without it, a test that cuts the
+ * database under a site (database-outage) ended the whole test process on such an
+ * ECONNREFUSED, now and then under a loaded machine.
+ *
+ * A production process has one pool, so one handler. A test process may have
+ * several (a proxy per test): one process handler asks each pool's in turn and
+ * rethrows only what none forgives. With a handler per pool, the first one's
+ * rethrew the second pool's ECONNREFUSED and ended the process (query-deadline,
+ * 2 runs in 12).
  */
 function surviveStrayFailuresOf(sql: Sql): void {
   const address = databaseAddressOf(sql);
   const key = JSON.stringify(address);
-  if (strayHandled.has(key)) return;
-  strayHandled.add(key);
-  surviveStrayConnectionFailures(testLogger(), sql);
+  if (strayHandlers.has(key)) return;
+  strayHandlers.set(key, strayRejectionHandler(testLogger(), address, () => lastConnectionCloseOf(sql)));
+  if (strayHandlers.size > 1) return;
+  process.on('unhandledRejection', (reason) => {
+    for (const forgive of strayHandlers.values()) {
+      try {
+        forgive(reason);
+        return;
+      } catch {
+        // Not this pool's: the next may know it.
+      }
+    }
+    throw reason;
+  });
 }
 
 /** `now`: the image host's wall clock (test/helpers/time.ts). */
