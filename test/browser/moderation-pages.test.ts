@@ -263,7 +263,9 @@ test('review page, reports tab: targets grouped with counts; hide the rating, un
   assert.is(await page.textContent('#status'), 'No open reports.');
   const plugin = (await apiAs(admin, `/apps/api/plugins/${PLUGIN}`)).body.plugin;
   assert.equal([plugin.status, plugin.review?.reason], ['rejected', 'Adverts are not allowed']);
-  assert.ok(await page.locator('#tab-queue').isVisible(), 'the other tab is a link away');
+  assert.ok(await page.locator('#tab-new').isVisible(), 'the other tabs are a link away');
+  // The reports tab's count follows the resolutions (read again after each).
+  await page.waitForFunction(() => document.getElementById('count-reports')?.textContent === ' 0', undefined, WAIT);
 });
 
 test('notifications: the unread count in the header, the list newest first, read one, read all, keyboard and focus', async () => {
