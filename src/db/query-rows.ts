@@ -7,13 +7,13 @@
 
 /** A row of sql/queries/audit/page.sql. */
 export interface AuditPageRow {
-  total: string | null;
-  entries: string | null;
+  total: string;
+  entries: string;
 }
 
 /** A row of sql/queries/audit/plugin-snapshot.sql. */
 export interface AuditPluginSnapshotRow {
-  fields: string | null;
+  fields: string;
 }
 
 /** A row of sql/queries/audit/record.sql. */
@@ -76,19 +76,19 @@ export interface NotificationsCreateRow {
 
 /** A row of sql/queries/notifications/page.sql. */
 export interface NotificationsPageRow {
-  total: string | null;
-  unread: string | null;
-  notifications: string | null;
+  total: string;
+  unread: string;
+  notifications: string;
 }
 
 /** A row of sql/queries/notifications/read-all.sql. */
 export interface NotificationsReadAllRow {
-  unread: string | null;
+  unread: string;
 }
 
 /** A row of sql/queries/notifications/read-ids.sql. */
 export interface NotificationsReadIdsRow {
-  unread: string | null;
+  unread: string;
 }
 
 /** A row of sql/queries/rate-limit/add.sql. */
@@ -204,8 +204,8 @@ export interface ReportsLockRow {
 
 /** A row of sql/queries/reports/page.sql. */
 export interface ReportsPageRow {
-  total: string | null;
-  reports: string | null;
+  total: string;
+  reports: string;
 }
 
 /** A row of sql/queries/reports/resolve-target.sql. */
@@ -229,9 +229,9 @@ export interface SiteGenerationsRow {
 
 /** A row of sql/queries/stats/install-days-many.sql. */
 export interface StatsInstallDaysManyRow {
-  id: string | null;
-  dates: string[] | null;
-  installs: number[] | null;
+  id: string;
+  dates: string[];
+  installs: number[];
 }
 
 /** A row of sql/queries/store/count-install-click.sql. */
@@ -1014,16 +1014,16 @@ export interface VersionsVersionTakenRow {
 
 /** A row of sql/queries/webhooks/claim.sql. */
 export interface WebhooksClaimRow {
-  id: string | null;
-  attempts: number | null;
+  id: string;
+  attempts: number;
   url: string | null;
   secret: string | null;
-  notification_id: string | null;
-  kind: string | null;
+  notification_id: string;
+  kind: string;
   plugin_id: string | null;
   actor: string | null;
-  message: string | null;
-  notification_created_at: Date | null;
+  message: string;
+  notification_created_at: Date;
 }
 
 /** A row of sql/queries/webhooks/delete.sql. */
@@ -1034,8 +1034,8 @@ export interface WebhooksDeleteRow {
 
 /** A row of sql/queries/webhooks/deliveries-page.sql. */
 export interface WebhooksDeliveriesPageRow {
-  total: string | null;
-  deliveries: string | null;
+  total: string;
+  deliveries: string;
 }
 
 /** A row of sql/queries/webhooks/find.sql. */
@@ -1062,7 +1062,7 @@ export interface WebhooksMarkFailedRow {
 
 /** A row of sql/queries/webhooks/pending-count.sql. */
 export interface WebhooksPendingCountRow {
-  pending: number | null;
+  pending: number;
 }
 
 /** A row of sql/queries/webhooks/upsert.sql. */
@@ -1071,7 +1071,7 @@ export interface WebhooksUpsertRow {
   secret: string;
   created_at: Date;
   updated_at: Date;
-  created: boolean | null;
+  created: boolean;
 }
 
 /** The row of each query; `never` for a statement that returns none. */

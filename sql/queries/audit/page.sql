@@ -5,6 +5,7 @@
 -- its index (audit_log_plugin, audit_log_actor, or the primary key up to the page)
 -- instead of reading every matching entry whole.
 -- params: $1 limit, $2 offset, $3 plugin_id, $4 actor
+-- not null: total, entries
 select (select count(*) from audit_log a
          where ($3::text is null or lower(a.target_plugin) = lower($3::text))
            and ($4::text is null or a.actor_id = (select u.id from users u where lower(u.username) = lower($4::text)))) as total,

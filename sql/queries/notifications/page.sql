@@ -2,6 +2,7 @@
 -- count, in one row. Parameters: $1 user, $2 limit, $3 offset.
 -- Indexes: notifications_user, notifications_unread.
 -- params: $1 user_id, $2 limit, $3 offset
+-- not null: total, unread, notifications
 select (select count(*) from notifications where user_id = $1) as total,
        (select count(*) from notifications where user_id = $1 and read_at is null) as unread,
        coalesce((select json_agg(entry order by entry.id desc)

@@ -3,6 +3,7 @@
 -- number of reports of its target in that status, and the total, in one row.
 -- Parameters: $1 status, $2 limit, $3 offset. Index: reports_queue.
 -- params: $1 status, $2 limit, $3 offset
+-- not null: total, reports
 with listed as (
   select r.*, count(*) over (partition by r.plugin_id, r.rating_user_id) as target_count,
          min(r.id) over (partition by r.plugin_id, r.rating_user_id) as target_first

@@ -5,6 +5,7 @@
 -- arrays in the same order. Each plugin is found by plugins_id_lower and each day
 -- by plugin_install_days' primary key.
 -- params: $1 plugin_ids, $2 viewer_id, $3 sees_all, $4 days
+-- not null: id, dates, installs
 select p.id,
        array_agg(to_char(series.day, 'YYYY-MM-DD') order by series.day) as dates,
        array_agg(coalesce(counted.installs, 0)::int order by series.day) as installs

@@ -5,6 +5,7 @@
 -- Answers what the attempt needs: the webhook (null when it was just removed) and
 -- the notification as GET /apps/api/notifications shows it.
 -- params: $1 now, $2 locked_until, $3 limit, $4 claim
+-- not null: id, attempts, notification_id, kind, message, notification_created_at
 with due as (
   select d.id
     from webhook_deliveries d

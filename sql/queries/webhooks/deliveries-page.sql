@@ -1,6 +1,7 @@
 -- A page of user $1's webhook deliveries, newest first, and their total, in one row.
 -- Parameters: $1 user, $2 limit, $3 offset. Index: webhook_deliveries_user.
 -- params: $1 user_id, $2 limit, $3 offset
+-- not null: total, deliveries
 select (select count(*) from webhook_deliveries where user_id = $1) as total,
        coalesce((select json_agg(entry order by entry.id desc)
                    from (select d.id, d.notification_id, n.kind, d.status, d.attempts, d.last_status_code,

@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/pool.js';
-import { runQuery } from '../../db/queries.js';
+import { runNamed } from '../../db/queries.js';
 import type { SessionUser } from '../context.js';
 
 // Writing the audit log (sql/006_tokens_audit_reports_notifications_webhooks.sql). Every call runs inside the
@@ -25,21 +25,21 @@ export interface AuditEntryInput {
 }
 
 export async function recordAudit(tx: Sql, entry: AuditEntryInput): Promise<void> {
-  await runQuery(tx, 'audit/record', [
-    entry.actor.id,
-    entry.actor.username,
-    entry.action,
-    entry.target.type,
-    'plugin' in entry.target ? entry.target.plugin : null,
-    'user' in entry.target ? (entry.target.user ?? null) : null,
-    JSON.stringify(entry.before),
-    JSON.stringify(entry.after),
-  ]);
+  await runNamed(tx, 'audit/record', {
+    actor_id: entry.actor.id,
+    actor: entry.actor.username,
+    action: entry.action,
+    target_type: entry.target.type,
+    target_plugin: 'plugin' in entry.target ? entry.target.plugin : null,
+    target_user: 'user' in entry.target ? (entry.target.user ?? null) : null,
+    before: JSON.stringify(entry.before),
+    after: JSON.stringify(entry.after),
+  });
 }
 
 /** The audited fields of a plugin now (read under the action's row lock), in API names. */
 export async function pluginSnapshot(tx: Sql, pluginId: string): Promise<Fields> {
-  const [row] = await runQuery<{ fields: string }>(tx, 'audit/plugin-snapshot', [pluginId]);
+  const [row] = await runNamed(tx, 'audit/plugin-snapshot', { plugin_id: pluginId });
   return row ? (JSON.parse(row.fields) as Fields) : {};
 }
 

@@ -1,7 +1,7 @@
 import { badRequest } from '../../http/errors.js';
 import { integerParam, singleParam } from '../../http/query-params.js';
 import { sendJson } from '../../http/respond.js';
-import { runQuery } from '../../db/queries.js';
+import { runNamed } from '../../db/queries.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { requireAdmin } from '../auth/guards.js';
 import { PLUGIN_ID } from '../store/visibility.js';
@@ -47,7 +47,7 @@ export function auditHandler(deps: SiteDeps) {
       sendJson(ctx, 200, { success: true, entries: [], total: 0 }, { 'Cache-Control': 'no-store' });
       return;
     }
-    const [row] = await runQuery<{ total: string; entries: string }>(deps.sql, 'audit/page', [limit, offset, plugin ?? null, user ?? null]);
+    const [row] = await runNamed(deps.sql, 'audit/page', { limit, offset, plugin_id: plugin ?? null, actor: user ?? null });
     const entries = (JSON.parse(row!.entries) as StoredEntry[]).map((entry) => ({
       id: entry.id,
       actor: entry.actor_name,

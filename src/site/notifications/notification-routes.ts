@@ -2,7 +2,7 @@ import { HttpError, validationFailed } from '../../http/errors.js';
 import { isObject, own } from '../../lib/json-object.js';
 import { integerParam } from '../../http/query-params.js';
 import { sendJson } from '../../http/respond.js';
-import { runQuery } from '../../db/queries.js';
+import { runNamed } from '../../db/queries.js';
 import { requireUser } from '../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 
@@ -33,7 +33,7 @@ export function listNotificationsHandler(deps: SiteDeps) {
     const user = requireUser(ctx);
     const limit = integerParam(ctx.query, 'limit', { fallback: DEFAULT_NOTIFICATIONS_LIMIT, min: 1, max: MAX_NOTIFICATIONS_LIMIT });
     const offset = integerParam(ctx.query, 'offset', { fallback: 0, min: 0, max: 1_000_000 });
-    const [row] = await runQuery<{ total: string; unread: string; notifications: string }>(deps.sql, 'notifications/page', [user.id, limit, offset]);
+    const [row] = await runNamed(deps.sql, 'notifications/page', { user_id: user.id, limit, offset });
     const notifications = (JSON.parse(row!.notifications) as StoredNotification[]).map((n) => ({
       id: n.id,
       kind: n.kind,
@@ -57,11 +57,11 @@ export function readNotificationsHandler(deps: SiteDeps) {
     const all = own(body, 'all');
     let rows: Array<{ unread: string }>;
     if (all === true && ids === undefined) {
-      rows = await runQuery(deps.sql, 'notifications/read-all', [user.id]);
+      rows = await runNamed(deps.sql, 'notifications/read-all', { user_id: user.id });
     } else if (all === undefined && Array.isArray(ids)) {
       if (ids.length > MAX_READ_IDS) throw validationFailed('ids', `ids may name at most ${MAX_READ_IDS} notifications`);
       if (!ids.every((id) => Number.isSafeInteger(id) && (id as number) > 0)) throw validationFailed('ids', 'ids must be notification ids (positive whole numbers)');
-      rows = await runQuery(deps.sql, 'notifications/read-ids', [user.id, ids.map(String)]);
+      rows = await runNamed(deps.sql, 'notifications/read-ids', { user_id: user.id, ids: ids.map(String) });
     } else {
       throw validationFailed('ids', 'Send {ids: [...]} or {all: true}');
     }

@@ -1,7 +1,7 @@
 import { badRequest } from '../../http/errors.js';
 import { singleParam } from '../../http/query-params.js';
 import { sendJson } from '../../http/respond.js';
-import { runQuery } from '../../db/queries.js';
+import { runNamed } from '../../db/queries.js';
 import type { Sql } from '../../db/pool.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { listVisibility, PLUGIN_ID, pluginNotFound, type Viewer } from '../store/visibility.js';
@@ -32,7 +32,7 @@ export interface InstallSeries {
  */
 export async function installSeries(sql: Sql, ids: string[], viewer: Viewer, window: number): Promise<Map<string, InstallSeries>> {
   const { viewerId, seesAll } = listVisibility(viewer);
-  const rows = await runQuery<{ id: string; dates: string[]; installs: number[] }>(sql, 'stats/install-days-many', [ids, viewerId, seesAll, window]);
+  const rows = await runNamed(sql, 'stats/install-days-many', { plugin_ids: ids, viewer_id: viewerId, sees_all: seesAll, days: window });
   return new Map(
     rows.map((row) => {
       const days = row.dates.map((date, i) => ({ date, installs: row.installs[i]! }));

@@ -3,7 +3,8 @@ import type { Dispatcher } from 'undici';
 import type { Logger } from '../../lib/log.js';
 import type { Sample } from '../../http/metrics/exposition.js';
 import type { Sql } from '../../db/pool.js';
-import { runQuery, runNamed } from '../../db/queries.js';
+import { runNamed } from '../../db/queries.js';
+import type { WebhooksClaimRow } from '../../db/query-rows.js';
 import { attemptDelivery, ATTEMPT_DEADLINE_MS, type AttemptResult } from './attempt.js';
 import { retryDelayMs } from './backoff.js';
 import { createDeliveryDispatcher } from './delivery-dispatcher.js';
@@ -44,18 +45,7 @@ export interface WebhookWorkerOptions {
   start?: boolean;
 }
 
-interface ClaimedRow {
-  id: string;
-  attempts: number;
-  url: string | null;
-  secret: string | null;
-  notification_id: string;
-  kind: string;
-  plugin_id: string | null;
-  actor: string | null;
-  message: string;
-  notification_created_at: Date;
-}
+type ClaimedRow = WebhooksClaimRow;
 
 export interface WebhookWorker {
   /** Starts polling and listening; idempotent. */
@@ -85,7 +75,7 @@ export function createWebhookWorker(deps: { sql: Sql; log: Logger }, options: We
   const finish = async (row: ClaimedRow, claim: string, result: AttemptResult) => {
     const now = clock();
     if (result.ok) {
-      await runQuery(deps.sql, 'webhooks/mark-delivered', [row.id, claim, new Date(now), result.statusCode]);
+      await runNamed(deps.sql, 'webhooks/mark-delivered', { delivery_id: row.id, claim, delivered_at: new Date(now), status: result.statusCode });
       delivered++;
       return;
     }
@@ -93,7 +83,7 @@ export function createWebhookWorker(deps: { sql: Sql; log: Logger }, options: We
     const next = new Date(now + retryDelayMs(row.attempts));
     // The history keeps the coarse reason only; the detail (which may name an
     // internal address) is in this log line and nowhere else.
-    const [outcome] = await runNamed<{ status: string }>(deps.sql, 'webhooks/mark-failed', {
+    const [outcome] = await runNamed(deps.sql, 'webhooks/mark-failed', {
       delivery_id: row.id,
       claim,
       next_at: next,
@@ -107,7 +97,7 @@ export function createWebhookWorker(deps: { sql: Sql; log: Logger }, options: We
 
   const deliver = async (row: ClaimedRow, claim: string) => {
     if (row.url === null || row.secret === null) {
-      await runQuery(deps.sql, 'webhooks/give-up', [row.id, claim, 'webhook_removed' satisfies DeliveryFailureReason]);
+      await runNamed(deps.sql, 'webhooks/give-up', { delivery_id: row.id, claim, reason: 'webhook_removed' satisfies DeliveryFailureReason });
       return;
     }
     const result = await attemptDelivery(
@@ -134,7 +124,7 @@ export function createWebhookWorker(deps: { sql: Sql; log: Logger }, options: We
   const runOnce = async (): Promise<number> => {
     const now = clock();
     const claim = randomUUID();
-    const rows = await runQuery<ClaimedRow>(deps.sql, 'webhooks/claim', [new Date(now), new Date(now + LEASE_MS), concurrency, claim]);
+    const rows = await runNamed(deps.sql, 'webhooks/claim', { now: new Date(now), locked_until: new Date(now + LEASE_MS), limit: concurrency, claim });
     await Promise.all(
       rows.map((row) =>
         deliver(row, claim).catch((error: unknown) => {
@@ -204,7 +194,7 @@ export function createWebhookWorker(deps: { sql: Sql; log: Logger }, options: We
     },
     async metrics() {
       // PostgreSQL unavailable: the scrape still answers (the pool figures say why), with NaN here.
-      const pending = await runQuery<{ pending: number }>(deps.sql, 'webhooks/pending-count').then(
+      const pending = await runNamed(deps.sql, 'webhooks/pending-count', {}).then(
         ([row]) => row?.pending ?? 0,
         () => NaN,
       );

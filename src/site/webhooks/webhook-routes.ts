@@ -2,7 +2,8 @@ import { HttpError, validationFailed } from '../../http/errors.js';
 import { isObject, own } from '../../lib/json-object.js';
 import { integerParam } from '../../http/query-params.js';
 import { sendJson } from '../../http/respond.js';
-import { runQuery } from '../../db/queries.js';
+import { runNamed } from '../../db/queries.js';
+import type { WebhooksFindRow } from '../../db/query-rows.js';
 import { requireUser } from '../auth/guards.js';
 import type { SiteContext, SiteDeps, SiteHandler } from '../context.js';
 import { shownReason } from './failure-reasons.js';
@@ -17,21 +18,14 @@ export const WEBHOOK_BODY_LIMIT = 16 * 1024;
 // Per-user answers, one of them with a secret: no cache may keep any.
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
-interface WebhookRow {
-  url: string;
-  secret?: string;
-  created_at: Date;
-  updated_at: Date;
-  created?: boolean;
-}
 
-const shown = (row: WebhookRow) => ({ url: row.url, createdAt: row.created_at.toISOString(), updatedAt: row.updated_at.toISOString() });
+const shown = (row: WebhooksFindRow) => ({ url: row.url, createdAt: row.created_at.toISOString(), updatedAt: row.updated_at.toISOString() });
 
 /** GET /apps/api/webhook: {success, webhook: {url, createdAt, updatedAt} | null}; never the secret. */
 export function getWebhookHandler(deps: SiteDeps): SiteHandler {
   return async (ctx: SiteContext) => {
     const user = requireUser(ctx);
-    const [row] = await runQuery<WebhookRow>(deps.sql, 'webhooks/find', [user.id]);
+    const [row] = await runNamed(deps.sql, 'webhooks/find', { user_id: user.id });
     sendJson(ctx, 200, { success: true, webhook: row ? shown(row) : null }, NO_STORE);
   };
 }
@@ -50,7 +44,7 @@ export function putWebhookHandler(deps: SiteDeps): SiteHandler {
     const rotateSecret = own(body, 'rotateSecret');
     if (rotateSecret !== undefined && typeof rotateSecret !== 'boolean') throw validationFailed('rotateSecret', 'rotateSecret must be true or false');
     const rotate = rotateSecret === true;
-    const [row] = await runQuery<WebhookRow>(deps.sql, 'webhooks/upsert', [user.id, stored, newWebhookSecret(), rotate]);
+    const [row] = await runNamed(deps.sql, 'webhooks/upsert', { user_id: user.id, url: stored, secret: newWebhookSecret(), rotate });
     const webhook: Record<string, unknown> = shown(row!);
     if (row!.created || rotate) webhook.secret = row!.secret;
     sendJson(ctx, 200, { success: true, webhook }, NO_STORE);
@@ -61,7 +55,7 @@ export function putWebhookHandler(deps: SiteDeps): SiteHandler {
 export function deleteWebhookHandler(deps: SiteDeps): SiteHandler {
   return async (ctx: SiteContext) => {
     const user = requireUser(ctx);
-    await runQuery(deps.sql, 'webhooks/delete', [user.id]);
+    await runNamed(deps.sql, 'webhooks/delete', { user_id: user.id });
     sendJson(ctx, 200, { success: true }, NO_STORE);
   };
 }
@@ -87,7 +81,7 @@ export function listDeliveriesHandler(deps: SiteDeps): SiteHandler {
     const user = requireUser(ctx);
     const limit = integerParam(ctx.query, 'limit', { fallback: DEFAULT_DELIVERIES_LIMIT, min: 1, max: MAX_DELIVERIES_LIMIT });
     const offset = integerParam(ctx.query, 'offset', { fallback: 0, min: 0, max: 1_000_000 });
-    const [row] = await runQuery<{ total: string; deliveries: string }>(deps.sql, 'webhooks/deliveries-page', [user.id, limit, offset]);
+    const [row] = await runNamed(deps.sql, 'webhooks/deliveries-page', { user_id: user.id, limit, offset });
     const deliveries = (JSON.parse(row!.deliveries) as StoredDelivery[]).map((d) => ({
       id: d.id,
       notificationId: d.notification_id,
