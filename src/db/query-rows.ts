@@ -91,6 +91,76 @@ export interface NotificationsReadIdsRow {
   unread: string;
 }
 
+/** A row of sql/queries/package-checks/administrators.sql. */
+export interface PackageChecksAdministratorsRow {
+  id: string | null;
+}
+
+/** A row of sql/queries/package-checks/claim.sql. */
+export interface PackageChecksClaimRow {
+  plugin_id: string;
+  download: string;
+  attempts: number;
+}
+
+/** A row of sql/queries/package-checks/find.sql. */
+export interface PackageChecksFindRow {
+  status: string;
+  sha256: string | null;
+  size: string | null;
+  entry_count: number | null;
+  manifest: unknown | null;
+  checks: unknown | null;
+  reason: string | null;
+  checked_at: Date | null;
+  download: string;
+}
+
+/** A row of sql/queries/package-checks/find-many.sql. */
+export interface PackageChecksFindManyRow {
+  plugin_id: string;
+  status: string;
+  sha256: string | null;
+  size: string | null;
+  entry_count: number | null;
+  manifest: unknown | null;
+  checks: unknown | null;
+  reason: string | null;
+  checked_at: Date | null;
+}
+
+/** A row of sql/queries/package-checks/for-review.sql. */
+export interface PackageChecksForReviewRow {
+  status: string;
+  sha256: string | null;
+  download: string;
+}
+
+/** A row of sql/queries/package-checks/lock-claimed.sql. */
+export interface PackageChecksLockClaimedRow {
+  plugin_id: string;
+  status: string;
+  expected_sha256: string | null;
+  sha256: string | null;
+  watching: boolean | null;
+  submitter_id: string | null;
+}
+
+/** A row of sql/queries/package-checks/request.sql. */
+export interface PackageChecksRequestRow {
+  plugin_id: string;
+}
+
+/** A row of sql/queries/package-checks/schedule.sql. */
+export interface PackageChecksScheduleRow {
+  plugin_id: string;
+}
+
+/** A row of sql/queries/package-checks/schedule-lock.sql. */
+export interface PackageChecksScheduleLockRow {
+  taken: boolean | null;
+}
+
 /** A row of sql/queries/rate-limit/add.sql. */
 export interface RateLimitAddRow {
   key: string;
@@ -1093,6 +1163,18 @@ export interface QueryRows {
   'notifications/page': NotificationsPageRow;
   'notifications/read-all': NotificationsReadAllRow;
   'notifications/read-ids': NotificationsReadIdsRow;
+  'package-checks/administrators': PackageChecksAdministratorsRow;
+  'package-checks/claim': PackageChecksClaimRow;
+  'package-checks/find': PackageChecksFindRow;
+  'package-checks/find-many': PackageChecksFindManyRow;
+  'package-checks/for-review': PackageChecksForReviewRow;
+  'package-checks/lock-claimed': PackageChecksLockClaimedRow;
+  'package-checks/pin': never;
+  'package-checks/request': PackageChecksRequestRow;
+  'package-checks/retry-later': never;
+  'package-checks/save-result': never;
+  'package-checks/schedule': PackageChecksScheduleRow;
+  'package-checks/schedule-lock': PackageChecksScheduleLockRow;
   'rate-limit/add': RateLimitAddRow;
   'rate-limit/hit': RateLimitHitRow;
   'rate-limit/peek': RateLimitPeekRow;
@@ -1210,6 +1292,16 @@ export interface QueryParams {
   'notifications/page': { user_id: unknown; limit: unknown; offset: unknown };
   'notifications/read-all': { user_id: unknown };
   'notifications/read-ids': { user_id: unknown; ids: unknown };
+  'package-checks/claim': { now: unknown; lease_until: unknown; batch: unknown; claim: unknown };
+  'package-checks/find': { plugin_id: unknown };
+  'package-checks/find-many': { plugin_ids: unknown };
+  'package-checks/for-review': { plugin_id: unknown };
+  'package-checks/lock-claimed': { plugin_id: unknown; claim: unknown; download: unknown };
+  'package-checks/pin': { plugin_id: unknown; sha256: unknown; download: unknown };
+  'package-checks/request': { plugin_id: unknown };
+  'package-checks/retry-later': { plugin_id: unknown; claim: unknown; due_at: unknown };
+  'package-checks/save-result': { plugin_id: unknown; status: unknown; sha256: unknown; size: unknown; entry_count: unknown; manifest_json: unknown; checks_json: unknown; reason: unknown };
+  'package-checks/schedule': { period_ms: unknown; interval_ms: unknown };
   'rate-limit/add': { limiter: unknown; keys: unknown; hits: unknown; limit: unknown; window_ms: unknown; above: unknown };
   'rate-limit/hit': { limiter: unknown; key: unknown; limit: unknown; window_ms: unknown };
   'rate-limit/peek': { limiter: unknown; key: unknown };
