@@ -951,6 +951,11 @@ export interface VersionsFindVersionRow {
   entry_kind: string | null;
 }
 
+/** A row of sql/queries/versions/hosted-download-known.sql. */
+export interface VersionsHostedDownloadKnownRow {
+  known: boolean | null;
+}
+
 /** A row of sql/queries/versions/insert-version.sql. */
 export interface VersionsInsertVersionRow {
   version: string;
@@ -1237,6 +1242,7 @@ export interface QueryRows {
   'versions/find-packages': VersionsFindPackagesRow;
   'versions/find-packages-of': VersionsFindPackagesOfRow;
   'versions/find-version': VersionsFindVersionRow;
+  'versions/hosted-download-known': VersionsHostedDownloadKnownRow;
   'versions/insert-version': VersionsInsertVersionRow;
   'versions/insert-version-files': never;
   'versions/list-versions': VersionsListVersionsRow;
@@ -1344,6 +1350,7 @@ export interface QueryParams {
   'versions/blocked-files-of': { plugin_id: unknown; version: unknown };
   'versions/check-updates': { ids: unknown; launcher: unknown };
   'versions/end-version-holds': { plugin_id: unknown; version: unknown };
+  'versions/hosted-download-known': { plugin_id: unknown; download: unknown };
   'versions/insert-version': { plugin_id: unknown; version: unknown; changelog: unknown; sha256: unknown; size: unknown; download: unknown; entry_count: unknown; files_json: unknown; manifest_json: unknown; manifest_source_json: unknown; findings_json: unknown; permissions_json: unknown; checks_json: unknown; entry_kind: unknown };
   'versions/insert-version-files': { plugin_id: unknown; version: unknown; names: unknown; hashes: unknown };
   'versions/live-for-checks': { plugin_id: unknown };

@@ -64,6 +64,38 @@ export function requireDownloadHost(download: string | undefined, hosts: readonl
   }
 }
 
+/**
+ * A `download` among the image host's packages (IMAGE_HOST_PUBLIC_URL's host, any
+ * port, under its path's /pkg/, compared once each %XX is decoded and in lower
+ * case, as a proxy in front may route it; dot segments resolved) reaches
+ * a plugin by an upload the site reads and checks (versions/upload-route.ts),
+ * never as a link an author types: the image host keeps the file of an upload
+ * whose manifest was refused (another plugin's id, whose folder the launcher would
+ * overwrite), and as an outside link it would be installed unchecked, without the
+ * untrusted-host warning (hosted files get none) and with its hash in the install
+ * link. Such a link is taken only when it already is the plugin's download or the
+ * file of one of its pending or approved versions (`known`); 400 VALIDATION_FAILED,
+ * field "download", otherwise.
+ */
+export async function requireKnownHostedDownload(
+  download: string | undefined,
+  imageHostPublicUrl: string,
+  known: (download: string) => Promise<boolean>,
+): Promise<void> {
+  if (download === undefined || !isImageHostPackage(download, imageHostPublicUrl)) return;
+  if (await known(download)) return;
+  throw validationFailed('download', "download must not link to a package on the store's image host: upload the ZIP as a version of this plugin, which the store checks");
+}
+
+function isImageHostPackage(download: string, imageHostPublicUrl: string): boolean {
+  const media = new URL(imageHostPublicUrl);
+  const host = downloadHost(download)?.replace(/\.$/, '');
+  if (host !== media.hostname.toLowerCase().replace(/\.$/, '')) return false;
+  const decoded = (path: string) => path.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))).toLowerCase();
+  const packages = `${decoded(media.pathname).replace(/\/+$/, '')}/pkg/`;
+  return decoded(new URL(download).pathname).startsWith(packages);
+}
+
 export interface DownloadWarning {
   code: 'untrusted-download-host';
   /** The record's field holding the link: `download`, or `pendingUpdate.download`. */

@@ -9,7 +9,8 @@ import { editPlugin, insertPlugin, reviewPlugin, type Review } from './plugin-wr
 import { pluginRecord } from './records.js';
 import { text } from './text-rules.js';
 import { validateEdit, validateNewPlugin } from './validation.js';
-import { requireDownloadHost } from './download-hosts.js';
+import { runNamed } from '../../db/queries.js';
+import { requireDownloadHost, requireKnownHostedDownload } from './download-hosts.js';
 import { addPackageCheck, findPackageCheck } from '../package-checks/check-record.js';
 import { isOwnerOrAdmin } from './visibility.js';
 
@@ -23,6 +24,8 @@ export function createHandler(deps: SiteDeps) {
     const user = requireUser(ctx);
     const plugin = validateNewPlugin(ctx.body, user.admin, images);
     requireDownloadHost(plugin.download, deps.config.downloadHosts);
+    // A new plugin has no version yet: no package on the image host is its own.
+    await requireKnownHostedDownload(plugin.download, deps.config.imageHostPublicUrl, async () => false);
     if (!(await insertPlugin(deps.sql, user, plugin))) {
       throw new HttpError(409, 'CONFLICT', 'A plugin with this id already exists', { field: 'id' });
     }
@@ -37,6 +40,10 @@ export function editHandler(deps: SiteDeps) {
     const user = requireUser(ctx);
     const edit = validateEdit(ctx.body, user.admin, images, ctx.params.id);
     requireDownloadHost(edit.fields.download, deps.config.downloadHosts);
+    await requireKnownHostedDownload(edit.fields.download, deps.config.imageHostPublicUrl, async (download) => {
+      const [row] = await runNamed(deps.sql, 'versions/hosted-download-known', { plugin_id: ctx.params.id!, download });
+      return row?.known === true;
+    });
     const id = await editPlugin(deps.sql, ctx.params.id!, user, edit);
     await answerWithRecord(ctx, deps, id, 200);
   };

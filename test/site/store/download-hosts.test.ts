@@ -59,7 +59,6 @@ const accepted = [
   { what: 'a listed host', download: 'https://github.com/a/b/releases/download/v1/p.zip' },
   { what: 'a listed host written in capitals', download: 'https://STORE.bloret.com/p.zip' },
   { what: 'a subdomain of a listed host', download: 'https://cdn.store.bloret.com/p.zip' },
-  { what: 'the image host, listed', download: `${PACKAGES}/pkg/${'a'.repeat(64)}/p.zip` },
 ];
 
 for (const [index, c] of refused.entries()) {
@@ -122,7 +121,10 @@ test('review data: no warning for a trusted host, a subdomain of one, or a hoste
     { id: 'hosts.hosted', download: `${PACKAGES}/pkg/${'b'.repeat(64)}/p.zip` },
   ];
   for (const c of cases) {
-    await pluginIn(openClient, users, 'pending', c.id, { download: c.download });
+    // A hosted file is a plugin's by an upload (hosted-download-links.test.ts), set here as one sets it.
+    const hosted = c.download.startsWith(PACKAGES);
+    await pluginIn(openClient, users, 'pending', c.id, hosted ? {} : { download: c.download });
+    if (hosted) await testSql()`update plugins set download = ${c.download} where id = ${c.id}`;
     const { warnings } = (await openClient.get(`/apps/api/plugins/${c.id}`, { cookie: users.admin })).body.plugin;
     assert.equal(warnings, [], c.id);
   }
