@@ -161,6 +161,76 @@ export interface PackageChecksScheduleLockRow {
   taken: boolean | null;
 }
 
+/** A row of sql/queries/package-checks/administrators.sql. */
+export interface PackageChecksAdministratorsRow {
+  id: string | null;
+}
+
+/** A row of sql/queries/package-checks/claim.sql. */
+export interface PackageChecksClaimRow {
+  plugin_id: string;
+  download: string;
+  attempts: number;
+}
+
+/** A row of sql/queries/package-checks/find.sql. */
+export interface PackageChecksFindRow {
+  status: string;
+  sha256: string | null;
+  size: string | null;
+  entry_count: number | null;
+  manifest: unknown | null;
+  checks: unknown | null;
+  reason: string | null;
+  checked_at: Date | null;
+  download: string;
+}
+
+/** A row of sql/queries/package-checks/find-many.sql. */
+export interface PackageChecksFindManyRow {
+  plugin_id: string;
+  status: string;
+  sha256: string | null;
+  size: string | null;
+  entry_count: number | null;
+  manifest: unknown | null;
+  checks: unknown | null;
+  reason: string | null;
+  checked_at: Date | null;
+}
+
+/** A row of sql/queries/package-checks/for-review.sql. */
+export interface PackageChecksForReviewRow {
+  status: string;
+  sha256: string | null;
+  download: string;
+}
+
+/** A row of sql/queries/package-checks/lock-claimed.sql. */
+export interface PackageChecksLockClaimedRow {
+  plugin_id: string;
+  status: string;
+  expected_sha256: string | null;
+  sha256: string | null;
+  watching: boolean | null;
+  submitter_id: string | null;
+}
+
+/** A row of sql/queries/package-checks/request.sql. */
+export interface PackageChecksRequestRow {
+  plugin_id: string;
+}
+
+/** A row of sql/queries/package-checks/schedule.sql. */
+export interface PackageChecksScheduleRow {
+  plugin_id: string;
+}
+
+/** A row of sql/queries/package-checks/schedule-lock.sql. */
+export interface PackageChecksScheduleLockRow {
+  taken: boolean | null;
+}
+
 /** A row of sql/queries/rate-limit/add.sql. */
 export interface RateLimitAddRow {
   key: string;
