@@ -205,6 +205,29 @@ test('an opened review: pictures as thumbnails, the long description as Markdown
   await check(page, 'review-open');
 });
 
+test("an outside download's check: said plainly when it could not be fetched, its manifest and checks when it was", async () => {
+  // As the package checks leave them (src/site/package-checks), no longer due.
+  await sql`update plugin_package_checks set status = 'unreachable', reason = 'connection refused', due_at = null, checked_at = now()
+             where plugin_id = ${idOf(2)}`;
+  await sql`update plugin_package_checks set status = 'ok', sha256 = ${'ab'.repeat(32)}, due_at = null, checked_at = now(),
+              manifest = ${sql.json({ id: idOf(3), name: 'Queued Plugin 3', version: '1.0.0', entry: 'main.py' } as never)},
+              checks = ${sql.json([{ code: 'high-risk-permission', level: 'warn', message: 'Asks for net.http, a high-risk permission the launcher grants on install' }] as never)}
+             where plugin_id = ${idOf(3)}`;
+  const page = await pageAs(admin);
+  await page.goto(`${site.url}/apps/review`);
+  const unreachable = page.locator(`#queue li[data-id="${idOf(2)}"]`);
+  await unreachable.locator('.row-open').click();
+  assert.match(String(await unreachable.locator('.download-check p.check').textContent()), /could not be fetched \(connection refused\): approving now does not pin its SHA-256/);
+  const ok = page.locator(`#queue li[data-id="${idOf(3)}"]`);
+  assert.is(await ok.locator('.warnings').textContent(), '1 warning', 'the fetched file\'s warning counts on its row');
+  await ok.locator('.row-open').click();
+  const found = ok.locator('.download-check[data-status="ok"]');
+  assert.match(String(await found.locator('p.check').textContent()), new RegExp('ab'.repeat(32)));
+  assert.equal(await found.locator('.checks li').evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).dataset.code)), ['high-risk-permission']);
+  assert.ok((await found.locator('.manifest dd').allTextContents()).includes('main.py'));
+  await check(page, 'review-download-check');
+});
+
 test('counts follow every decision: approve and reject move the tabs and the status line; focus goes to the next row', async () => {
   const page = await pageAs(admin);
   await page.goto(`${site.url}/apps/review`);

@@ -84,8 +84,9 @@ function age(iso) {
   return h('time', { dateTime: iso, title: formatDate(iso, true), text: new Intl.RelativeTimeFormat(lang, { numeric: 'auto' }).format(Math.round(n), unit) });
 }
 
-/** The warnings of a queued plugin: its outside links the launcher refuses, and the checks of the version under review. */
-const warningCount = (plugin) => (plugin.warnings?.length || 0) + ((plugin.pendingUpdate ? plugin.pendingUpdate.package : plugin.package)?.warningCount || 0);
+/** The warnings of a queued plugin: its outside links the launcher refuses, and the checks of the version (or outside download) under review. */
+const warningCount = (plugin) => (plugin.warnings?.length || 0) + ((plugin.pendingUpdate ? plugin.pendingUpdate.package : plugin.package)?.warningCount || 0)
+  + (plugin.packageCheck?.checks || []).filter((check) => check.level == 'warn').length;
 
 /** A queue row: the compact line that opens into the full review (read when first opened). */
 function row(plugin) {
@@ -131,7 +132,10 @@ function review(plugin, update, node) {
     // Outside links launchers with default settings refuse (the record's `warnings`).
     plugin.warnings?.map((warning) => h('p.pending', { text: t('review.hostWarning', warning) })),
     // The outside link's check (packageCheck): what approving it will do, plainly.
-    plugin.packageCheck && h('p.check', { text: t('review.check.' + plugin.packageCheck.status, { reason: '', ...plugin.packageCheck }) }),
+    plugin.packageCheck && h('section.download-check', { dataset: { status: plugin.packageCheck.status } },
+      h('p.check', { text: t('review.check.' + plugin.packageCheck.status, { reason: '', ...plugin.packageCheck }) }),
+      // What the fetched file says of itself, as a hosted ZIP's.
+      plugin.packageCheck.manifest && manifestList(plugin.packageCheck.manifest), checksList(plugin.packageCheck.checks)),
     table(plugin, update),
     permissionsView(plugin, update, pkg),
     packageView(pkg),
@@ -202,19 +206,24 @@ function packageView(pkg) {
     changelog(pkg),
     diff && h('h4', { text: t('review.fileDiff', { added: diff.added.length, removed: diff.removed.length, changed: diff.changed.length }) }),
     h('h4', { text: t('review.manifest') }),
-    manifest
-      ? h('dl.manifest', {}, Object.entries(manifest).filter(([key]) => key != 'permissions').flatMap(([key, value]) => [h('dt', {}, h('code', { text: key })), h('dd', { text: value == null || value === '' ? '—' : typeof value == 'object' ? JSON.stringify(value) : String(value) })]),
-        pkg.entryKind && [h('dt', { text: t('review.runs') }), h('dd', { text: entryWords(pkg.entryKind) })])
-      : h('p.muted', { text: t('review.noManifest') }),
-    checks && [
-      h('h4', { text: t('review.checks', { n: checks.length }) }),
-      checks.length ? h('ul.checks', {}, checks.map((check) => h('li', { dataset: { level: check.level, code: check.code } },
-        badge(t('review.level.' + check.level), check.level == 'block' ? 'rejected' : 'pending'), ' ', check.message, check.file && [' ', h('code', { text: check.file })]))) : h('p.muted', { text: t('review.noChecks') }),
-    ],
+    manifest ? manifestList(manifest, pkg.entryKind) : h('p.muted', { text: t('review.noManifest') }),
+    checksList(checks),
     h('h4', { text: t('review.files', { n: pkg.entryCount }) }),
     shown,
   );
 }
+
+/** A manifest as the launcher reads it (its permissions apart), and what it runs. */
+const manifestList = (manifest, entryKind) =>
+  h('dl.manifest', {}, Object.entries(manifest).filter(([key]) => key != 'permissions').flatMap(([key, value]) => [h('dt', {}, h('code', { text: key })), h('dd', { text: value == null || value === '' ? '—' : typeof value == 'object' ? JSON.stringify(value) : String(value) })]),
+    entryKind && [h('dt', { text: t('review.runs') }), h('dd', { text: entryWords(entryKind) })]);
+
+/** Every check (warn or block, message, file), under a heading with their number. */
+const checksList = (checks) => checks && [
+  h('h4', { text: t('review.checks', { n: checks.length }) }),
+  checks.length ? h('ul.checks', {}, checks.map((check) => h('li', { dataset: { level: check.level, code: check.code } },
+    badge(t('review.level.' + check.level), check.level == 'block' ? 'rejected' : 'pending'), ' ', check.message, check.file && [' ', h('code', { text: check.file })]))) : h('p.muted', { text: t('review.noChecks') }),
+];
 
 // Tabs: the queue of new plugins (default) or of updates, the reports, the featured switch.
 $('tab-' + (['updates', 'reports', 'featured'].includes(tab) ? tab : 'new')).setAttribute('aria-current', 'page');
