@@ -385,6 +385,7 @@ export interface StoreFindPluginRecordRow {
   revision: string | null;
   live_size: string | null;
   live_min_launcher: string | null;
+  live_entry_kind: string | null;
 }
 
 /** A row of sql/queries/store/find-plugin-records.sql. */
@@ -437,6 +438,7 @@ export interface StoreFindPluginRecordsRow {
   revision: string | null;
   live_size: string | null;
   live_min_launcher: string | null;
+  live_entry_kind: string | null;
 }
 
 /** A row of sql/queries/store/generation.sql. */

@@ -150,6 +150,11 @@ export const SITE_OPENAPI = {
           ratingAvg: { type: 'number', minimum: 0, maximum: 5 },
           ratingCount: { type: 'integer', minimum: 0 },
           featured: { type: 'boolean' },
+          entryKind: nullable({
+            type: 'string',
+            pattern: '^(none|python(\\+process)?(\\+qml)?|process(\\+qml)?|qml)$',
+            description: 'Details only: what the live hosted package runs (python: code inside the launcher\'s process; process: a program; qml: a page in the launcher; several joined by +; none: declarations only); null for an outside link or a version uploaded before manifests were read',
+          }),
           longDescriptionTree: {
             type: 'array',
             description: 'Details only: longDescription read as Markdown, as JSON elements [tag, {attributes}, ...children] (children are strings or elements); only safe tags, https: links and images',

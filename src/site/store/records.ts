@@ -86,6 +86,8 @@ export interface PluginRow {
   live_size: string | null;
   /** The live version's manifest min_launcher_version, null without one (sql/285). */
   live_min_launcher: string | null;
+  /** Details only: what the live hosted version runs (sql/284 entry_kind), null for an outside link (sql/287). */
+  live_entry_kind?: string | null;
   [pendingColumn: `pending_${string}`]: unknown;
 }
 
@@ -129,6 +131,8 @@ export function pluginRecord(row: PluginRow, viewer: Viewer): Record<string, unk
     record.longDescription = row.long_description;
     // What pages show: the Markdown as a tree of safe elements (markdown/markdown-tree.ts).
     record.longDescriptionTree = markdownTree(row.long_description);
+    // What the plugin page says the package runs (details only, as the view's column).
+    record.entryKind = row.live_entry_kind ?? null;
   }
   Object.assign(record, {
     download: row.download,

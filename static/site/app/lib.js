@@ -28,7 +28,7 @@ export const text = (id, value) => ($(id).textContent = value);
  */
 export function t(key, vars) {
   // A `.one` variant, where the catalogue has one, for a count of 1 ("1 install").
-  const text = (vars && (vars.n == 1 || vars.count == 1) && strings[key + '.one']) || strings[key] || key;
+  const text = (vars && (vars.n == 1 || vars.count == 1 || vars.total == 1) && strings[key + '.one']) || strings[key] || key;
   return vars ? text.replace(/\{(\w+)\}/g, (whole, name) => vars[name] ?? whole) : text;
 }
 
@@ -148,8 +148,9 @@ export function formatDate(iso, withTime) {
   return Number.isNaN(date.getTime()) ? '' : new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeStyle: withTime ? 'short' : undefined }).format(date);
 }
 
-/** Stars as text, with one accessible name ("4.5 out of 5"). */
+/** Stars as text, with one accessible name ("4.5 out of 5"); none rated yet says so (five hollow stars would read as zero). */
 export function stars(avg, count) {
+  if (count === 0) return h('span.muted', { text: t('rating.none') });
   const full = Math.round(avg);
   const label = count === undefined ? t('rating.stars', { n: avg }) : t('rating.summary', { avg: avg.toFixed(1), count });
   return h('span.stars', { role: 'img', 'aria-label': label, text: '★'.repeat(full) + '☆'.repeat(5 - full) });
@@ -312,4 +313,38 @@ export function permissionItem(permission, change) {
   const words = permissionWords(id);
   return h('li', { dataset: change ? { risk, change } : { risk } },
     risk == 'high' && h('span.badge.rejected', { text: t('perm.high') }), change && h('span.badge.pending', { text: t('perm.' + change) }), ' ', words, words != id && [' ', h('code', { text: id })]);
+}
+
+/**
+ * A list of chips in at most two rows (issue 34: at 390 px a plugin's tags took
+ * five): those past them hidden behind a "more" chip, which shows them all. Fitted
+ * again when the window's width changes.
+ */
+export function twoRows(list) {
+  let open = false;
+  const more = button('chip', t('chips.more'), () => {
+    const first = list.children[shown];
+    open = true;
+    fit();
+    // Focus goes to the first chip it showed, not back to the top of the page.
+    (first.querySelector('a') || first).focus();
+  });
+  const holder = list.tagName == 'UL' ? h('li', {}, more) : more;
+  let shown = 0;
+  const fit = () => {
+    holder.remove();
+    const items = [...list.children];
+    for (const item of items) item.hidden = false;
+    shown = items.length;
+    const rows = () => new Set(items.filter((item) => !item.hidden).map((item) => item.offsetTop).concat(holder.offsetTop || [])).size;
+    if (open || rows() < 3) return;
+    list.append(holder);
+    while (shown && rows() > 2) items[--shown].hidden = true;
+  };
+  fit();
+  list.fit = fit;
+  if (!list.dataset.fits) {
+    list.dataset.fits = '1';
+    addEventListener('resize', () => list.fit());
+  }
 }

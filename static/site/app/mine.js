@@ -1,10 +1,10 @@
 // @ts-check
 // My plugins: every plugin the user submitted, its status (and the reason of a
 // rejection), a version waiting for review (its number and state), an update
-// waiting for review beside the live version, installs over
-// the last 30 days as a sparkline, and edit.
+// waiting for review beside the live version, its installs and rating, installs
+// over the last 30 days as a captioned chart, and edit.
 import { sessionReady } from './header.js';
-import { $, api, barChart, enc, formatDate, h, loginFirst, rowHead, showList, t } from './lib.js';
+import { $, api, barChart, enc, formatDate, formatNumber, h, loginFirst, rowHead, showList, stars, t } from './lib.js';
 
 const status = $('status');
 
@@ -15,7 +15,9 @@ function loadSparks(ids) {
   for (let i = 0; i < ids.length; i += 100) {
     api('/apps/api/stats/installs?days=30&ids=' + ids.slice(i, i + 100).join()).then(({ plugins }) => {
       for (const { id, days, total } of plugins) {
-        sparks.get(id).replaceWith(h('span.spark', { role: 'img', 'aria-label': t('mine.spark', { total }) }, barChart(days.map((day) => day.installs))));
+        // Its label is also shown under it (issue 34: a chart nobody could read).
+        const label = t('mine.spark', { total });
+        sparks.get(id).replaceWith(h('figure.spark', { role: 'img', 'aria-label': label }, barChart(days.map((day) => day.installs)), h('figcaption.muted', { text: label })));
       }
     }, () => {});
   }
@@ -25,8 +27,9 @@ function row(plugin) {
   const update = plugin.pendingUpdate;
   const edit = h('a.button.secondary', { href: '/apps/edit/' + enc(plugin.id), text: t('mine.edit'), 'aria-label': t('mine.editNamed', { name: plugin.name }) });
   const reason = plugin.status === 'rejected' && plugin.review?.reason;
-  // The update waits beside the live version, which stays until it is approved.
-  const pending = update ? update.version : plugin.status === 'pending' && plugin.version;
+  // The update waits beside the live version, which stays until it is approved. A
+  // plugin not yet approved says it is pending once: its badge, and what happens next.
+  const pending = update?.version;
   // A new version is said once (the line above); the update's line names the other changes, if any.
   const others = update ? Object.keys(update).filter((key) => key !== 'submittedAt' && !(update.version && /^(version|download|sha256)$/.test(key))) : [];
   const fields = others.map((key) => t('field.' + key)).join(', ');
@@ -35,6 +38,7 @@ function row(plugin) {
     'li.row-item',
     { dataset: { id: plugin.id, status: plugin.status } },
     rowHead(plugin, t(head, { version: plugin.version, date: formatDate(plugin.updatedAt) }), sparks.get(plugin.id), h('span.badge.' + plugin.status, { text: t('status.' + plugin.status) }), edit),
+    h('p.card-stats', {}, stars(plugin.ratingAvg || 0, plugin.ratingCount || 0), t('card.installs', { n: formatNumber(plugin.installCount || 0) })),
     reason && h('p.error.reason-text', { text: t('mine.rejectedBecause', { reason }) }),
     pending && h('p.pending-version', { dataset: { version: pending } }, h('span.badge.pending', { text: t('status.pending') }), ' ', t('mine.pendingVersion', { version: pending })),
     plugin.status === 'pending' && h('p.muted', { text: t('mine.waiting') }),

@@ -4,7 +4,7 @@
 // install button, the ZIP with its SHA-256 and size, its versions (newest first),
 // ratings with replies, related plugins.
 import { sessionReady } from './header.js';
-import { $, api, barChart, button, changelog, copy, counted, enc, errorText, failed, onSubmit, formatNumber, formatSize, h, hash, httpsUrl, imageUrl, loginHref, markdown, pluginCard, pluginIcon, richText, setStatus, stars, t, text, when, who } from './lib.js';
+import { $, api, barChart, button, changelog, copy, counted, enc, errorText, failed, onSubmit, formatNumber, formatSize, h, hash, httpsUrl, imageUrl, loginHref, markdown, permissionItem, pluginCard, pluginIcon, richText, setStatus, stars, t, text, twoRows, when, who } from './lib.js';
 
 const id = decodeURIComponent(location.pathname.split('/')[3] || '');
 const base = '/apps/api/plugins/' + enc(id);
@@ -34,6 +34,8 @@ async function load() {
   $('related-section').hidden = !related.length;
   setStatus(status, 'done');
   $('plugin').hidden = false;
+  // Measured once shown.
+  twoRows($('tags'));
   loadRatings(true);
   loadStats(30);
   loadVersions();
@@ -130,7 +132,11 @@ const showInstalls = (n) => text('installs', t('card.installs', { n: formatNumbe
 
 function renderInstall() {
   const permissions = plugin.permissions || [];
-  $('permissions').replaceChildren(...(permissions.length ? permissions.map((p) => h('li', { text: p })) : [h('li.muted', { text: t('plugin.noPermissions') })]));
+  $('permissions').replaceChildren(...(permissions.length ? permissions.map(permissionItem) : [h('li.muted', { text: t('plugin.noPermissions') })]));
+  // What the live package runs ('python+qml': each part), when the store hosts it.
+  const kinds = plugin.entryKind?.split('+') || [];
+  $('entry').replaceChildren(...kinds.map((kind) => h('li', { dataset: { kind }, text: t('entry.' + kind) })));
+  $('entry-block').hidden = !kinds.length;
   const download = httpsUrl(plugin.download);
   if (download) $('download').href = download;
   $('sha').value = plugin.sha256 || '';
@@ -229,6 +235,8 @@ async function loadRatings(first) {
 $('more-ratings').onclick = () => loadRatings(false);
 
 function renderSummary({ avg, count, distribution }) {
+  // Nobody rated it: the status line says so, no summary of nothing.
+  $('rating-summary').hidden = !count;
   text('rating-big', count ? avg.toFixed(1) : '–');
   $('rating-stars').replaceChildren(stars(avg, count));
   text('rating-count', t('plugin.ratingCount', { count }));

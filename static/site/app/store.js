@@ -3,7 +3,7 @@
 // The query, tag, sort and page live in the URL, so a search can be shared and
 // the back button walks through the searches.
 import './header.js';
-import { $, api, button, errorText, pluginCard, setStatus, t } from './lib.js';
+import { $, api, button, errorText, pluginCard, setStatus, t, twoRows } from './lib.js';
 
 const PAGE_SIZE = 24;
 const TYPING_DELAY_MS = 250;
@@ -95,6 +95,7 @@ function renderTags(state, plugins) {
       return button('chip' + (active ? ' active' : ''), tag, () => change({ tag: active ? '' : tag }), { dataset: { tag }, 'aria-pressed': String(active) });
     }),
   );
+  twoRows($('tags'));
 }
 
 /** The featured row, over the front page only (no query, tag or page); read once. */

@@ -1,0 +1,216 @@
+// The authors' and players' pages of issues 31 and 34, in a real Chromium: the
+// plugin page says its permissions in words (the high-risk ones marked) and what
+// its package runs; nobody's rating reads "no ratings yet", not five hollow stars;
+// one install is "1 install"; changelog lists have their bullets; tag chips take at
+// most two rows at 390 px (the rest behind "More…"); the header keeps Log in on its
+// first line at 390 px; My plugins shows installs, rating and a captioned chart, and
+// a pending plugin says so once. Every page axe-clean in English and Chinese, light
+// and dark, at 1280 and at 390 px wide with nothing wider than the window.
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Sql } from '../../src/db/pool.js';
+import { launchChromium } from '../helpers/chromium.js';
+import { axeViolations, openPageAs, startPagesSite, type PagesSite } from '../helpers/pages-site.js';
+import { closeTestSql, testSql } from '../helpers/servers.js';
+import { insertPlugin, testUser, type TestUser } from '../helpers/store-fixtures.js';
+import { uploadVersion, zipOf } from '../site/versions/versions-client.js';
+
+const ID = 'ap-tool';
+const PENDING = 'ap-waiting';
+const TAGS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliett', 'kilo', 'lima', 'mike', 'november'];
+const PERMISSIONS = ['ui.nav', 'process.exec', 'my.custom'];
+const manifest = (version: string, id = ID) => JSON.stringify({ id, name: 'AP Tool', version, author: 'ap-author', description: 'A tool', entry: 'main.py', permissions: PERMISSIONS });
+const LANGUAGES = [
+  { what: 'English', locale: 'en-US' },
+  { what: 'Chinese', locale: 'zh-CN' },
+] as const;
+
+let site: PagesSite;
+let browser: Browser;
+let sql: Sql;
+let author: TestUser;
+let admin: TestUser;
+const contexts: BrowserContext[] = [];
+const problems: string[] = [];
+const checked = new Set<string>();
+
+const pageAs = (user: TestUser | null, locale = 'en-US'): Promise<Page> => openPageAs(browser, site, user?.cookie ?? null, { contexts, problems }, locale);
+
+/** axe-core in light and dark at 1280 and 390 px, and nothing wider than the window at 390 px. */
+async function check(page: Page, name: string): Promise<void> {
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const finding of await axeViolations(page)) problems.push(`axe ${name} ${width} ${scheme}: ${finding}`);
+    }
+  }
+  const wide = await page.evaluate(() =>
+    document.documentElement.scrollWidth <= 390
+      ? []
+      : [...document.querySelectorAll<HTMLElement>('body *')].filter((node) => node.getBoundingClientRect().right > 391).slice(0, 5).map((node) => `${node.tagName}#${node.id}.${node.className}`),
+  );
+  for (const node of wide) problems.push(`overflow ${name} at 390px: ${node}`);
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  checked.add(name);
+}
+
+const apiAs = async (user: TestUser, path: string, body?: unknown) => {
+  const response = await fetch(site.url + path, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { cookie: user.cookie, 'content-type': 'application/json', origin: site.url },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, any> };
+};
+const detail = async (id = ID) => (await apiAs(admin, `/apps/api/plugins/${id}`)).body.plugin;
+
+/** How many rows the visible items of `selector` take. */
+const rowsOf = (page: Page, selector: string) =>
+  page.locator(selector).evaluateAll((nodes) => new Set(nodes.filter((node) => (node as HTMLElement).offsetParent !== null).map((node) => (node as HTMLElement).getBoundingClientRect().top)).size);
+
+// uvu reports a failed before hook only as every test failing: say why.
+test.before(async () => {
+  try {
+    await setUp();
+  } catch (error) {
+    console.error('setting up failed', error);
+    throw error;
+  }
+});
+
+async function setUp(): Promise<void> {
+  site = await startPagesSite();
+  browser = await launchChromium();
+  sql = testSql();
+  author = await testUser(sql, 'ap-author');
+  admin = await testUser(sql, 'admin', { admin: true });
+  await insertPlugin(sql, ID, author, 'approved', { name: 'AP Tool', tags: sql.array(TAGS, 25), permissions: sql.array(PERMISSIONS, 25) });
+  await insertPlugin(sql, PENDING, author, 'pending', { name: 'AP Waiting' });
+  // One install in the last 30 days.
+  await sql`insert into plugin_install_days (plugin_id, day, installs) values (${ID}, (now() at time zone 'utc')::date - 2, 1)`;
+  const first = await uploadVersion(site.url, ID, { zip: zipOf({ 'plugin.json': manifest('1.1.0'), 'main.py': 'print(1)', 'main.qml': 'Item {}' }), version: '1.1.0', changelog: '## Fixes\n\n- **faster** start\n- smaller' }, { cookie: author.cookie, origin: site.url });
+  assert.is(first.status, 201, JSON.stringify(first.body));
+  const approved = await apiAs(admin, `/apps/api/plugins/${ID}/review`, { action: 'approve', revision: (await detail()).revision });
+  assert.is(approved.status, 200, JSON.stringify(approved.body));
+  // What the package runs, as the upload computes it from entry and the fallback files.
+  await sql`update plugin_versions set entry_kind = 'python+qml' where plugin_id = ${ID} and version = '1.1.0'`;
+}
+
+test('a detail carries its live package\'s entry kind, null for an outside link; a list does not', async () => {
+  assert.is((await detail()).entryKind, 'python+qml');
+  assert.is((await detail(PENDING)).entryKind, null);
+  const list = await apiAs(admin, '/apps/api/plugins?limit=50');
+  assert.ok(list.body.plugins.every((plugin: Record<string, unknown>) => !('entryKind' in plugin)));
+});
+
+test.after(async () => {
+  for (const context of contexts) await context.close().catch(() => {});
+  await browser?.close();
+  await site?.close();
+  await closeTestSql();
+});
+
+const WORDS = {
+  'en-US': {
+    permissions: [
+      ['safe', "Add pages to the launcher's navigation ui.nav"],
+      ['high', 'High risk Run programs on your computer process.exec'],
+      ['high', 'High risk my.custom'],
+    ],
+    runs: ["Runs inside the launcher: Python code in the launcher's own process", 'A page in the launcher'],
+    noRatings: 'No ratings yet.',
+    oneInstall: '1 install in the last 30 days; the most in one day: 1.',
+    more: 'More…',
+  },
+  'zh-CN': {
+    permissions: [
+      ['safe', '在启动器导航中添加页面 ui.nav'],
+      ['high', '高风险 在你的电脑上运行程序 process.exec'],
+      ['high', '高风险 my.custom'],
+    ],
+    runs: ['在启动器内运行：Python 代码，运行于启动器自身的进程中', '启动器中的一个页面'],
+    noRatings: '还没有评分。',
+    oneInstall: '最近 30 天共安装 1 次，单日最多 1 次。',
+    more: '更多…',
+  },
+} as const;
+
+for (const row of LANGUAGES) {
+  test(`the plugin page says its permissions in words, the high-risk ones marked, and what its package runs (${row.what})`, async () => {
+    const words = WORDS[row.locale];
+    const page = await pageAs(null, row.locale);
+    await page.goto(`${site.url}/apps/plugin/${ID}`);
+    await page.locator('#entry li').first().waitFor();
+    const permissions = await page.locator('#permissions li').evaluateAll((nodes) => nodes.map((node) => [(node as HTMLElement).dataset.risk, node.textContent!.replace(/\s+/g, ' ').trim()]));
+    assert.equal(permissions, words.permissions);
+    assert.is(await page.locator('#permissions li[data-risk="high"] .badge').count(), 2);
+    assert.equal(await page.locator('#entry li').allTextContents(), words.runs);
+    // Nobody rated it: said once, no summary of hollow stars.
+    await page.locator('#ratings-status[data-state="empty"]').waitFor();
+    assert.is(await page.textContent('#ratings-status'), words.noRatings);
+    assert.ok(await page.isHidden('#rating-summary'));
+    await page.locator('#stats-status[data-state="done"]').waitFor();
+    assert.is(await page.textContent('#stats-status'), words.oneInstall);
+    // The changelog's list has its bullets, as the description's.
+    assert.is(await page.locator('#versions .prose ul li').first().evaluate((node) => getComputedStyle(node).listStyleType), 'disc');
+    await check(page, 'plugin-' + row.locale);
+  });
+
+  test(`tag chips take at most two rows at 390 px, the rest behind "More…" (${row.what})`, async () => {
+    const words = WORDS[row.locale];
+    const page = await pageAs(null, row.locale);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${site.url}/apps/plugin/${ID}`);
+    await page.locator('#tags li').first().waitFor();
+    assert.ok((await rowsOf(page, '#tags li')) <= 2, 'the plugin\'s tags in two rows');
+    const more = page.locator('#tags button', { hasText: words.more });
+    assert.ok(await page.locator('#tags li[hidden]').count() > 0, 'some tags wait behind More');
+    await more.click();
+    assert.is(await page.locator('#tags li:not([hidden]) a').count(), TAGS.length);
+    assert.is(await more.count(), 0);
+    assert.is(await page.evaluate(() => document.activeElement?.closest('#tags') !== null), true, 'focus stays among the tags');
+
+    await page.goto(`${site.url}/apps/`);
+    await page.locator('#tags .chip').first().waitFor();
+    assert.ok((await rowsOf(page, '#tags > .chip')) <= 2, 'the store\'s tag filter in two rows');
+    await page.locator('#tags > button', { hasText: words.more }).click();
+    assert.ok((await page.locator('#tags > .chip:not([hidden])').count()) >= TAGS.length);
+    // An unrated plugin's card says so, not five hollow stars.
+    assert.is(await page.locator(`#results .card[data-id="${ID}"] .card-stats .stars`).count(), 0);
+    assert.match(String(await page.textContent(`#results .card[data-id="${ID}"] .card-stats`)), row.locale === 'en-US' ? /No ratings yet/ : /暂无评分/);
+    await check(page, 'store-' + row.locale);
+  });
+
+  test(`at 390 px the header keeps Log in on its first line (${row.what})`, async () => {
+    const page = await pageAs(null, row.locale);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${site.url}/apps/`);
+    await page.locator('#login').waitFor();
+    const [brand, login] = await Promise.all([page.locator('.brand').boundingBox(), page.locator('#login').boundingBox()]);
+    assert.ok(login!.y < brand!.y + brand!.height, `Log in at ${login!.y}, the brand's line ${brand!.y}-${brand!.y + brand!.height}`);
+  });
+
+  test(`My plugins shows installs, rating and a captioned 30-day chart; a pending plugin says so once (${row.what})`, async () => {
+    const page = await pageAs(author, row.locale);
+    await page.goto(`${site.url}/apps/mine`);
+    const live = page.locator(`#list li[data-id="${ID}"]`);
+    await live.locator('figure.spark figcaption').waitFor();
+    assert.is(await live.locator('figure.spark figcaption').textContent(), row.locale === 'en-US' ? '1 install in the last 30 days' : '最近 30 天安装 1 次');
+    assert.is(await live.locator('figure.spark rect').count(), 30);
+    assert.match(String(await live.locator('.card-stats').textContent()), row.locale === 'en-US' ? /No ratings yet.*0 installs/ : /暂无评分.*0/);
+    const waiting = page.locator(`#list li[data-id="${PENDING}"]`);
+    const said = row.locale === 'en-US' ? 'Pending review' : '待审核';
+    assert.is(String(await waiting.textContent()).split(said).length - 1, 1, 'pending said once');
+    await check(page, 'mine-' + row.locale);
+  });
+}
+
+test('no script errors, no accessibility findings, nothing wider than 390 px', () => {
+  for (const name of ['plugin-en-US', 'plugin-zh-CN', 'store-en-US', 'store-zh-CN', 'mine-en-US', 'mine-zh-CN']) assert.ok(checked.has(name), `${name} was checked`);
+  assert.equal(problems, []);
+});
+
+test.run();
