@@ -12,7 +12,7 @@ import { listHandler } from './list-route.js';
 import { createKeptAnswers } from './kept-answers.js';
 import { outageCopiesOf } from './outage-copies.js';
 import { reviewCountsHandler } from './review-counts-route.js';
-import { createHandler, editHandler, reviewHandler } from './write-routes.js';
+import { editHandler, reviewHandler } from './write-routes.js';
 
 /** The plugin store: submit, edit, review, list and search, detail, install. */
 export function storeFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals> {
@@ -22,7 +22,6 @@ export function storeFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals
   return {
     routes: [
       { method: 'GET', path: '/apps/api/plugins', use: [keptAnswers.readAhead, guards.withUser], handler: listHandler(deps, keptAnswers) },
-      { method: 'POST', path: '/apps/api/plugins', use: [guards.userOrToken('plugins:write'), jsonBody()], handler: createHandler(deps) },
       { method: 'GET', path: '/apps/api/plugins/:id', use: [keptAnswers.readAhead, guards.withUser], handler: detailHandler(deps, keptAnswers) },
       { method: 'PATCH', path: '/apps/api/plugins/:id', use: [guards.userOrToken('plugins:write'), jsonBody()], handler: editHandler(deps) },
       { method: 'POST', path: '/apps/api/plugins/:id/review', use: [guards.adminRequired, jsonBody()], handler: reviewHandler(deps) },

@@ -8,6 +8,7 @@ import { DEFAULT_IMAGE_HOST_LIMITS, type ImageHostLimits } from '../media/limits
 import { refuseBodyOnError } from '../media/upload-route.js';
 import { createKeptAnswers } from '../store/kept-answers.js';
 import { UPDATE_CHECKS_FLUSH_MS, UPDATE_CHECKS_PER_MINUTE, UPDATE_CHECKS_UNFLUSHED, UPDATES_BODY_LIMIT, UPLOAD_WINDOW_MS, UPLOADS_PER_WINDOW } from './limits.js';
+import { createPluginHandler } from './create-route.js';
 import { createPackageClient } from './package-client.js';
 import { getVersionHandler, listVersionsHandler } from './read-routes.js';
 import { CORS, crossOriginAnswers, updatesHandler, updatesPreflight } from './updates-route.js';
@@ -40,6 +41,8 @@ export function versionsFeature(deps: SiteDeps, guards: Guards, options: Version
   const versions = '/apps/api/plugins/:id/versions';
   return {
     routes: [
+      // A new plugin: SPEC's JSON body, or its ZIP alone as multipart (issue 31), which needs this feature's package client.
+      { method: 'POST', path: '/apps/api/plugins', use: [refuseBodyOnError, guards.userOrToken('plugins:write')], handler: createPluginHandler(deps, client, uploads) },
       { method: 'GET', path: versions, use: [guards.withUser], handler: listVersionsHandler(deps, kept) },
       // The guard refuses before any body byte is read; refuseBodyOnError lets the client finish sending to read it.
       { method: 'POST', path: versions, use: [refuseBodyOnError, guards.userOrToken('plugins:write')], handler: uploadVersionHandler(deps, client, uploads) },

@@ -25,7 +25,7 @@ const FILE_FIELD = 'file';
 
 const noFile = () => validationFailed(FILE_FIELD, 'Send the ZIP as a multipart/form-data file part named "file"');
 
-function isMultipartForm(contentType: string | undefined): boolean {
+export function isMultipartForm(contentType: string | undefined): boolean {
   return contentType !== undefined && contentType.split(';')[0]!.trim().toLowerCase() === 'multipart/form-data';
 }
 
@@ -142,7 +142,7 @@ export function uploadVersionHandler(deps: SiteDeps, client: PackageClient, limi
  * bytes: it is not left where its URL would serve it. Its bytes are then refused
  * by the image host if sent again, as they would be here.
  */
-async function forgetRefusedFile(deps: SiteDeps, client: PackageClient, sha256: string, ctx: SiteContext): Promise<void> {
+export async function forgetRefusedFile(deps: SiteDeps, client: PackageClient, sha256: string, ctx: SiteContext): Promise<void> {
   try {
     const [row] = await runQuery<{ used: boolean }>(deps.sql, 'versions/bytes-in-use', [sha256]);
     if (!row!.used) await client.remove(sha256, ctx.id);

@@ -103,7 +103,7 @@ export async function releaseVersion(sql: Sql, hold: VersionHold): Promise<void>
  * checks computed here, under the plugin's lock and the blocklist's shared lock; a
  * `block` check refuses it (400 field "file").
  */
-export async function insertVersion(
+export function insertVersion(
   sql: Sql,
   id: string,
   user: SessionUser,
@@ -111,42 +111,52 @@ export async function insertVersion(
   stored: StoredPackage,
   read: ReadManifest,
 ): Promise<VersionRow> {
-  return inTransaction(sql, async (t) => {
-    const plugin = await lockOwnPlugin(t, id, user);
-    // The image host refuses removed bytes too, but a removal may land between its check and this insert.
-    if (await bytesRemoved(t, stored.sha256)) throw removedFile();
-    // A removal blocking files waits for this insert, then gives it the check itself (blockPendingHolders).
-    await runQuery(t, 'versions/lock-blocklist-shared');
-    const blocked = await blockedAmong(t, stored.report.files);
-    const checked = await checkVersion(t, { id: plugin.id, submitterId: plugin.submitter_id }, read, stored.report.findings, blocked);
-    if (isBlocked(checked.checks)) throw new RefusedByChecks(checked.checks);
-    const [row] = await runNamed<VersionRow>(t, 'versions/insert-version', {
-      plugin_id: plugin.id, version: input.version, changelog: input.changelog, sha256: stored.sha256,
-      size: stored.size, download: stored.download, entry_count: stored.entryCount, files_json: JSON.stringify(stored.entries),
-      manifest_json: JSON.stringify(checked.manifest), manifest_source_json: JSON.stringify(stored.report.manifest),
-      findings_json: JSON.stringify(stored.report.findings), permissions_json: JSON.stringify(checked.permissions),
-      checks_json: JSON.stringify(checked.checks), entry_kind: checked.entryKind,
-    });
-    if (!row) throw versionTaken();
-    await runNamed(t, 'versions/insert-version-files', {
-      plugin_id: plugin.id, version: input.version,
-      names: stored.report.files.map((file) => file.name), hashes: stored.report.files.map((file) => file.sha256),
-    });
-    // The number goes from held (reserveVersion) to used in this transaction: whoever
-    // held it, no upload can use it now.
-    await runQuery(t, 'versions/end-version-holds', [plugin.id, input.version]);
-    // The store's edit queries, with only version, download and sha256 changed.
-    const params = {
-      plugin_id: plugin.id,
-      changed_fields: ['download', 'sha256', 'version'],
-      name: null, version: input.version, author: null, description: null, long_description: null,
-      download: stored.download, sha256: stored.sha256,
-      url: null, icon: null, tags: null, permissions: null, screenshots_json: null,
-    };
-    if (plugin.status === 'approved') await runNamed(t, 'store/merge-pending-update', params);
-    else await runNamed(t, 'store/apply-plugin-edit', { ...params, featured: null, reopen: plugin.status === 'rejected' });
-    return row;
+  return inTransaction(sql, (t) => insertVersionIn(t, id, user, input, stored, read));
+}
+
+/** insertVersion inside the caller's transaction `t` (a new plugin and its first version are written in one). */
+export async function insertVersionIn(
+  t: Sql,
+  id: string,
+  user: SessionUser,
+  input: { version: string; changelog: string },
+  stored: StoredPackage,
+  read: ReadManifest,
+): Promise<VersionRow> {
+  const plugin = await lockOwnPlugin(t, id, user);
+  // The image host refuses removed bytes too, but a removal may land between its check and this insert.
+  if (await bytesRemoved(t, stored.sha256)) throw removedFile();
+  // A removal blocking files waits for this insert, then gives it the check itself (blockPendingHolders).
+  await runQuery(t, 'versions/lock-blocklist-shared');
+  const blocked = await blockedAmong(t, stored.report.files);
+  const checked = await checkVersion(t, { id: plugin.id, submitterId: plugin.submitter_id }, read, stored.report.findings, blocked);
+  if (isBlocked(checked.checks)) throw new RefusedByChecks(checked.checks);
+  const [row] = await runNamed<VersionRow>(t, 'versions/insert-version', {
+    plugin_id: plugin.id, version: input.version, changelog: input.changelog, sha256: stored.sha256,
+    size: stored.size, download: stored.download, entry_count: stored.entryCount, files_json: JSON.stringify(stored.entries),
+    manifest_json: JSON.stringify(checked.manifest), manifest_source_json: JSON.stringify(stored.report.manifest),
+    findings_json: JSON.stringify(stored.report.findings), permissions_json: JSON.stringify(checked.permissions),
+    checks_json: JSON.stringify(checked.checks), entry_kind: checked.entryKind,
   });
+  if (!row) throw versionTaken();
+  await runNamed(t, 'versions/insert-version-files', {
+    plugin_id: plugin.id, version: input.version,
+    names: stored.report.files.map((file) => file.name), hashes: stored.report.files.map((file) => file.sha256),
+  });
+  // The number goes from held (reserveVersion) to used in this transaction: whoever
+  // held it, no upload can use it now.
+  await runQuery(t, 'versions/end-version-holds', [plugin.id, input.version]);
+  // The store's edit queries, with only version, download and sha256 changed.
+  const params = {
+    plugin_id: plugin.id,
+    changed_fields: ['download', 'sha256', 'version'],
+    name: null, version: input.version, author: null, description: null, long_description: null,
+    download: stored.download, sha256: stored.sha256,
+    url: null, icon: null, tags: null, permissions: null, screenshots_json: null,
+  };
+  if (plugin.status === 'approved') await runNamed(t, 'store/merge-pending-update', params);
+  else await runNamed(t, 'store/apply-plugin-edit', { ...params, featured: null, reopen: plugin.status === 'rejected' });
+  return row;
 }
 
 /** 400 field "file" for a version with a `block` check (the upload route then has the image host delete the file). */
