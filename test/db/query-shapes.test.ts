@@ -25,6 +25,11 @@ let shapes: QueryShape[];
 test.before(async () => { shapes = await describeQueries(testSql(), queries); });
 test.after(async () => { await closeTestSql(); });
 
+test('every query file declares its parameters ("-- params:", or "-- params: none")', () => {
+  const undeclared = [...queries.keys()].filter((name) => !params.has(name)).sort();
+  assert.equal(undeclared, [], `sql/queries/${undeclared[0]}.sql and ${undeclared.length - 1} more declare no parameters`);
+});
+
 test('PostgreSQL finds as many parameters in each query as it declares', () => {
   assert.ok(shapes.length === queries.size && queries.size > 100, `${shapes.length} of ${queries.size} described`);
   for (const shape of shapes) {

@@ -1,2 +1,3 @@
 -- Who is told of a download that changed besides its author: every administrator.
+-- params: none
 select id::text as id from users where is_admin

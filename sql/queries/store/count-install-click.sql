@@ -10,6 +10,7 @@
 -- installs-over-time statistics), in the same statement, so the series and
 -- install_count never disagree.
 -- No row comes back when the plugin is absent or not approved.
+-- params: $1 plugin_id, $2 address
 with plugin as (
   select id, install_count from plugins where lower(id) = lower($1) and status = 'approved'
      for no key update

@@ -1,4 +1,5 @@
 -- What the install link and manifest need of approved plugin $1 (case-insensitive id).
+-- params: $1 plugin_id
 select p.id, p.name, p.version, p.author, p.description, p.permissions, p.download, p.sha256, u.username as submitter
   from plugins p
   left join users u on u.id = p.submitter_id

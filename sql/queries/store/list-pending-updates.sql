@@ -5,6 +5,7 @@
 -- plugin taken down loses its update, sql/002), and only theirs are listed: what
 -- waits beside an unapproved plugin is never offered for approval. An offset past
 -- the end still answers one row: the total, with a null id.
+-- params: $1 limit, $2 offset, $3 submitter_id
 select total.count::integer as total, r.*
   from (select count(*) as count from plugin_pending_updates u join plugins p on p.id = u.plugin_id
          where p.status = 'approved' and ($3::bigint is null or p.submitter_id = $3::bigint)) as total

@@ -4,6 +4,7 @@
 -- store_related_plugins (sql/005_related.sql), which walks indexes
 -- level by level instead of scoring every plugin that shares a tag; only the
 -- chosen few are read through the view.
+-- params: $1 plugin_id, $2 tags, $3 submitter_id, $4 limit
 select r.*
   from store_related_plugins($1::text, $2::text[], $3::bigint, $4::integer) with ordinality as chosen
   join plugin_summaries r on r.id = chosen.id

@@ -3,6 +3,7 @@
 -- updates of approved plugins (as list-pending-updates counts them:
 -- plugin_pending_updates_submitted, one row per update), and open reports (an
 -- index-only count of reports_queue).
+-- params: none
 select (select c.plugins from plugin_status_counts c where c.status = 'pending')::integer as pending,
        (select count(*) from plugin_pending_updates u join plugins p on p.id = u.plugin_id
          where p.status = 'approved')::integer as updates,

@@ -2,6 +2,7 @@
 -- to the live record, reject discards it (the plugin stays approved). Either way the
 -- update is gone and the review recorded.
 -- Parameters: $1 plugin id, $2 'approve' or 'reject', $3 reason or null, $4 reviewer (users.id).
+-- params: $1 plugin_id, $2 action, $3 reason, $4 reviewer_id
 with pending as (
   delete from plugin_pending_updates where plugin_id = $1 returning *
 )

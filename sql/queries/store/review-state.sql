@@ -5,6 +5,7 @@
 -- change committed before: a review compares the revision its administrator saw with
 -- this one and decides in the same transaction, and nobody can change the plugin or
 -- its pending update in between (every writer of either takes the row lock first).
+-- params: $1 plugin_id
 select pending.plugin_id is not null and p.status = 'approved' as has_pending_update,
        greatest(p.revision, pending.revision)::text as revision
   from plugins p

@@ -4,6 +4,7 @@
 -- taken down loses it, trigger of sql/002_plugins.sql) is discarded, never
 -- applied by this or a later approval.
 -- Parameters: $1 plugin id, $2 'approve' or 'reject', $3 reason or null, $4 reviewer (users.id).
+-- params: $1 plugin_id, $2 action, $3 reason, $4 reviewer_id
 with discarded as (
   delete from plugin_pending_updates where plugin_id = $1
 )

@@ -1,6 +1,7 @@
 -- The pending update of plugin $1 no longer proposes version $2 (withdrawn or
 -- removed): its version, download and sha256 changes go, and the whole update when
 -- nothing else is left in it (a pending update changes at least one field).
+-- params: $1 plugin_id, $2 version
 with proposing as (
   select plugin_id, array(select field from unnest(changed) as field
                            where field not in ('version', 'download', 'sha256') order by field) as rest

@@ -2,6 +2,7 @@
 -- the bytes are marked removed unless another live version (any plugin) has them.
 -- Answers whether they are removed now (marked here or before): then the image host
 -- deletes the file.
+-- params: $1 plugin_id, $2 version, $3 sha256
 with marked as (
   insert into removed_packages (sha256)
   select $3::text

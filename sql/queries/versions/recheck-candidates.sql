@@ -2,6 +2,7 @@
 -- and every live one (approved, and what its plugin serves) whose manifest was
 -- read, in a stable order. Each is then read under its plugin's lock
 -- (version-for-checks.sql).
+-- params: none
 select v.plugin_id, v.version
   from plugin_versions v
   join plugins p on p.id = v.plugin_id

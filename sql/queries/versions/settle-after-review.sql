@@ -4,6 +4,7 @@
 -- every other pending version was superseded, or refused, and is rejected. A rejected
 -- version the approval made live again (the same bytes) is approved too: what is live
 -- is always an approved version.
+-- params: $1 plugin_id, $2 action
 update plugin_versions v
    set status = case when $2 = 'approve' and p.status = 'approved'
                           and v.version = p.version and v.sha256 = p.sha256 and v.download = p.download
