@@ -1,7 +1,8 @@
 import type { RateDecision } from '../http/rate-limited.js';
 import { wallClock } from '../lib/clock.js';
 import type { Sql } from './pool.js';
-import { runQuery } from './queries.js';
+import { runNamed } from './queries.js';
+import type { RateLimitAddRow } from './query-rows.js';
 import { PURGE_BATCH, PURGE_INTERVAL_MS, storedKey, type SharedRateLimitOptions } from './shared-rate-limiter.js';
 
 // A per-key limit shared by every site process, for a route too hot for a
@@ -56,11 +57,7 @@ interface KeyState {
   resetsAt: number;
 }
 
-interface AddedRow {
-  key: string;
-  hits: number;
-  seconds_left: number;
-}
+type AddedRow = RateLimitAddRow;
 
 export const DEFAULT_MAX_KEYS = 100_000;
 
@@ -82,9 +79,9 @@ export function createBatchedRateLimiter(sql: Sql, options: BatchedRateLimitOpti
     const now = clock();
     if (now - lastPurge >= PURGE_INTERVAL_MS) {
       lastPurge = now;
-      runQuery(sql, 'rate-limit/purge', [PURGE_BATCH]).catch(() => {});
+      runNamed(sql, 'rate-limit/purge', { batch: PURGE_BATCH }).catch(() => {});
     }
-    return runQuery<AddedRow>(sql, 'rate-limit/add', [name, stored, hits, limit, windowMs, above]);
+    return runNamed(sql, 'rate-limit/add', { limiter: name, keys: stored, hits, limit, window_ms: windowMs, above });
   };
 
   const learn = (state: KeyState, row: AddedRow, sent: number, now: number) => {

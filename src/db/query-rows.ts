@@ -165,19 +165,19 @@ export interface PackageChecksScheduleLockRow {
 export interface RateLimitAddRow {
   key: string;
   hits: number;
-  seconds_left: number | null;
+  seconds_left: number;
 }
 
 /** A row of sql/queries/rate-limit/hit.sql. */
 export interface RateLimitHitRow {
   hits: number;
-  seconds_left: number | null;
+  seconds_left: number;
 }
 
 /** A row of sql/queries/rate-limit/peek.sql. */
 export interface RateLimitPeekRow {
   hits: number;
-  seconds_left: number | null;
+  seconds_left: number;
 }
 
 /** A row of sql/queries/ratings/claim-notice.sql. */

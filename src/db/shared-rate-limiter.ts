@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { RateDecision } from '../http/rate-limited.js';
 import { wallClock, type Clock } from '../lib/clock.js';
 import type { Sql } from './pool.js';
-import { runQuery } from './queries.js';
+import { runNamed } from './queries.js';
+import type { RateLimitHitRow } from './query-rows.js';
 
 // Rate limits that every site process shares: a fixed-window counter per key in
 // PostgreSQL (sql/001_users.sql). Each hit is one statement (insert ... on
@@ -49,10 +50,8 @@ export interface SharedRateLimitOptions {
   now?: Clock;
 }
 
-interface WindowRow {
-  hits: number;
-  seconds_left: number;
-}
+/** A window as rate-limit/hit and rate-limit/peek return it. */
+type WindowRow = RateLimitHitRow;
 
 export function createSharedRateLimiter(sql: Sql, options: SharedRateLimitOptions): SharedRateLimiter {
   const { name, limit, windowMs } = options;
@@ -77,24 +76,24 @@ export function createSharedRateLimiter(sql: Sql, options: SharedRateLimitOption
     const now = clock();
     if (now - lastPurge < PURGE_INTERVAL_MS) return;
     lastPurge = now;
-    runQuery(sql, 'rate-limit/purge', [PURGE_BATCH]).catch(() => {});
+    runNamed(sql, 'rate-limit/purge', { batch: PURGE_BATCH }).catch(() => {});
   };
 
   return {
     async hit(key) {
       purgeNowAndThen();
-      const [row] = await runQuery<WindowRow>(sql, 'rate-limit/hit', [name, storedKey(key), limit, windowMs]);
+      const [row] = await runNamed(sql, 'rate-limit/hit', { limiter: name, key: storedKey(key), limit, window_ms: windowMs });
       return decide(row!, row!.hits <= limit);
     },
     async peek(key) {
-      const [row] = await runQuery<WindowRow>(sql, 'rate-limit/peek', [name, storedKey(key)]);
+      const [row] = await runNamed(sql, 'rate-limit/peek', { limiter: name, key: storedKey(key) });
       return decide(row, !row || row.hits < limit);
     },
     async refund(key) {
-      await runQuery(sql, 'rate-limit/refund', [name, storedKey(key)]);
+      await runNamed(sql, 'rate-limit/refund', { limiter: name, key: storedKey(key) });
     },
     async reset(key) {
-      await runQuery(sql, 'rate-limit/reset', [name, storedKey(key)]);
+      await runNamed(sql, 'rate-limit/reset', { limiter: name, key: storedKey(key) });
     },
   };
 }

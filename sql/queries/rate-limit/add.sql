@@ -8,6 +8,7 @@
 -- from it (a new address per update check) cost the site no rows to read; a hit
 -- that waits for its count passes 0 and gets its row.
 -- params: $1 limiter, $2 keys, $3 hits, $4 limit, $5 window_ms, $6 above
+-- not null: seconds_left
 with added as (
   insert into rate_limits as r (limiter, key, hits, resets_at)
   select $1, added.key, least(added.hits, $4::integer + 1), now() + $5::integer * interval '1 millisecond'

@@ -4,6 +4,7 @@
 -- the limit are not counted, so a blocked client does not extend its own block).
 -- $1 limiter, $2 key, $3 limit, $4 window in milliseconds.
 -- params: $1 limiter, $2 key, $3 limit, $4 window_ms
+-- not null: seconds_left
 insert into rate_limits as r (limiter, key, hits, resets_at)
 values ($1, $2, 1, now() + $4::integer * interval '1 millisecond')
 on conflict (limiter, key) do update set
