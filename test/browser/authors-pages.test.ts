@@ -208,8 +208,24 @@ for (const row of LANGUAGES) {
   });
 }
 
+for (const row of LANGUAGES) {
+  test(`the edit page names the plugin, marks required fields, and its fixed id looks fixed (${row.what})`, async () => {
+    const page = await pageAs(author, row.locale);
+    await page.goto(`${site.url}/apps/edit/${ID}`);
+    await page.locator('#plugin-form').waitFor({ state: 'visible' });
+    await page.waitForFunction(() => (document.getElementById('f-id') as HTMLInputElement).disabled);
+    assert.is(await page.textContent('#form-title'), row.locale === 'en-US' ? 'Edit AP Tool' : '编辑 AP Tool');
+    assert.match(await page.title(), /^(Edit|编辑) AP Tool/);
+    assert.equal(await page.locator('label.req').evaluateAll((nodes) => nodes.map((node) => (node as HTMLLabelElement).htmlFor)), ['f-id', 'f-name', 'f-version', 'f-download']);
+    assert.is(await page.locator('label.req[for="f-name"]').evaluate((node) => getComputedStyle(node, '::after').content), '" *"');
+    const background = (selector: string) => page.locator(selector).evaluate((node) => getComputedStyle(node).backgroundColor);
+    assert.is.not(await background('#f-id'), await background('#f-name'), 'a disabled field looks disabled');
+    await check(page, 'edit-' + row.locale);
+  });
+}
+
 test('no script errors, no accessibility findings, nothing wider than 390 px', () => {
-  for (const name of ['plugin-en-US', 'plugin-zh-CN', 'store-en-US', 'store-zh-CN', 'mine-en-US', 'mine-zh-CN']) assert.ok(checked.has(name), `${name} was checked`);
+  for (const name of ['plugin-en-US', 'plugin-zh-CN', 'store-en-US', 'store-zh-CN', 'mine-en-US', 'mine-zh-CN', 'edit-en-US', 'edit-zh-CN']) assert.ok(checked.has(name), `${name} was checked`);
   assert.equal(problems, []);
 });
 

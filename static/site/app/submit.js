@@ -319,6 +319,9 @@ async function start() {
       const { submittedAt, ...pending } = plugin.pendingUpdate || {};
       initial = { ...plugin, ...pending };
       fill(initial);
+      // The title names the plugin being edited.
+      text('form-title', t('submit.editNamed', { name: plugin.name }));
+      document.title = t('title.editNamed', { name: plugin.name });
       Object.assign($('f-id'), { value: plugin.id, disabled: true });
       if (plugin.status === 'approved') setStatus(status, 'done', t('form.editApproved'));
       versionForm.hidden = false;
