@@ -254,7 +254,7 @@ export interface ReportsFindRaterRow {
 
 /** A row of sql/queries/reports/find-rating.sql. */
 export interface ReportsFindRatingRow {
-  user_id: string | null;
+  user_id: string;
   username: string;
   hidden: boolean;
 }

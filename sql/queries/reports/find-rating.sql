@@ -2,6 +2,7 @@
 -- and canonical name, and whether it is hidden (then only its rater and
 -- administrators may name it in a report).
 -- params: $1 plugin_id, $2 username
+-- not null: user_id
 select u.id::text as user_id, u.username, r.hidden
   from plugin_ratings r
   join users u on u.id = r.user_id

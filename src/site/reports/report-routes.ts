@@ -2,7 +2,8 @@ import { HttpError } from '../../http/errors.js';
 import { integerParam, singleParam } from '../../http/query-params.js';
 import { rateLimited } from '../../http/rate-limited.js';
 import { sendJson } from '../../http/respond.js';
-import { runQuery } from '../../db/queries.js';
+import { runNamed } from '../../db/queries.js';
+import type { ReportsFindRatingRow } from '../../db/query-rows.js';
 import { createSharedRateLimiter } from '../../db/shared-rate-limiter.js';
 import { requireAdmin, requireUser } from '../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../context.js';
@@ -30,21 +31,21 @@ export function createReportHandler(deps: SiteDeps) {
     const user = requireUser(ctx);
     const input = parseReport(ctx.body);
     const plugin = await findVisiblePlugin(deps.sql, input.plugin, user);
-    let rater: { user_id: string; username: string; hidden: boolean } | undefined;
+    let rater: ReportsFindRatingRow | undefined;
     if (input.ratingUser !== null) {
-      [rater] = await runQuery<{ user_id: string; username: string; hidden: boolean }>(deps.sql, 'reports/find-rating', [plugin.id, input.ratingUser]);
+      [rater] = await runNamed(deps.sql, 'reports/find-rating', { plugin_id: plugin.id, username: input.ratingUser });
       // A hidden rating is there for its rater and administrators only.
       if (!rater || (rater.hidden && rater.user_id !== user.id && !user.admin)) throw ratingNotFound();
     }
     const decision = await limiter.hit(user.id);
     if (!decision.allowed) throw rateLimited(decision, `At most ${REPORTS_PER_DAY} reports a day; try again later`);
-    const [row] = await runQuery<{ id: string; status: string; created_at: Date }>(deps.sql, 'reports/create', [
-      user.id,
-      plugin.id,
-      rater?.user_id ?? null,
-      input.reason,
-      input.note,
-    ]);
+    const [row] = await runNamed(deps.sql, 'reports/create', {
+      reporter_id: user.id,
+      plugin_id: plugin.id,
+      rating_user_id: rater?.user_id ?? null,
+      reason: input.reason,
+      note: input.note,
+    });
     if (!row) {
       // Not a new report: it does not use up the day's allowance.
       await limiter.refund(user.id);
@@ -87,7 +88,7 @@ export function listReportsHandler(deps: SiteDeps) {
     if (!(STATUSES as readonly string[]).includes(status)) throw badRequest(`status must be one of ${STATUSES.join(', ')}`, 'status');
     const limit = integerParam(ctx.query, 'limit', { fallback: DEFAULT_REPORTS_LIMIT, min: 1, max: MAX_REPORTS_LIMIT });
     const offset = integerParam(ctx.query, 'offset', { fallback: 0, min: 0, max: 1_000_000 });
-    const [row] = await runQuery<{ total: string; reports: string }>(deps.sql, 'reports/page', [status, limit, offset]);
+    const [row] = await runNamed(deps.sql, 'reports/page', { status, limit, offset });
     const reports = (JSON.parse(row!.reports) as StoredReport[]).map((report) => ({
       id: report.id,
       target: report.target_type === 'rating' ? { type: 'rating', plugin: report.plugin_id, user: report.rating_user } : { type: 'plugin', plugin: report.plugin_id },
