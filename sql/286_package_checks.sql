@@ -122,15 +122,20 @@ $$;
 
 -- Deferred to commit: a version upload writes its version row and the plugin's
 -- download in either order; the row follows the state the transaction ends in.
-create constraint trigger plugins_package_check
+-- Named to sort before each table's *_bump_generation: triggers of one event fire
+-- in name order, and sql/009's rule is that the generation's row is the last lock
+-- a transaction takes. Named *_package_check they took this row's lock after it,
+-- and an author's edit deadlocked with a worker saving a result (which holds this
+-- row, then bumps at its commit): 40P01, a 500.
+create constraint trigger plugins_align_package_check
   after insert or update of download, sha256, status on plugins
   deferrable initially deferred
   for each row execute function package_check_sync_row();
-create constraint trigger plugin_pending_updates_package_check
+create constraint trigger plugin_pending_updates_align_package_check
   after insert or update or delete on plugin_pending_updates
   deferrable initially deferred
   for each row execute function package_check_sync_row();
-create constraint trigger plugin_versions_package_check
+create constraint trigger plugin_versions_align_package_check
   after insert or update of download on plugin_versions
   deferrable initially deferred
   for each row execute function package_check_sync_row();

@@ -63,7 +63,7 @@ export async function writeCatalogue(sql: Sql, catalogue: Catalogue): Promise<Se
     // the ratings generation (sql/008), which ratings and replies added move.
     // The package checks' trigger (sql/286) is off too: the catalogue's download links
     // are made up, and checks of them would only fill the log with unreachable hosts.
-    await tx.unsafe('alter table plugins disable trigger plugins_bump_generation, disable trigger plugins_bump_visibility_rows, disable trigger plugins_package_check');
+    await tx.unsafe('alter table plugins disable trigger plugins_bump_generation, disable trigger plugins_bump_visibility_rows, disable trigger plugins_align_package_check');
     await tx.unsafe('update store_generation set generation = generation + 1, visibility = visibility + 1, ratings = ratings + 1');
     const authorIds = await ensureUsers(tx, catalogue.authors);
     const raterIds = await ensureUsers(tx, catalogue.raters);
@@ -81,7 +81,7 @@ export async function writeCatalogue(sql: Sql, catalogue: Catalogue): Promise<Se
       }
     })());
     step('plugins');
-    await tx.unsafe('alter table plugins enable trigger plugins_bump_generation, enable trigger plugins_bump_visibility_rows, enable trigger plugins_package_check');
+    await tx.unsafe('alter table plugins enable trigger plugins_bump_generation, enable trigger plugins_bump_visibility_rows, enable trigger plugins_align_package_check');
     await recreateIndexes(tx, pluginIndexes);
     step('plugin indexes');
 
