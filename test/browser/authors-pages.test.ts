@@ -224,6 +224,36 @@ for (const row of LANGUAGES) {
   });
 }
 
+test('a version uploaded on the edit page says what happens next; one is withdrawn after a confirmation', async () => {
+  const page = await pageAs(author);
+  await page.goto(`${site.url}/apps/edit/${ID}`);
+  await page.locator('#version-form').waitFor({ state: 'visible' });
+  await page.setInputFiles('#v-file', { name: 'ap-tool.zip', mimeType: 'application/zip', buffer: zipOf({ 'plugin.json': manifest('1.2.0'), 'main.py': 'print(2)' }) });
+  assert.is(await page.textContent('#v-file-name'), 'ap-tool.zip');
+  await page.fill('#v-changelog', '- one\n- two');
+  await page.click('#v-send');
+  await page.locator('#v-status[data-state="done"]').waitFor();
+  assert.match(String(await page.textContent('#v-status')), /^Version 1\.2\.0 uploaded\. Next, an administrator reviews it/);
+  assert.ok(await page.locator('#v-status.notice').isVisible());
+  const item = page.locator('#v-list li[data-version="1.2.0"]');
+  await item.waitFor();
+  assert.is(await item.getAttribute('data-status'), 'pending');
+
+  // Dismissed: nothing happens. Accepted: withdrawn.
+  const dialogs: string[] = [];
+  page.once('dialog', (dialog) => (dialogs.push(dialog.message()), dialog.dismiss()));
+  await item.locator('button').click();
+  assert.is(await item.getAttribute('data-status'), 'pending');
+  page.once('dialog', (dialog) => (dialogs.push(dialog.message()), dialog.accept()));
+  await item.locator('button').click();
+  await page.locator('#v-list li[data-version="1.2.0"][data-status="withdrawn"]').waitFor();
+  assert.is(await page.textContent('#v-list-status'), 'Version 1.2.0 withdrawn.');
+  assert.match(dialogs[0]!, /^Withdraw version 1\.2\.0\?/);
+  assert.is(dialogs.length, 2);
+  assert.is((await detail()).pendingUpdate, null);
+  await check(page, 'edit-withdrawn');
+});
+
 test('no script errors, no accessibility findings, nothing wider than 390 px', () => {
   for (const name of ['plugin-en-US', 'plugin-zh-CN', 'store-en-US', 'store-zh-CN', 'mine-en-US', 'mine-zh-CN', 'edit-en-US', 'edit-zh-CN']) assert.ok(checked.has(name), `${name} was checked`);
   assert.equal(problems, []);

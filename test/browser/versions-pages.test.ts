@@ -92,21 +92,21 @@ test('the author uploads a ZIP on the edit page: progress shown, then the versio
     new MutationObserver(() => (window as any).progressShown.push(!bar.hidden)).observe(bar, { attributes: true, attributeFilter: ['hidden'] });
   });
   await page.setInputFiles('#v-file', { name: 'pv-tool.zip', mimeType: 'application/zip', buffer: zipOf(NEW_FILES) });
-  await page.fill('#v-version', '1.2.0');
   await page.fill('#v-changelog', '## Fixes\n\n- **faster** start');
   await page.click('#v-send');
   await page.locator('#v-status[data-state="done"]').waitFor();
-  assert.is(await page.textContent('#v-status'), 'Version 1.2.0 uploaded: pending review.');
+  // What happens next, said in words: the version's number is the package's.
+  assert.match(String(await page.textContent('#v-status')), /^Version 1\.2\.0 uploaded\. Next, an administrator reviews it/);
   assert.equal(await page.evaluate(() => (window as any).progressShown), [true, false]);
   assert.is((await detail()).pendingUpdate.version, '1.2.0');
 
   // The same number again: said under the version field.
   await page.setInputFiles('#v-file', { name: 'pv-tool.zip', mimeType: 'application/zip', buffer: zipOf(NEW_FILES) });
-  await page.fill('#v-version', '1.2.0');
   await page.click('#v-send');
   await page.locator('#v-status[data-state="error"]').waitFor();
-  assert.match(String(await page.textContent('#v-version-error')), /already has \(or had\) this version number/);
-  assert.is(await page.getAttribute('#v-version', 'aria-invalid'), 'true');
+  // The number comes from the package, so a used one is said at the file.
+  assert.match(String(await page.textContent('#v-file-error')), /already has \(or had\) this version number/);
+  assert.is(await page.getAttribute('#v-file', 'aria-invalid'), 'true');
   await check(page, 'edit');
 });
 
@@ -115,12 +115,11 @@ test('a ZIP the store refuses is said under the file field, in Chinese', async (
   await page.goto(`${site.url}/apps/edit/${ID}`);
   await page.locator('#version-form').waitFor({ state: 'visible' });
   await page.setInputFiles('#v-file', { name: 'broken.zip', mimeType: 'application/zip', buffer: Buffer.from('not a zip at all, only text') });
-  await page.fill('#v-version', '1.3.0');
   await page.click('#v-send');
   await page.locator('#v-status[data-state="error"]').waitFor();
   assert.match(String(await page.textContent('#v-file-error')), /^无法接受这个 ZIP：./);
   assert.not.match(String(await page.textContent('#v-file-error')), /Not an acceptable package/, 'the API\'s own prefix is not said twice');
-  assert.is(await page.textContent('#v-version-error'), '');
+  assert.is(await page.textContent('#v-changelog-error'), '');
   await check(page, 'edit-zh');
 });
 

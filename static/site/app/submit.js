@@ -4,7 +4,7 @@
 // through the media upload; the SHA-256 is computed here from the ZIP itself. On
 // the edit page, a ZIP can also be uploaded as a new version the store hosts.
 import { sessionReady } from './header.js';
-import { $, api, button, enc, FIELDS, RULES, errorText, h, imageUrl, loginFirst, pluginPath, setStatus, t, text } from './lib.js';
+import { $, api, button, enc, FIELDS, RULES, errorText, failed, h, imageUrl, loginFirst, pluginPath, setStatus, t, text, when } from './lib.js';
 
 const MAX_SCREENSHOTS = RULES.maxScreenshots;
 const MAX_IMAGE_BYTES = RULES.maxImageBytes;
@@ -188,6 +188,18 @@ drop.ondrop = (event) => {
 };
 $('zip-file').onchange = (event) => hashZip(event.target.files[0]);
 
+/** `use(file)` for the file chosen or dropped. */
+function dropZone(drop, input, use) {
+  drop.ondragover = (event) => (event.preventDefault(), drop.classList.add('over'));
+  drop.ondragleave = () => drop.classList.remove('over');
+  drop.ondrop = (event) => {
+    event.preventDefault();
+    drop.classList.remove('over');
+    use(event.dataTransfer?.files?.[0]);
+  };
+  input.onchange = () => use(input.files[0]);
+}
+
 // Reading, filling and sending the form
 
 function showFieldError(name, message) {
@@ -264,26 +276,35 @@ form.onsubmit = async (event) => {
   save.disabled = false;
 };
 
-// A new version: the ZIP, its number and changelog, sent to the store (which
-// hosts the file) with a progress bar; pending until an administrator approves it.
+/** What the API said, a refused package's reason without its own prefix (the page says "this ZIP cannot be accepted"). */
+const zipRefusal = (error) => (error.field == 'file' ? t('upload.badZip', { reason: String(error.message).replace(/^Not an acceptable package: /, '') }) : error.message);
+
+// A new version: the ZIP and its changelog (its number is the package's), pending until approved.
 const versionForm = $('version-form');
 const versionStatus = $('v-status');
-/** Says `key`'s string under field `name` of the version form; true when there was one. */
-const versionError = (name, key, vars) => (($('v-' + name + '-error').textContent = t(key, vars)), $('v-' + name).setAttribute('aria-invalid', 'true'), $('v-' + name).focus(), true);
+let versionFile = null;
+dropZone($('v-drop'), $('v-file'), (file) => {
+  versionFile = file;
+  text('v-file-name', file?.name || '');
+});
+/** Says `message` under field `name` of the version form. */
+const versionError = (name, message) => {
+  $('v-' + name + '-error').textContent = message;
+  $(name == 'version' ? 'v-file' : 'v-' + name).setAttribute('aria-invalid', 'true');
+  $('v-' + name).focus();
+};
 versionForm.onsubmit = async (event) => {
   event.preventDefault();
   for (const box of versionForm.querySelectorAll('.field-error')) box.textContent = '';
   for (const input of versionForm.querySelectorAll('[aria-invalid]')) input.removeAttribute('aria-invalid');
-  const file = $('v-file').files[0];
-  const version = $('v-version').value.trim();
+  versionStatus.classList.remove('notice');
+  const file = versionFile;
   const notes = $('v-changelog').value;
-  if (!file) return versionError('file', 'upload.pickZip');
-  if (!/\.zip$/i.test(file.name)) return versionError('file', 'form.notZip');
-  if (!version) return versionError('version', 'upload.versionRequired');
+  if (!file) return versionError('file', t('upload.pickZip'));
+  if (!/\.zip$/i.test(file.name)) return versionError('file', t('form.notZip'));
   const max = RULES.maxLength.changelog;
-  if ([...notes].length > max) return versionError('changelog', 'form.tooLong', { max });
+  if ([...notes].length > max) return versionError('changelog', t('form.tooLong', { max }));
   const body = new FormData();
-  body.append('version', version);
   body.append('changelog', notes);
   body.append('file', file, file.name);
   const progress = Object.assign($('v-progress'), { hidden: false, value: 0 });
@@ -292,18 +313,50 @@ versionForm.onsubmit = async (event) => {
   try {
     const answer = await sendForm(pluginApi + '/versions', body, progress);
     setStatus(versionStatus, 'done', t('upload.pending', answer.version));
+    versionStatus.classList.add('notice');
     versionForm.dataset.version = answer.version.version;
     versionForm.reset();
+    versionFile = null;
+    text('v-file-name', '');
+    loadVersions();
   } catch (error) {
-    const field = error.field === 'version' ? 'version' : error.field === 'changelog' ? 'changelog' : error.status === 413 || error.field === 'file' ? 'file' : '';
-    const key = error.status === 409 ? 'upload.versionTaken' : error.status === 413 ? 'upload.tooBig' : error.field === 'file' ? 'upload.badZip' : 'upload.refused';
+    // The number comes from the package: said at the file.
+    const field = error.field == 'changelog' ? 'changelog' : error.status == 409 || error.status == 413 || /^(file|version)$/.test(error.field) ? 'file' : '';
+    const message = error.status == 409 ? t('upload.versionTaken') : error.status == 413 ? t('upload.tooBig') : zipRefusal(error);
     setStatus(versionStatus, 'error', field ? t('form.fixErrors') : errorText(error));
-    // The page says "this ZIP cannot be accepted" itself: the reason without the API's own prefix.
-    if (field) versionError(field, key, { reason: String(error.message).replace(/^Not an acceptable package: /, '') });
+    if (field) versionError(field, message);
   }
   progress.hidden = true;
   $('v-send').disabled = false;
 };
+
+// The plugin's versions, each pending or live one with Withdraw (after a confirmation).
+async function loadVersions() {
+  const list = $('v-list');
+  const listStatus = $('v-list-status');
+  try {
+    const { versions } = await api(pluginApi + '/versions');
+    list.replaceChildren(
+      ...versions.map((v) => {
+        const live = v.status == 'approved';
+        const withdraw = /^(pending|approved)$/.test(v.status) && button('secondary danger', t('versions.withdraw'), async () => {
+          if (!confirm(t(live ? 'versions.confirmLive' : 'versions.confirm', v))) return;
+          try {
+            await api(`${pluginApi}/versions/${enc(v.version)}/withdraw`, {});
+            await loadVersions();
+            setStatus(listStatus, 'done', t('versions.withdrawn', v));
+          } catch (error) {
+            failed(listStatus, error);
+          }
+        }, { 'aria-label': t('versions.withdrawNamed', v) });
+        return h('li.row-item', { dataset: { version: v.version, status: v.status } }, h('div.row-head', {}, h('strong.grow', { text: t('versions.named', v) }), h('span.badge.' + v.status, { text: t('status.' + v.status) }), when(v.createdAt), withdraw));
+      }),
+    );
+    $('v-section').hidden = !versions.length;
+  } catch (error) {
+    failed(listStatus, error);
+  }
+}
 
 async function start() {
   const { user } = await sessionReady;
@@ -323,6 +376,10 @@ async function start() {
       text('form-title', t('submit.editNamed', { name: plugin.name }));
       document.title = t('title.editNamed', { name: plugin.name });
       Object.assign($('f-id'), { value: plugin.id, disabled: true });
+      // Its version changes by uploading one (below), not by typing it.
+      $('f-version').disabled = true;
+      $('f-version-hint').hidden = false;
+      loadVersions();
       if (plugin.status === 'approved') setStatus(status, 'done', t('form.editApproved'));
       versionForm.hidden = false;
     } catch (error) {
