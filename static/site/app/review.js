@@ -80,6 +80,7 @@ const DONE = { approve: 'review.approved', reject: 'review.rejected', unlist: 'r
 /** How long ago, in the page's language ("3 days ago"), in a <time> with the date as its title. */
 function age(iso) {
   const seconds = (Date.parse(iso) - Date.now()) / 1000;
+  /** @type {[number, Intl.RelativeTimeFormatUnit]} */
   const [n, unit] = seconds > -3600 ? [seconds / 60, 'minute'] : seconds > -86400 ? [seconds / 3600, 'hour'] : [seconds / 86400, 'day'];
   return h('time', { dateTime: iso, title: formatDate(iso, true), text: new Intl.RelativeTimeFormat(lang, { numeric: 'auto' }).format(Math.round(n), unit) });
 }
