@@ -3,7 +3,7 @@ import { byteCountFrom, ConfigError, envReader, type Env } from '../settings/env
 import { loadSharedSettings, type SharedSettings } from '../settings/shared.js';
 import { loadStorageSettings, type StorageSettings } from './storage/storage-settings.js';
 
-/** The image host's settings (docs/operations.md, the configuration table): its own and the shared ones. */
+/** The image host's settings (docs/configuration.md): its own and the shared ones. */
 export interface ImghostSettings extends SharedSettings {
   imagesDir: string;
   imghostMaxBytes: number;

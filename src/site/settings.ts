@@ -13,7 +13,7 @@ export interface OAuthConfig {
   scope: string;
 }
 
-/** The site's settings (docs/operations.md, the configuration table): its own and the shared ones. */
+/** The site's settings (docs/configuration.md): its own and the shared ones. */
 export interface SiteSettings extends SharedSettings {
   publicUrl: string;
   secureCookies: boolean;
