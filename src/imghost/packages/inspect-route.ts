@@ -1,16 +1,10 @@
-import { HttpError } from '../../http/errors.js';
 import { refuseRestOfBody } from '../../http/refuse-body.js';
 import { sendJson } from '../../http/respond.js';
 import type { ImghostContext } from '../context.js';
 import { insufficientStorage, isDiskFull } from '../images/disk-errors.js';
-import { inspectionReport, packagePrecheck, type PackageUploadOptions } from './upload-route.js';
-import { receivePackage } from './receive-package.js';
-import { inspectZip, ZipRefused } from './zip-inspect.js';
+import { inspectionReport, packagePrecheck, receiveAndInspect, type PackageUploadOptions } from './upload-route.js';
 
 export const PACKAGE_INSPECT_PATH = '/api/packages/inspect';
-
-const refusedFile = (reason: string) => new HttpError(400, 'VALIDATION_FAILED', `Not an acceptable package: ${reason}`, { field: 'file' });
-const busy = () => new HttpError(503, 'UNAVAILABLE', 'Server busy, try again shortly', { headers: { 'Retry-After': '5' } });
 
 /**
  * POST /api/packages/inspect: the body is a ZIP, checked exactly as an upload is
@@ -25,19 +19,9 @@ export function inspectPackage(options: PackageUploadOptions) {
   const precheck = packagePrecheck(options);
 
   async function inspect(ctx: ImghostContext): Promise<void> {
-    precheck(ctx.req);
-    const received = await receivePackage(ctx.req, options.store.temps, options.maxBytes);
-    let inspection;
-    try {
-      if (received.size === 0) throw refusedFile('the body is empty');
-      if (await options.store.isRemoved(received.sha256)) throw refusedFile('an administrator removed this file');
-      inspection = await options.inspections.run(() => inspectZip(received.temp), busy);
-    } catch (error) {
-      throw error instanceof ZipRefused ? refusedFile(error.reason) : error;
-    } finally {
-      // Gone before the answer, whatever it is.
-      await options.store.temps.discard(received.temp);
-    }
+    const { received, inspection } = await receiveAndInspect(ctx, options, precheck);
+    // Gone before the answer (a refusal has removed it already).
+    await options.store.temps.discard(received.temp);
     sendJson(ctx, 200, {
       success: true,
       data: { sha256: received.sha256, size: received.size, ...inspectionReport(inspection) },

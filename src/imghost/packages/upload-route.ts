@@ -10,7 +10,7 @@ import { insufficientStorage, isDiskFull } from '../images/disk-errors.js';
 import { createTokenCheck } from '../images/upload-token.js';
 import { packageUrl } from '../../lib/package-names.js';
 import type { PackageStore } from './package-store.js';
-import { receivePackage } from './receive-package.js';
+import { receivePackage, type ReceivedPackage } from './receive-package.js';
 import { inspectZip, ZipRefused, type ZipInspection } from './zip-inspect.js';
 
 export const PACKAGES_PATH = '/api/packages';
@@ -47,6 +47,28 @@ export function packagePrecheck(options: PackageUploadOptions) {
 }
 
 /**
+ * What an upload and an inspection share: token, type and size checked, the body
+ * streamed to a temp file (hashed and counted), then inspected. On any refusal
+ * the temp file is gone before this throws; on success the caller owns it.
+ */
+export async function receiveAndInspect(
+  ctx: ImghostContext,
+  options: PackageUploadOptions,
+  precheck: (req: IncomingMessage) => void,
+): Promise<{ received: ReceivedPackage; inspection: ZipInspection }> {
+  precheck(ctx.req);
+  const received = await receivePackage(ctx.req, options.store.temps, options.maxBytes);
+  try {
+    if (received.size === 0) throw refusedFile('the body is empty');
+    if (await options.store.isRemoved(received.sha256)) throw refusedFile('an administrator removed this file');
+    return { received, inspection: await options.inspections.run(() => inspectZip(received.temp), busy) };
+  } catch (error) {
+    await options.store.temps.discard(received.temp);
+    throw error instanceof ZipRefused ? refusedFile(error.reason) : error;
+  }
+}
+
+/**
  * POST /api/packages: the body is the ZIP. It streams to a temp file (hashed and
  * counted on the way), is inspected there (zip-inspect.ts), then kept once per
  * SHA-256. Whatever fails, the temp file is removed and nothing is kept.
@@ -55,17 +77,12 @@ export function uploadPackage(options: PackageUploadOptions) {
   const precheck = packagePrecheck(options);
 
   async function store(ctx: ImghostContext): Promise<void> {
-    precheck(ctx.req);
-    const received = await receivePackage(ctx.req, options.store.temps, options.maxBytes);
-    let inspection;
+    const { received, inspection } = await receiveAndInspect(ctx, options, precheck);
     try {
-      if (received.size === 0) throw refusedFile('the body is empty');
-      if (await options.store.isRemoved(received.sha256)) throw refusedFile('an administrator removed this file');
-      inspection = await options.inspections.run(() => inspectZip(received.temp), busy);
       await options.store.commit(received.temp, received.sha256);
     } catch (error) {
       await options.store.temps.discard(received.temp);
-      throw error instanceof ZipRefused ? refusedFile(error.reason) : error;
+      throw error;
     }
     sendJson(ctx, 201, {
       success: true,
