@@ -4,6 +4,7 @@ import { join, posix, relative, sep } from 'node:path';
 import { compressBest, preferredCoding, type Coding } from './content-encoding.js';
 import type { Context, Handler } from './context.js';
 import { HttpError } from './errors.js';
+import { minified, MINIFIED_FILE } from './minify.js';
 import { contentTypeFor } from './mime.js';
 import { HTML_CSP } from './security-headers.js';
 import { sendBody } from './respond.js';
@@ -15,10 +16,11 @@ import { strongEtag } from './etag.js';
 // served under a name carrying a hash of its content (`app/store.3fa1c2d9e0.js`),
 // which browsers may keep for a year. A request can only ever name a file that is
 // in the map, so no path a client sends (.., %2e%2e, backslashes, NUL) can reach
-// the disk. Files are served as written (only scripts' imports are renamed), so
-// every process serves the same bytes under the same ETags; what browsers download
-// of the site's pages is the brotli copy, and that is what its budget counts
-// (test/site/pages/page-budget.test.ts).
+// the disk. Files are served as written, or, for a folder loaded with `minify`,
+// its scripts and stylesheets as esbuild minifies them (./minify.ts); only
+// scripts' imports are renamed. Every process serves the same bytes under the same
+// ETags; what browsers download of the site's pages is the brotli copy, and that
+// is what its budget counts (test/site/pages/page-budget.test.ts).
 
 export const MAX_STATIC_FILE_BYTES = 4 * 1024 * 1024;
 /** Smaller files gain too little from compression to be worth a second copy. */
@@ -45,13 +47,15 @@ export type StaticFiles = Map<string, StaticFile>;
 export interface StaticOptions {
   /** Relative paths (with `/`) left out of the map, e.g. server-side templates. */
   skip?: (name: string) => boolean;
+  /** Serve scripts and stylesheets minified (the build's copies, ./minify.ts). */
+  minify?: boolean;
 }
 
 // The same folder is read once per process, however many services a test starts.
 const loaded = new Map<string, StaticFiles>();
 
 export function loadStaticFolder(root: string, options: StaticOptions = {}): StaticFiles {
-  const key = [root, String(options.skip ?? '')].join('\u0000');
+  const key = [root, String(options.skip ?? ''), options.minify === true].join('\u0000');
   const known = loaded.get(key);
   if (known) return known;
   const raw = new Map<string, Buffer>();
@@ -62,7 +66,10 @@ export function loadStaticFolder(root: string, options: StaticOptions = {}): Sta
       const name = relative(root, full).split(sep).join('/');
       if (options.skip?.(name)) continue;
       if (entry.isDirectory()) walk(full);
-      else if (entry.isFile() && statSync(full).size <= MAX_STATIC_FILE_BYTES) raw.set(name, readFileSync(full));
+      else if (entry.isFile() && statSync(full).size <= MAX_STATIC_FILE_BYTES) {
+        const body = readFileSync(full);
+        raw.set(name, options.minify && MINIFIED_FILE.test(name) ? minified(full, body) : body);
+      }
     }
   };
   // A service without assets of its own simply serves none.

@@ -124,9 +124,10 @@ function sendPage(ctx: SiteContext, html: string, extra: Record<string, string>)
 
 /**
  * static/site as the site serves it: the templates and catalogues are read by this
- * feature, not served as files.
+ * feature, not served as files; scripts and stylesheets are minified (the page
+ * budget counts them so).
  */
-export const SITE_STATIC_OPTIONS: StaticOptions = { skip: (name) => /^(pages|i18n)(\/|$)/.test(name) };
+export const SITE_STATIC_OPTIONS: StaticOptions = { skip: (name) => /^(pages|i18n)(\/|$)/.test(name), minify: true };
 
 /**
  * Every page in every language, as served (the plugin page's title and description
