@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { answerHeaders, startAnswer, type HeaderList } from './answer-head.js';
+import { answerHeaders, startAnswer, type HeaderList } from './answer/head.js';
 import { clientIp } from './client-ip.js';
 import { createClientErrorHandler, type RenderedError } from './client-error.js';
 import { compose, DONE } from './compose.js';
@@ -10,12 +10,12 @@ import type { Logger } from '../lib/log.js';
 import { CLIENT_REQUEST_ID, nextRequestId } from './request-id.js';
 import type { HttpMetrics, RouteMeter } from './metrics/http-metrics.js';
 import { requestLog } from './request-log.js';
-import { sendBody } from './respond.js';
+import { sendBody } from './answer/index.js';
 import { compileRoutes, NO_PARAMS } from './router.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 
 // What every request gets from the core, whatever its route: an id, a head that
-// carries the id and the service's answer headers (answer-head.ts), one log line
+// carries the id and the service's answer headers (answer/head.ts), one log line
 // (request-log.ts), and an answer in the service's error format for anything
 // thrown. Requests Node refuses before they reach us get the same
 // (client-error.ts, through the `clientError` of the handler).
@@ -253,7 +253,7 @@ function answerError<L extends object>(ctx: Context<L>, error: unknown, renderEr
   }
   // Leftover headers from the failed handler (ETag, Content-Type...) must not leak
   // into the error answer. Cookies stay; the request id and the security headers
-  // are not in this table at all (answer-head.ts) and come with the error's head.
+  // are not in this table at all (answer/head.ts) and come with the error's head.
   for (const name of ctx.res.getHeaderNames()) {
     if (!KEEP_ON_ERROR.has(name)) ctx.res.removeHeader(name);
   }

@@ -1,7 +1,7 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { answerStateOf, type AnswerHeaders } from './answer-head.js';
+import { answerStateOf, type AnswerHeaders } from './answer/head.js';
 import { addressKey } from './client-ip.js';
 import { HttpError } from './errors.js';
 import type { Logger } from '../lib/log.js';

@@ -1,5 +1,5 @@
 import type { Handler } from './context.js';
-import { sendJson } from './respond.js';
+import { sendJson } from './answer/index.js';
 
 /** GET /healthz: the process serves. GET /readyz: its dependencies work too. */
 export function healthHandlers(isReady: () => Promise<boolean>): { live: Handler<any>; ready: Handler<any> } {

@@ -1,5 +1,5 @@
 import type { Handler } from './context.js';
-import { prepareJson, sendPrepared } from './prepared-answer.js';
+import { prepareJson, sendPrepared } from './answer/index.js';
 
 /**
  * GET /openapi.json: the service's OpenAPI document, serialized once at start-up.

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '../lib/log.js';
-import { AppResponse } from './answer-head.js';
+import { AppResponse } from './answer/head.js';
 import type { RouteMeter } from './metrics/http-metrics.js';
 
 const MAX_LOGGED_PATH = 256;
@@ -43,7 +43,7 @@ export interface LoggedRequest {
  * The query string is left out on purpose: it carries OAuth codes and states.
  * This runs for every request, so the line is written here directly, as bytes,
  * rather than through an object and JSON.stringify, and one function made here
- * serves every request (the request is found on its response, answer-head.ts's
+ * serves every request (the request is found on its response, answer/head.ts's
  * AppResponse). Only the path can hold arbitrary text and is escaped; the request
  * id (validated or generated), the method (Node's parser accepts only known
  * methods) and the address (from the socket, or validated from X-Forwarded-For)
@@ -58,7 +58,7 @@ export function requestLog(log: Logger, metered: boolean): (request: LoggedReque
 
   // When the answer is done: after it finished, or when the connection ended first
   // (then writableFinished is false). Our servers' responses say so themselves
-  // (answer-head.ts's AppResponse.whenDone); another server's response always emits
+  // (answer/head.ts's AppResponse.whenDone); another server's response always emits
   // 'close', exactly once, at the same moments.
   function finishLine(res: ServerResponse): void {
     const request = (res as AppResponse).finishing as LoggedRequest;

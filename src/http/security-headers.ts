@@ -1,8 +1,8 @@
-import type { HeaderList } from './answer-head.js';
+import type { HeaderList } from './answer/head.js';
 
 /**
  * Baseline headers for every answer of both services, the request's own and those
- * of client-error.ts; written with each head by answer-head.ts.
+ * of client-error.ts; written with each head by answer/head.ts.
  */
 export const SECURITY_HEADERS: HeaderList = Object.freeze([
   'X-Content-Type-Options',

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../lib/log.js';
-import { AppResponse } from './answer-head.js';
+import { AppResponse } from './answer/head.js';
 
 // Timeouts are deliberate: slow-loris clients must not hold sockets forever, and a
 // large upload on a slow link must still fit in requestTimeout.
@@ -42,7 +42,7 @@ export function listen(handler: RequestHandler, host: string, port: number): Pro
       keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
       // Node would answer a request without Host itself, bare; app.ts answers it.
       requireHostHeader: !handler.clientError,
-      // Responses that write our headers with every head, the same shape for all (answer-head.ts).
+      // Responses that write our headers with every head, the same shape for all (answer/head.ts).
       ServerResponse: AppResponse as typeof ServerResponse,
     },
     (req, res) => void handler(req, res),

@@ -1,15 +1,12 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, posix, relative, sep } from 'node:path';
-import { compressBest, preferredCoding, type Coding } from './content-encoding.js';
+import { answeredNotModified, compressBest, preferredCoding, sendBody, strongEtag, type Coding } from './answer/index.js';
 import type { Context, Handler } from './context.js';
 import { HttpError } from './errors.js';
 import { minified, MINIFIED_FILE } from './minify.js';
 import { contentTypeFor } from './mime.js';
 import { HTML_CSP } from './security-headers.js';
-import { sendBody } from './respond.js';
-import { answeredNotModified } from './prepared-answer.js';
-import { strongEtag } from './etag.js';
 
 // The static folder is small and ships with the release: it is read into memory
 // once at start-up, compressed there, and every script and stylesheet is also

@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createApp } from '../../src/http/app.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { sendOk } from '../../src/http/respond.js';
+import { sendOk } from '../../src/http/answer/index.js';
 import { listen } from '../../src/http/server.js';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
 import { createPool, databaseIsReady, waitForDatabase } from '../../src/db/pool.js';

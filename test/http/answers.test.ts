@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createApp, type AppHandler } from '../../src/http/app.js';
 import { createLogger } from '../../src/lib/log.js';
-import { sendText } from '../../src/http/respond.js';
+import { sendText } from '../../src/http/answer/index.js';
 import { listen, type RunningServer } from '../../src/http/server.js';
 import { renderSiteError } from '../../src/site/errors.js';
 import { headerValues, rawExchange, type RawExchange } from '../helpers/raw-http.js';
@@ -101,7 +101,7 @@ function assertOursOnce(exchange: RawExchange, frameOptions = 'DENY'): void {
 // by ours, and one given in writeHead was sent twice (ours and its own).
 const mergeCases = [
   { what: 'nothing of ours named: ours, once each', path: '/plain', frameOptions: 'DENY' },
-  { what: 'setHeader then respond.ts', path: '/set-then-respond', frameOptions: 'SAMEORIGIN' },
+  { what: 'setHeader then answer/send.ts', path: '/set-then-respond', frameOptions: 'SAMEORIGIN' },
   { what: 'setHeader then end (implicit head)', path: '/set-then-end', frameOptions: 'SAMEORIGIN' },
   { what: 'in a writeHead list', path: '/in-head-list', frameOptions: 'SAMEORIGIN' },
   { what: 'in a writeHead object, lower case, with a reason', path: '/in-head-object', frameOptions: 'SAMEORIGIN' },

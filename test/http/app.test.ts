@@ -7,8 +7,7 @@ import { createApp } from '../../src/http/app.js';
 import { HttpError } from '../../src/http/errors.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { jsonBody } from '../../src/http/json-body.js';
-import { redirect, sendNoContent, sendOk } from '../../src/http/respond.js';
-import { prepareJson, sendPrepared } from '../../src/http/prepared-answer.js';
+import { prepareJson, redirect, sendNoContent, sendOk, sendPrepared } from '../../src/http/answer/index.js';
 import { listen, type RunningServer } from '../../src/http/server.js';
 import { renderSiteError } from '../../src/site/errors.js';
 import { rawRequest } from '../helpers/raw-http.js';
@@ -32,7 +31,7 @@ test.before(async () => {
       { method: 'POST', path: '/things', use: [jsonBody()], handler: (ctx) => sendOk(ctx, { body: ctx.body }, 201) },
       { method: 'GET', path: '/boom', handler: () => { throw new Error('secret detail at /srv/app.js:12'); } },
       { method: 'GET', path: '/teapot', handler: () => { throw new HttpError(400, 'VALIDATION_FAILED', 'bad name', { field: 'name' }); } },
-      // Heads written other ways than respond.ts: implicit (setHeader then end) and
+      // Heads written other ways than answer/send.ts: implicit (setHeader then end) and
       // explicit with a reason phrase and an object.
       {
         method: 'GET',
@@ -49,7 +48,7 @@ test.before(async () => {
         handler: (ctx) => void ctx.res.writeHead(201, 'Made', { 'Content-Type': 'text/plain', 'Content-Length': 2 }).end('ok'),
       },
       { method: 'GET', path: '/moved', handler: (ctx) => redirect(ctx, '/things/1') },
-      // A prepared answer: its 304 and its 200 are written from heads made once (answer-head.ts).
+      // A prepared answer: its 304 and its 200 are written from heads made once (http/answer/head.ts).
       { method: 'GET', path: '/prepared', handler: (ctx) => sendPrepared(ctx, PREPARED) },
       { method: 'GET', path: '/empty', handler: (ctx) => sendNoContent(ctx) },
       // A header value Node refuses: writeHead throws after it has set its reason phrase.
@@ -208,9 +207,9 @@ test('one JSON access-log line per request, without the query string', async () 
 });
 
 // Security headers on every answer, and a request id. They are written
-// with the head (http/answer-head.ts), whichever way the head is written.
+// with the head (http/answer/head.ts), whichever way the head is written.
 const everyKindOfAnswer = [
-  { what: 'respond.ts success', method: 'GET', path: '/things/1', status: 200 },
+  { what: 'answer/send.ts success', method: 'GET', path: '/things/1', status: 200 },
   { what: 'HEAD', method: 'HEAD', path: '/things/1', status: 200 },
   { what: 'unknown path', method: 'GET', path: '/nope', status: 404 },
   { what: 'wrong method', method: 'DELETE', path: '/things/1', status: 405 },
@@ -255,7 +254,7 @@ test('an error answer drops what the failed handler had set', async () => {
   assert.is(JSON.parse(res.body).code, 'CONFLICT');
 });
 
-test('heads written outside respond.ts keep their own headers', async () => {
+test('heads written outside answer/send.ts keep their own headers', async () => {
   const direct = await rawRequest(server.url, 'GET', '/direct');
   assert.is(direct.body, 'direct');
   assert.is(direct.headers['content-type'], 'text/plain');

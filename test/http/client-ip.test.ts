@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { createApp } from '../../src/http/app.js';
 import { addressKey, clientIp, forwardedClient } from '../../src/http/client-ip.js';
 import { createLogger } from '../../src/lib/log.js';
-import { sendOk } from '../../src/http/respond.js';
+import { sendOk } from '../../src/http/answer/index.js';
 import { listen } from '../../src/http/server.js';
 import { renderSiteError } from '../../src/site/errors.js';
 

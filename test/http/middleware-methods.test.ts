@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HttpError } from '../../src/http/errors.js';
 import type { Middleware } from '../../src/http/context.js';
-import { sendOk } from '../../src/http/respond.js';
+import { sendOk } from '../../src/http/answer/index.js';
 import { listen, type RunningServer } from '../../src/http/server.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { testApp } from '../helpers/test-app.js';

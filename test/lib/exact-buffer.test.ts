@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { gzipSync } from 'node:zlib';
 import { exactBuffer, exactBytes } from '../../src/lib/exact-buffer.js';
-import { prepareJson } from '../../src/http/prepared-answer.js';
+import { prepareJson } from '../../src/http/answer/index.js';
 
 // Defect: a 900-byte gzip of a plugin's detail kept its 16 KiB zlib chunk alive, and
 // a 2 KB JSON body its 8 KiB pool slab: outage copies counted at 620 bytes each

@@ -1,7 +1,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Handler } from '../context.js';
 import { HttpError } from '../errors.js';
-import { sendBody } from '../respond.js';
+import { sendBody } from '../answer/index.js';
 import { METRICS_CONTENT_TYPE } from './exposition.js';
 
 /**

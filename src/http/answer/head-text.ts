@@ -5,7 +5,7 @@ import { ServerResponse, validateHeaderName, validateHeaderValue, type IncomingM
 // few it must act on (Connection, Content-Length, ...), and appends `name: value`.
 // For the nine headers of /api/info's answer that is about 1.5 µs, a tenth of what
 // a plain node:http answer costs in all, and every request pays it again for the
-// same headers with the same values. A head prepared once (answer-head.ts's
+// same headers with the same values. A head prepared once (head.ts's
 // templates) is checked once, by the same functions Node uses (validateHeaderName
 // and validateHeaderValue), and kept as its text; each request joins its own
 // X-Request-Id line to that text.
@@ -19,7 +19,7 @@ import { ServerResponse, validateHeaderName, validateHeaderValue, type IncomingM
 // changes nothing.
 //
 // _storeHeader is not documented. It has had this form since Node's first
-// releases and has it in Node 20, 22 and 24; a check when answer-head.ts loads
+// releases and has it in Node 20, 22 and 24; a check when head.ts loads
 // (headsAsTextWork) writes a head both ways and compares, and on any difference
 // (or a Node without it) every head is written the documented way.
 
@@ -69,7 +69,7 @@ export function storeHeader(res: ServerResponse, firstLine: string, headers: unk
 /**
  * Node's table of headers set one by one (setHeader), found on the first response
  * checked (headsAsTextWork). When it exists, writeHead merges what it is given into
- * it, header by header: a RenderedHead must then not be given (answer-head.ts takes
+ * it, header by header: a RenderedHead must then not be given (head.ts takes
  * the list's way).
  */
 let outHeaders: symbol | undefined;
@@ -82,7 +82,7 @@ export function noHeaderTable(res: ServerResponse): boolean {
 /**
  * Whether heads can be written from text on this Node: true when a head written
  * from text is, byte for byte, the head Node writes from the same headers.
- * `respond` makes a response whose _storeHeader is storeHeader (answer-head.ts's
+ * `respond` makes a response whose _storeHeader is storeHeader (head.ts's
  * AppResponse: the check uses the class that serves, so Node's code sees no
  * other kind of response than it will under load).
  */

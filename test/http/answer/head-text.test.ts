@@ -1,15 +1,15 @@
-// Heads prepared once and given to Node as text (rendered-head.ts): on the wire
+// Heads prepared once and given to Node as text (http/answer/head-text.ts): on the wire
 // they must be byte for byte the heads Node writes from the same headers, with
 // Node's own Date, Connection and Keep-Alive, whatever the client asked of the
 // connection.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { prepareJson, sendPrepared } from '../../src/http/prepared-answer.js';
-import { AppResponse, RENDERED_HEADS } from '../../src/http/answer-head.js';
-import { RenderedHead, renderLines } from '../../src/http/rendered-head.js';
-import { listen, type RunningServer } from '../../src/http/server.js';
-import { rawExchange, type RawExchange } from '../helpers/raw-http.js';
-import { testApp } from '../helpers/test-app.js';
+import { prepareJson, sendPrepared } from '../../../src/http/answer/index.js';
+import { AppResponse, RENDERED_HEADS } from '../../../src/http/answer/head.js';
+import { RenderedHead, renderLines } from '../../../src/http/answer/head-text.js';
+import { listen, type RunningServer } from '../../../src/http/server.js';
+import { rawExchange, type RawExchange } from '../../helpers/raw-http.js';
+import { testApp } from '../../helpers/test-app.js';
 
 const PREPARED = prepareJson({ prepared: true }, { cacheControl: 'public, max-age=60', headers: { 'Access-Control-Allow-Origin': '*' } });
 let server: RunningServer;

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { acceptedCoding, preferredCoding } from '../../src/http/content-encoding.js';
+import { acceptedCoding, preferredCoding } from '../../../src/http/answer/coding.js';
 
 const cases = [
   { what: 'absent', header: undefined, coding: undefined },
@@ -28,7 +28,7 @@ test('preferredCoding: more distinct headers than it remembers are still decided
   assert.is(preferredCoding('br;q=0, gzip;q=0, x-last'), undefined);
 });
 
-// An answer kept in gzip only (http/packed-answer.ts) goes out in gzip to whoever takes it, br-first clients included.
+// An answer kept in gzip only (http/answer/prepared.ts: packAnswer) goes out in gzip to whoever takes it, br-first clients included.
 const gzipOnly = [
   { what: 'absent', header: undefined, coding: undefined },
   { what: 'browsers', header: 'gzip, deflate, br, zstd', coding: 'gzip' },

@@ -1,13 +1,12 @@
-// A prepared answer packed small (http/packed-answer.ts) is sent as the answer it was
+// A prepared answer packed small (http/answer/prepared.ts: packAnswer) is sent as the answer it was
 // packed from would be: gzip to a client that takes it, the same JSON inflated to one
 // that does not, with the answer's own head.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { gunzipSync } from 'node:zlib';
-import { packAnswer, unpackAnswer } from '../../src/http/packed-answer.js';
-import { prepareJson, sendPrepared } from '../../src/http/prepared-answer.js';
-import { listen, type RunningServer } from '../../src/http/server.js';
-import { testApp } from '../helpers/test-app.js';
+import { packAnswer, prepareJson, sendPrepared, unpackAnswer } from '../../../src/http/answer/index.js';
+import { listen, type RunningServer } from '../../../src/http/server.js';
+import { testApp } from '../../helpers/test-app.js';
 
 const LIST = { success: true, plugins: Array.from({ length: 200 }, (_, n) => ({ id: `plugin-${n}`, name: `插件 ${n}`, installs: n * 7 })) };
 const prepared = prepareJson(LIST, { etag: false, cacheControl: 'no-store', headers: { 'Access-Control-Allow-Origin': '*' } });
