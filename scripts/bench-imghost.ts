@@ -58,7 +58,7 @@ const PHOTO_HEIGHT = 1080;
 const THROUGHPUT_TARGET = 0.8;
 const CONVERSION_TARGET = 1.2;
 const RSS_TARGET = 200 * MiB;
-/** The preview's options in src/imghost/images/imaging.ts, repeated for the bare script (as is its resize bound). */
+/** The preview's options in src/services/imghost/images/imaging.ts, repeated for the bare script (as is its resize bound). */
 const WEBP = { quality: 80, effort: 4 };
 const BOUNDARY = '----benchimghost';
 const ROW_GROUPS = ['rss', 'convert', 'files', 'icons', 'packages'] as const;

@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { loadSettings } from '../src/boot.js';
 import { silentLogger } from '../src/lib/log.js';
-import { createImghost } from '../src/imghost/app.js';
+import { createImghost } from '../src/services/imghost/app.js';
 import { parseMultipart } from '../src/http/multipart/index.js';
 
 const MiB = 1024 * 1024;

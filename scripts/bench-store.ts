@@ -30,7 +30,7 @@
 // Brotli-compressed on both sides.
 // (BENCH_WHO, default "visitor,author,admin", picks whose rows run; BENCH_ROWS, texts
 // separated by commas, only the rows whose label contains one of them). Answers are kept
-// per store generation (src/site/store/kept-answers.ts: the visitors' shared, an
+// per store generation (src/services/site/store/kept-answers.ts: the visitors' shared, an
 // author's or administrator's their own), so the load measures a kept answer; the
 // "first after a change" column is the answer built afresh after the generation
 // moved (median of 5), and "a write every N ms" one more run of ours while another
@@ -53,8 +53,8 @@ import { listen } from '../src/http/server.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { migrate } from '../src/db/migrate.js';
 import { createPool, type Sql } from '../src/db/pool.js';
-import { createSite } from '../src/site/app.js';
-import { createSession } from '../src/site/auth/sessions.js';
+import { createSite } from '../src/services/site/app.js';
+import { createSession } from '../src/services/site/auth/sessions.js';
 import { explain, recordingSql, type Plan } from './bench/explain.js';
 import {
   benchDir, buildDist, captureAnswer, compare, CONNECTIONS, freePort, machineLoad, runLoad, RUN_SECONDS, RUNS, startPinned, startPlain,

@@ -11,7 +11,7 @@
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inspectZip, ZipRefused } from '../src/imghost/packages/zip-inspect.js';
+import { inspectZip, ZipRefused } from '../src/services/imghost/packages/zip-inspect.js';
 import { acceptedArchives, refusedArchives } from '../test/helpers/zip-corpus.js';
 import { listingDifference } from './zip-differential/compare.js';
 import { installedVersion, Lister, ListingFailed, LISTERS } from './zip-differential/listings.js';

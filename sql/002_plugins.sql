@@ -104,7 +104,7 @@ $$;
 -- Every plugin's record, as its author and administrators see it, carries a
 -- `revision`: an opaque string that changes with every change to the plugin or to
 -- its pending update. A review may name the revision it was made on, and is refused
--- (409) when the plugin changed meanwhile (src/site/store/plugin-writes.ts). Both
+-- (409) when the plugin changed meanwhile (src/services/site/store/plugin-writes.ts). Both
 -- tables take their numbers from this one sequence, so every change draws a number
 -- larger than any drawn before, and the record's revision is the larger of the
 -- plugin's and its pending update's: an edit of either gives a number never shown
@@ -295,7 +295,7 @@ create table plugin_install_clicks (
 );
 create index plugin_install_clicks_counted_at on plugin_install_clicks (counted_at);
 
--- Install clicks per plugin per UTC day (src/site/stats), counted as they happen by
+-- Install clicks per plugin per UTC day (src/services/site/stats), counted as they happen by
 -- the install-click statement itself (sql/queries/store/count-install-click.sql),
 -- so answering a daily series is a read of at most 365 rows by primary key, never
 -- a scan of a click log.

@@ -68,7 +68,7 @@ create trigger plugin_ratings_count_stars
   after insert or delete or update of stars, plugin_id, hidden on plugin_ratings
   for each row execute function store_count_stars();
 
--- Moderation of ratings that outlives the rating (src/site/reports): one record per
+-- Moderation of ratings that outlives the rating (src/services/site/reports): one record per
 -- (plugin, rater). Were hiding on the rating row alone, a rater whose rating was
 -- hidden would delete it, rate again and be back in the lists and the statistics.
 -- A rating written while its rater's record says hidden starts hidden (the trigger
@@ -131,7 +131,7 @@ begin
 end
 $$;
 
--- When a rater's new rating of a plugin last notified its author (src/site/ratings):
+-- When a rater's new rating of a plugin last notified its author (src/services/site/ratings):
 -- kept apart from the rating, which a rater may delete and write again, so a
 -- delete-and-rate loop notifies (and delivers to the author's webhook) once a day.
 create table rating_notices (

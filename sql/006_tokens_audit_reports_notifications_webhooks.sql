@@ -2,7 +2,7 @@
 -- administrators' audit log, reports of plugins and ratings, notifications, and the
 -- webhooks that carry them out.
 
--- Personal API tokens (src/site/tokens): a CI job publishes with one instead of a
+-- Personal API tokens (src/services/site/tokens): a CI job publishes with one instead of a
 -- browser session. Like sessions, only the SHA-256 of the secret is stored; the
 -- `prefix` (the first characters of the secret) is kept so a user can tell tokens
 -- apart in a list. Revoking deletes the row; deleting the user deletes its tokens.
@@ -20,7 +20,7 @@ create table api_tokens (
 -- The caller's list (newest first) and the live-token count at creation.
 create index api_tokens_user_created on api_tokens (user_id, created_at desc, id desc);
 
--- Administrators' actions (src/site/audit) and API token creation and revocation
+-- Administrators' actions (src/services/site/audit) and API token creation and revocation
 -- (target 'token', whose target_user is the token's owner): who, what, when, and
 -- the before/after of the fields the action changed, written in the same transaction as the action.
 -- Append-only: a trigger refuses UPDATE, DELETE and TRUNCATE whoever asks (table
@@ -54,7 +54,7 @@ create trigger audit_log_no_truncate before truncate on audit_log
   for each statement execute function audit_log_refuse_change();
 revoke update, delete, truncate on audit_log from public;
 
--- Reports of plugins and ratings (src/site/reports). Resolving one may hide the
+-- Reports of plugins and ratings (src/services/site/reports). Resolving one may hide the
 -- rating (plugin_ratings.hidden, sql/003) or unlist the plugin.
 create table reports (
   id bigint generated always as identity primary key,
@@ -80,7 +80,7 @@ create unique index reports_one_open on reports (reporter_id, plugin_id, coalesc
 create index reports_queue on reports (status, id);
 create index reports_target on reports (plugin_id, rating_user_id) where status = 'open';
 
--- Notifications for users (src/site/notifications): review decisions for authors,
+-- Notifications for users (src/services/site/notifications): review decisions for authors,
 -- new ratings and replies on their plugins, replies to a rater's rating, and the
 -- outcome of a user's report. Written in the transaction of the event itself.
 create table notifications (
@@ -98,7 +98,7 @@ create table notifications (
 create index notifications_user on notifications (user_id, id desc);
 create index notifications_unread on notifications (user_id) where read_at is null;
 
--- Webhooks (src/site/webhooks): a user's https URL and the secret its deliveries are
+-- Webhooks (src/services/site/webhooks): a user's https URL and the secret its deliveries are
 -- signed with (kept in clear: signing needs it), and the delivery queue. A delivery
 -- row is written in the transaction of its notification (notifications/create),
 -- claimed by any site process with FOR UPDATE SKIP LOCKED under a lease

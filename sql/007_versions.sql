@@ -1,7 +1,7 @@
 -- Plugin versions: every version of a plugin whose ZIP the image host keeps, with
 -- the file list it was inspected with, kept for good; the version numbers uploads
 -- hold until their insert; and the bytes an administrator removed for malware.
--- src/site/versions/ writes them. A hosted package's download is let through by
+-- src/services/site/store/versions/ writes them. A hosted package's download is let through by
 -- the plugin_download domain (sql/002).
 --
 -- A version is `pending` when uploaded, `approved` when a review made it live (or
@@ -39,7 +39,7 @@ create index plugin_versions_newest on plugin_versions (plugin_id, created_at de
 create index plugin_versions_live_sha256 on plugin_versions (sha256) where status = 'approved';
 
 -- A version number held by an upload from its last check until its insert
--- (src/site/versions/upload-route.ts). Meanwhile the image host finishes the file
+-- (src/services/site/store/versions/upload-route.ts). Meanwhile the image host finishes the file
 -- (its fsync, or its copy to a bucket) without a connection or a lock held for it,
 -- and an upload of the same number is refused before its own file is kept: without
 -- this table, uploads racing for one number would all pass the check, all their

@@ -12,7 +12,7 @@
 --   generation  every change to what a visitor sees in the store's lists and
 --               details, and to authors' and administrators' answers (pending
 --               updates, versions): the kept answers of the store
---               (src/site/store/kept-answers.ts);
+--               (src/services/site/store/kept-answers.ts);
 --   visibility  only a change to WHAT a visitor may see: a plugin added or deleted,
 --               its status, `featured` or content changed, a version made live or
 --               taken out of it, a rating hidden, unhidden or deleted, a reply
@@ -26,7 +26,7 @@
 --               rating or reply written, changed or deleted, and a user's name or
 --               avatar (shown beside their ratings and replies). A logged-in
 --               caller's ratings page is kept per user under it and the generation
---               (src/site/ratings/kept-pages.ts).
+--               (src/services/site/ratings/kept-pages.ts).
 create table store_generation (
   only_row boolean primary key default true check (only_row),
   generation bigint not null,
@@ -38,7 +38,7 @@ insert into store_generation (only_row, generation, visibility, ratings) values 
 -- Every change that can end a session or change what a session's user is: a
 -- session deleted (logout, "log out everywhere", a deleted user) or changed, and a
 -- user's name, avatar or administrator flag changed. Each process keeps the
--- sessions it looked up under it (src/site/auth/kept-sessions.ts), each until its
+-- sessions it looked up under it (src/services/site/auth/kept-sessions.ts), each until its
 -- own expiry, so a logged-in request needs no query of its own and a logout on one
 -- process takes effect on every other at once. Logins only add sessions, which no
 -- process has kept yet: they do not move it, nor does the purge of sessions already

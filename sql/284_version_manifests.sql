@@ -1,7 +1,7 @@
 -- What each hosted version's package says about itself (issue 31): the launcher
 -- installs and runs what the package's plugin.json says, not what the store's
 -- fields say, so the site reads the manifest the image host found, keeps it with
--- the version, and checks the package before review (src/site/versions/manifest/).
+-- the version, and checks the package before review (src/services/site/store/versions/manifest/).
 --
 --   manifest         the manifest as the launcher reads it, normalised:
 --                    {id, name, version, author, description, entry, permissions,

@@ -1,7 +1,7 @@
 -- Package checks of outside download links (issue 33): the store fetches the file
 -- behind every `download` it does not host, inspects it as a hosted package, pins
 -- what it checked at approval and watches it for change afterwards
--- (src/site/package-checks/).
+-- (src/services/site/store/package-checks/).
 --
 -- One row per plugin whose download under review is an outside link: the pending
 -- update's download when an update changes it, else the live one. A hosted

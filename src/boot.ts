@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, type Env } from './settings/env.js';
 import { loadSharedSettings, type SharedSettings } from './settings/shared.js';
-import { loadImghostSettings, type ImghostSettings } from './imghost/settings.js';
-import { loadSiteSettings, type SiteSettings } from './site/settings.js';
+import { loadImghostSettings, type ImghostSettings } from './services/imghost/settings.js';
+import { loadSiteSettings, type SiteSettings } from './services/site/settings.js';
 import { loadDotenv } from './lib/dotenv.js';
 import { createLogger, type Logger } from './lib/log.js';
 import { projectRoot } from './lib/project-root.js';
@@ -12,8 +12,8 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { StartAborted } from './db/embedded/errors.js';
 import { migrate } from './db/migrate.js';
 import { createPool, waitForDatabase, type Sql } from './db/pool.js';
-import { createImghost } from './imghost/app.js';
-import { createSite } from './site/app.js';
+import { createImghost } from './services/imghost/app.js';
+import { createSite } from './services/site/app.js';
 
 // Start-up shared by the entrypoints. Each step that can fail for a reason the
 // operator must fix ends the process with one line that says which (src/lifecycle.ts).

@@ -1,10 +1,10 @@
 // `npm run recheck`: computes again the checks of every pending and live plugin
-// version (src/site/versions/manifest/) under the rules of this build, writes them,
+// version (src/services/site/store/versions/manifest/) under the rules of this build, writes them,
 // and prints each version whose checks changed, old -> new. Run it after the rules
 // change (a new secret format, another risk table). Exits 0 when done.
 import { createRootLogger, openDatabase, readConfigOrExit } from './boot.js';
 import { startLifecycle } from './lifecycle.js';
-import { describeChange, recheckAll } from './site/versions/manifest/recheck.js';
+import { describeChange, recheckAll } from './services/site/store/versions/manifest/recheck.js';
 
 const config = readConfigOrExit();
 const log = createRootLogger(config);

@@ -5,7 +5,7 @@
 // preload runs before that. Without it, on a machine with fewer threads than the
 // image host wants, `npm start` would print advice the newcomer has no reason to take.
 //
-// The size is the image host's recommendedPoolSize (src/imghost/thread-budget.ts,
+// The size is the image host's recommendedPoolSize (src/services/imghost/thread-budget.ts,
 // a test holds the two equal): one decode per core, at most 8, plus 2 icon PNG
 // renders, plus 2 threads kept for file I/O. A size already in the environment wins.
 import { availableParallelism } from 'node:os';

@@ -7,9 +7,9 @@
 // running on the same data folder, or starts it for the moment.
 import { isHttpError } from './http/errors.js';
 import { createLogger } from './lib/log.js';
-import { createLocalAccount, setLocalPassword } from './site/auth/local-accounts.js';
-import { MAX_PASSWORD_LENGTH, passwordProblem } from './site/auth/passwords.js';
-import { isValidLocalUsername, MAX_USERNAME_LENGTH } from './site/auth/usernames.js';
+import { createLocalAccount, setLocalPassword } from './services/site/auth/local-accounts.js';
+import { MAX_PASSWORD_LENGTH, passwordProblem } from './services/site/auth/passwords.js';
+import { isValidLocalUsername, MAX_USERNAME_LENGTH } from './services/site/auth/usernames.js';
 
 const USAGE = 'usage: npm run user -- add NAME [--admin]  |  npm run user -- passwd NAME   (password on stdin)';
 /** A UTF-8 code point takes at most 4 bytes; more than this before a newline is not a password. */

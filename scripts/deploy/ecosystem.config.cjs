@@ -3,7 +3,7 @@
 // which both services read at start).
 const { availableParallelism } = require('node:os');
 
-// The image host's thread and memory budget, as src/imghost/thread-budget.ts
+// The image host's thread and memory budget, as src/services/imghost/thread-budget.ts
 // computes it (a test holds the two equal): one image decode per core, at most 8;
 // libuv's thread pool sized for those decodes plus 2 icon PNG renders plus 2 threads
 // kept free for file I/O (the pool is read once, before any of our code runs, so

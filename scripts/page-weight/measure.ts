@@ -1,7 +1,7 @@
 import { join, posix } from 'node:path';
 import { IMPORT_SPECIFIER, loadStaticFolder, type StaticFile } from '../../src/http/static-files.js';
 import { projectRoot } from '../../src/lib/project-root.js';
-import { renderSitePages, SITE_STATIC_OPTIONS } from '../../src/site/pages/feature.js';
+import { renderSitePages, SITE_STATIC_OPTIONS } from '../../src/services/site/pages/feature.js';
 
 // What each of the site's pages makes a browser download besides itself: the
 // scripts and stylesheets its HTML names (stylesheet and modulepreload links,
@@ -10,7 +10,7 @@ import { renderSitePages, SITE_STATIC_OPTIONS } from '../../src/site/pages/featu
 // to have one costs its own bytes). The pages are rendered by the site's own
 // code, so a page, script or import added there is counted without a list here.
 
-/** Where the site serves static/site (src/site/app.ts). */
+/** Where the site serves static/site (src/services/site/app.ts). */
 const STATIC_PREFIX = '/static/';
 
 export interface FileWeight {

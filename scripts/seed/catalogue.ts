@@ -1,4 +1,4 @@
-import type { PluginFields } from '../../src/site/store/validation.js';
+import type { PluginFields } from '../../src/services/site/store/validation.js';
 import { installHistory, type SeedInstallDay } from './install-history.js';
 import { createRandom, type Random } from './random.js';
 import type { SeedPicture, SeedPictures } from './store-pictures.js';

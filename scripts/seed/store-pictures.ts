@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import type { Logger } from '../../src/lib/log.js';
-import { FORMATS, sniffFormat } from '../../src/imghost/images/formats.js';
-import { openImageStore } from '../../src/imghost/images/store.js';
+import { FORMATS, sniffFormat } from '../../src/services/imghost/images/formats.js';
+import { openImageStore } from '../../src/services/imghost/images/store.js';
 import type { SeedPictureFiles } from './pictures.js';
 
 // Where the seed's pictures go: to the image host the site uses (IMAGE_HOST_URL),

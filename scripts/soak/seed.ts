@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../../src/lib/log.js';
 import type { Sql } from '../../src/db/pool.js';
-import { createSession } from '../../src/site/auth/sessions.js';
+import { createSession } from '../../src/services/site/auth/sessions.js';
 import { storedZip } from '../bench/test-files.js';
 import { buildCatalogue } from '../seed/catalogue.js';
 import { drawPictures } from '../seed/pictures.js';

@@ -91,76 +91,6 @@ export interface NotificationsReadIdsRow {
   unread: string;
 }
 
-/** A row of sql/queries/package-checks/administrators.sql. */
-export interface PackageChecksAdministratorsRow {
-  id: string | null;
-}
-
-/** A row of sql/queries/package-checks/claim.sql. */
-export interface PackageChecksClaimRow {
-  plugin_id: string;
-  download: string;
-  attempts: number;
-}
-
-/** A row of sql/queries/package-checks/find.sql. */
-export interface PackageChecksFindRow {
-  status: string;
-  sha256: string | null;
-  size: string | null;
-  entry_count: number | null;
-  manifest: unknown | null;
-  checks: unknown | null;
-  reason: string | null;
-  checked_at: Date | null;
-  download: string;
-}
-
-/** A row of sql/queries/package-checks/find-many.sql. */
-export interface PackageChecksFindManyRow {
-  plugin_id: string;
-  status: string;
-  sha256: string | null;
-  size: string | null;
-  entry_count: number | null;
-  manifest: unknown | null;
-  checks: unknown | null;
-  reason: string | null;
-  checked_at: Date | null;
-}
-
-/** A row of sql/queries/package-checks/for-review.sql. */
-export interface PackageChecksForReviewRow {
-  status: string;
-  sha256: string | null;
-  download: string;
-}
-
-/** A row of sql/queries/package-checks/lock-claimed.sql. */
-export interface PackageChecksLockClaimedRow {
-  plugin_id: string;
-  status: string;
-  expected_sha256: string | null;
-  sha256: string | null;
-  watching: boolean | null;
-  submitter_id: string | null;
-}
-
-/** A row of sql/queries/package-checks/request.sql. */
-export interface PackageChecksRequestRow {
-  plugin_id: string;
-}
-
-/** A row of sql/queries/package-checks/schedule.sql. */
-export interface PackageChecksScheduleRow {
-  plugin_id: string;
-}
-
-/** A row of sql/queries/package-checks/schedule-lock.sql. */
-export interface PackageChecksScheduleLockRow {
-  taken: boolean | null;
-}
-
 /** A row of sql/queries/rate-limit/add.sql. */
 export interface RateLimitAddRow {
   key: string;
@@ -690,6 +620,76 @@ export interface StoreLockPluginRow {
   submitter_id: string | null;
 }
 
+/** A row of sql/queries/store/package-checks/administrators.sql. */
+export interface StorePackageChecksAdministratorsRow {
+  id: string | null;
+}
+
+/** A row of sql/queries/store/package-checks/claim.sql. */
+export interface StorePackageChecksClaimRow {
+  plugin_id: string;
+  download: string;
+  attempts: number;
+}
+
+/** A row of sql/queries/store/package-checks/find.sql. */
+export interface StorePackageChecksFindRow {
+  status: string;
+  sha256: string | null;
+  size: string | null;
+  entry_count: number | null;
+  manifest: unknown | null;
+  checks: unknown | null;
+  reason: string | null;
+  checked_at: Date | null;
+  download: string;
+}
+
+/** A row of sql/queries/store/package-checks/find-many.sql. */
+export interface StorePackageChecksFindManyRow {
+  plugin_id: string;
+  status: string;
+  sha256: string | null;
+  size: string | null;
+  entry_count: number | null;
+  manifest: unknown | null;
+  checks: unknown | null;
+  reason: string | null;
+  checked_at: Date | null;
+}
+
+/** A row of sql/queries/store/package-checks/for-review.sql. */
+export interface StorePackageChecksForReviewRow {
+  status: string;
+  sha256: string | null;
+  download: string;
+}
+
+/** A row of sql/queries/store/package-checks/lock-claimed.sql. */
+export interface StorePackageChecksLockClaimedRow {
+  plugin_id: string;
+  status: string;
+  expected_sha256: string | null;
+  sha256: string | null;
+  watching: boolean | null;
+  submitter_id: string | null;
+}
+
+/** A row of sql/queries/store/package-checks/request.sql. */
+export interface StorePackageChecksRequestRow {
+  plugin_id: string;
+}
+
+/** A row of sql/queries/store/package-checks/schedule.sql. */
+export interface StorePackageChecksScheduleRow {
+  plugin_id: string;
+}
+
+/** A row of sql/queries/store/package-checks/schedule-lock.sql. */
+export interface StorePackageChecksScheduleLockRow {
+  taken: boolean | null;
+}
+
 /** A row of sql/queries/store/purge-install-clicks.sql. */
 export interface StorePurgeInstallClicksRow {
   deleted: number | null;
@@ -811,6 +811,234 @@ export interface StoreSearchRow {
   live_min_launcher: string | null;
 }
 
+/** A row of sql/queries/store/versions/block-files-of-removed.sql. */
+export interface StoreVersionsBlockFilesOfRemovedRow {
+  blocked: number | null;
+}
+
+/** A row of sql/queries/store/versions/blocked-among.sql. */
+export interface StoreVersionsBlockedAmongRow {
+  name: string | null;
+}
+
+/** A row of sql/queries/store/versions/blocked-files-of.sql. */
+export interface StoreVersionsBlockedFilesOfRow {
+  name: string;
+}
+
+/** A row of sql/queries/store/versions/bytes-in-use.sql. */
+export interface StoreVersionsBytesInUseRow {
+  used: boolean | null;
+}
+
+/** A row of sql/queries/store/versions/bytes-removed.sql. */
+export interface StoreVersionsBytesRemovedRow {
+  removed: boolean | null;
+}
+
+/** A row of sql/queries/store/versions/check-updates.sql. */
+export interface StoreVersionsCheckUpdatesRow {
+  n: number | null;
+  id: string | null;
+  version: string | null;
+  sha256: string | null;
+  download: string | null;
+  size: string | null;
+  changelog: string | null;
+}
+
+/** A row of sql/queries/store/versions/earlier-approved.sql. */
+export interface StoreVersionsEarlierApprovedRow {
+  version: string;
+  download: string;
+  sha256: string;
+}
+
+/** A row of sql/queries/store/versions/find-packages.sql. */
+export interface StoreVersionsFindPackagesRow {
+  version: string;
+  changelog: string;
+  sha256: string;
+  size: string | null;
+  download: string;
+  status: string;
+  created_at: Date;
+  entry_count: number;
+  files: unknown;
+  manifest: unknown | null;
+  permissions: unknown;
+  checks: unknown;
+  entry_kind: string | null;
+}
+
+/** A row of sql/queries/store/versions/find-packages-of.sql. */
+export interface StoreVersionsFindPackagesOfRow {
+  plugin_id: string;
+  version: string;
+  changelog: string;
+  sha256: string;
+  size: string | null;
+  download: string;
+  status: string;
+  created_at: Date;
+  entry_count: number;
+  files: unknown;
+  checks: unknown;
+}
+
+/** A row of sql/queries/store/versions/find-version.sql. */
+export interface StoreVersionsFindVersionRow {
+  version: string;
+  changelog: string;
+  sha256: string;
+  size: string | null;
+  download: string;
+  status: string;
+  created_at: Date;
+  entry_count: number;
+  files: unknown;
+  manifest: unknown | null;
+  permissions: unknown;
+  checks: unknown;
+  entry_kind: string | null;
+}
+
+/** A row of sql/queries/store/versions/hosted-download-known.sql. */
+export interface StoreVersionsHostedDownloadKnownRow {
+  known: boolean | null;
+}
+
+/** A row of sql/queries/store/versions/insert-version.sql. */
+export interface StoreVersionsInsertVersionRow {
+  version: string;
+  changelog: string;
+  sha256: string;
+  size: string | null;
+  download: string;
+  status: string;
+  created_at: Date;
+  entry_count: number;
+  manifest: unknown | null;
+  permissions: unknown;
+  checks: unknown;
+  entry_kind: string | null;
+}
+
+/** A row of sql/queries/store/versions/list-versions.sql. */
+export interface StoreVersionsListVersionsRow {
+  version: string;
+  changelog: string;
+  sha256: string;
+  size: string | null;
+  download: string;
+  status: string;
+  created_at: Date;
+  entry_count: number;
+}
+
+/** A row of sql/queries/store/versions/live-for-checks.sql. */
+export interface StoreVersionsLiveForChecksRow {
+  status: string | null;
+  permissions: string[] | null;
+  version: string | null;
+  has_manifest: boolean | null;
+  version_permissions: unknown | null;
+  entry_kind: string | null;
+}
+
+/** A row of sql/queries/store/versions/live-version.sql. */
+export interface StoreVersionsLiveVersionRow {
+  sha256: string | null;
+  version_status: string | null;
+  checks: unknown | null;
+}
+
+/** A row of sql/queries/store/versions/lock-blocklist.sql. */
+export interface StoreVersionsLockBlocklistRow {
+  pg_advisory_xact_lock: unknown | null;
+}
+
+/** A row of sql/queries/store/versions/lock-blocklist-shared.sql. */
+export interface StoreVersionsLockBlocklistSharedRow {
+  pg_advisory_xact_lock_shared: unknown | null;
+}
+
+/** A row of sql/queries/store/versions/lock-bytes.sql. */
+export interface StoreVersionsLockBytesRow {
+  pg_advisory_xact_lock: unknown | null;
+}
+
+/** A row of sql/queries/store/versions/lock-bytes-shared.sql. */
+export interface StoreVersionsLockBytesSharedRow {
+  pg_advisory_xact_lock_shared: unknown | null;
+}
+
+/** A row of sql/queries/store/versions/lock-version.sql. */
+export interface StoreVersionsLockVersionRow {
+  version: string;
+  sha256: string;
+  download: string;
+  status: string;
+}
+
+/** A row of sql/queries/store/versions/mark-bytes-removed.sql. */
+export interface StoreVersionsMarkBytesRemovedRow {
+  removed: boolean | null;
+}
+
+/** A row of sql/queries/store/versions/pending-holding-blocked.sql. */
+export interface StoreVersionsPendingHoldingBlockedRow {
+  plugin_id: string;
+  version: string;
+}
+
+/** A row of sql/queries/store/versions/plugin-state.sql. */
+export interface StoreVersionsPluginStateRow {
+  status: string | null;
+  version: string | null;
+  download: string | null;
+  sha256: string | null;
+  pending_changed: string[] | null;
+  pending_version: string | null;
+  pending_download: string | null;
+  pending_sha256: string | null;
+}
+
+/** A row of sql/queries/store/versions/recheck-candidates.sql. */
+export interface StoreVersionsRecheckCandidatesRow {
+  plugin_id: string;
+  version: string;
+}
+
+/** A row of sql/queries/store/versions/reserve-version.sql. */
+export interface StoreVersionsReserveVersionRow {
+  held_until: string | null;
+}
+
+/** A row of sql/queries/store/versions/similar-plugins.sql. */
+export interface StoreVersionsSimilarPluginsRow {
+  id: string | null;
+  name: string | null;
+  close: string | null;
+}
+
+/** A row of sql/queries/store/versions/version-for-checks.sql. */
+export interface StoreVersionsVersionForChecksRow {
+  plugin_id: string;
+  version: string;
+  status: string;
+  submitter_id: string | null;
+  manifest_source: unknown | null;
+  findings: unknown;
+  checks: unknown;
+  files: unknown | null;
+}
+
+/** A row of sql/queries/store/versions/version-taken.sql. */
+export interface StoreVersionsVersionTakenRow {
+  taken: boolean | null;
+}
+
 /** A row of sql/queries/tokens/count-live.sql. */
 export interface TokensCountLiveRow {
   live: number;
@@ -859,234 +1087,6 @@ export interface TokensUseRow {
   user_id: string;
   username: string;
   avatar: string;
-}
-
-/** A row of sql/queries/versions/block-files-of-removed.sql. */
-export interface VersionsBlockFilesOfRemovedRow {
-  blocked: number | null;
-}
-
-/** A row of sql/queries/versions/blocked-among.sql. */
-export interface VersionsBlockedAmongRow {
-  name: string | null;
-}
-
-/** A row of sql/queries/versions/blocked-files-of.sql. */
-export interface VersionsBlockedFilesOfRow {
-  name: string;
-}
-
-/** A row of sql/queries/versions/bytes-in-use.sql. */
-export interface VersionsBytesInUseRow {
-  used: boolean | null;
-}
-
-/** A row of sql/queries/versions/bytes-removed.sql. */
-export interface VersionsBytesRemovedRow {
-  removed: boolean | null;
-}
-
-/** A row of sql/queries/versions/check-updates.sql. */
-export interface VersionsCheckUpdatesRow {
-  n: number | null;
-  id: string | null;
-  version: string | null;
-  sha256: string | null;
-  download: string | null;
-  size: string | null;
-  changelog: string | null;
-}
-
-/** A row of sql/queries/versions/earlier-approved.sql. */
-export interface VersionsEarlierApprovedRow {
-  version: string;
-  download: string;
-  sha256: string;
-}
-
-/** A row of sql/queries/versions/find-packages.sql. */
-export interface VersionsFindPackagesRow {
-  version: string;
-  changelog: string;
-  sha256: string;
-  size: string | null;
-  download: string;
-  status: string;
-  created_at: Date;
-  entry_count: number;
-  files: unknown;
-  manifest: unknown | null;
-  permissions: unknown;
-  checks: unknown;
-  entry_kind: string | null;
-}
-
-/** A row of sql/queries/versions/find-packages-of.sql. */
-export interface VersionsFindPackagesOfRow {
-  plugin_id: string;
-  version: string;
-  changelog: string;
-  sha256: string;
-  size: string | null;
-  download: string;
-  status: string;
-  created_at: Date;
-  entry_count: number;
-  files: unknown;
-  checks: unknown;
-}
-
-/** A row of sql/queries/versions/find-version.sql. */
-export interface VersionsFindVersionRow {
-  version: string;
-  changelog: string;
-  sha256: string;
-  size: string | null;
-  download: string;
-  status: string;
-  created_at: Date;
-  entry_count: number;
-  files: unknown;
-  manifest: unknown | null;
-  permissions: unknown;
-  checks: unknown;
-  entry_kind: string | null;
-}
-
-/** A row of sql/queries/versions/hosted-download-known.sql. */
-export interface VersionsHostedDownloadKnownRow {
-  known: boolean | null;
-}
-
-/** A row of sql/queries/versions/insert-version.sql. */
-export interface VersionsInsertVersionRow {
-  version: string;
-  changelog: string;
-  sha256: string;
-  size: string | null;
-  download: string;
-  status: string;
-  created_at: Date;
-  entry_count: number;
-  manifest: unknown | null;
-  permissions: unknown;
-  checks: unknown;
-  entry_kind: string | null;
-}
-
-/** A row of sql/queries/versions/list-versions.sql. */
-export interface VersionsListVersionsRow {
-  version: string;
-  changelog: string;
-  sha256: string;
-  size: string | null;
-  download: string;
-  status: string;
-  created_at: Date;
-  entry_count: number;
-}
-
-/** A row of sql/queries/versions/live-for-checks.sql. */
-export interface VersionsLiveForChecksRow {
-  status: string | null;
-  permissions: string[] | null;
-  version: string | null;
-  has_manifest: boolean | null;
-  version_permissions: unknown | null;
-  entry_kind: string | null;
-}
-
-/** A row of sql/queries/versions/live-version.sql. */
-export interface VersionsLiveVersionRow {
-  sha256: string | null;
-  version_status: string | null;
-  checks: unknown | null;
-}
-
-/** A row of sql/queries/versions/lock-blocklist.sql. */
-export interface VersionsLockBlocklistRow {
-  pg_advisory_xact_lock: unknown | null;
-}
-
-/** A row of sql/queries/versions/lock-blocklist-shared.sql. */
-export interface VersionsLockBlocklistSharedRow {
-  pg_advisory_xact_lock_shared: unknown | null;
-}
-
-/** A row of sql/queries/versions/lock-bytes.sql. */
-export interface VersionsLockBytesRow {
-  pg_advisory_xact_lock: unknown | null;
-}
-
-/** A row of sql/queries/versions/lock-bytes-shared.sql. */
-export interface VersionsLockBytesSharedRow {
-  pg_advisory_xact_lock_shared: unknown | null;
-}
-
-/** A row of sql/queries/versions/lock-version.sql. */
-export interface VersionsLockVersionRow {
-  version: string;
-  sha256: string;
-  download: string;
-  status: string;
-}
-
-/** A row of sql/queries/versions/mark-bytes-removed.sql. */
-export interface VersionsMarkBytesRemovedRow {
-  removed: boolean | null;
-}
-
-/** A row of sql/queries/versions/pending-holding-blocked.sql. */
-export interface VersionsPendingHoldingBlockedRow {
-  plugin_id: string;
-  version: string;
-}
-
-/** A row of sql/queries/versions/plugin-state.sql. */
-export interface VersionsPluginStateRow {
-  status: string | null;
-  version: string | null;
-  download: string | null;
-  sha256: string | null;
-  pending_changed: string[] | null;
-  pending_version: string | null;
-  pending_download: string | null;
-  pending_sha256: string | null;
-}
-
-/** A row of sql/queries/versions/recheck-candidates.sql. */
-export interface VersionsRecheckCandidatesRow {
-  plugin_id: string;
-  version: string;
-}
-
-/** A row of sql/queries/versions/reserve-version.sql. */
-export interface VersionsReserveVersionRow {
-  held_until: string | null;
-}
-
-/** A row of sql/queries/versions/similar-plugins.sql. */
-export interface VersionsSimilarPluginsRow {
-  id: string | null;
-  name: string | null;
-  close: string | null;
-}
-
-/** A row of sql/queries/versions/version-for-checks.sql. */
-export interface VersionsVersionForChecksRow {
-  plugin_id: string;
-  version: string;
-  status: string;
-  submitter_id: string | null;
-  manifest_source: unknown | null;
-  findings: unknown;
-  checks: unknown;
-  files: unknown | null;
-}
-
-/** A row of sql/queries/versions/version-taken.sql. */
-export interface VersionsVersionTakenRow {
-  taken: boolean | null;
 }
 
 /** A row of sql/queries/webhooks/claim.sql. */
@@ -1170,18 +1170,6 @@ export interface QueryRows {
   'notifications/page': NotificationsPageRow;
   'notifications/read-all': NotificationsReadAllRow;
   'notifications/read-ids': NotificationsReadIdsRow;
-  'package-checks/administrators': PackageChecksAdministratorsRow;
-  'package-checks/claim': PackageChecksClaimRow;
-  'package-checks/find': PackageChecksFindRow;
-  'package-checks/find-many': PackageChecksFindManyRow;
-  'package-checks/for-review': PackageChecksForReviewRow;
-  'package-checks/lock-claimed': PackageChecksLockClaimedRow;
-  'package-checks/pin': never;
-  'package-checks/request': PackageChecksRequestRow;
-  'package-checks/retry-later': never;
-  'package-checks/save-result': never;
-  'package-checks/schedule': PackageChecksScheduleRow;
-  'package-checks/schedule-lock': PackageChecksScheduleLockRow;
   'rate-limit/add': RateLimitAddRow;
   'rate-limit/hit': RateLimitHitRow;
   'rate-limit/peek': RateLimitPeekRow;
@@ -1219,6 +1207,18 @@ export interface QueryRows {
   'store/list-updated': StoreListUpdatedRow;
   'store/lock-plugin': StoreLockPluginRow;
   'store/merge-pending-update': never;
+  'store/package-checks/administrators': StorePackageChecksAdministratorsRow;
+  'store/package-checks/claim': StorePackageChecksClaimRow;
+  'store/package-checks/find': StorePackageChecksFindRow;
+  'store/package-checks/find-many': StorePackageChecksFindManyRow;
+  'store/package-checks/for-review': StorePackageChecksForReviewRow;
+  'store/package-checks/lock-claimed': StorePackageChecksLockClaimedRow;
+  'store/package-checks/pin': never;
+  'store/package-checks/request': StorePackageChecksRequestRow;
+  'store/package-checks/retry-later': never;
+  'store/package-checks/save-result': never;
+  'store/package-checks/schedule': StorePackageChecksScheduleRow;
+  'store/package-checks/schedule-lock': StorePackageChecksScheduleLockRow;
   'store/purge-install-clicks': StorePurgeInstallClicksRow;
   'store/related-plugins': StoreRelatedPluginsRow;
   'store/review-counts': StoreReviewCountsRow;
@@ -1226,50 +1226,50 @@ export interface QueryRows {
   'store/review-state': StoreReviewStateRow;
   'store/review-status': StoreReviewStatusRow;
   'store/search': StoreSearchRow;
+  'store/versions/block-files-of-removed': StoreVersionsBlockFilesOfRemovedRow;
+  'store/versions/blocked-among': StoreVersionsBlockedAmongRow;
+  'store/versions/blocked-files-of': StoreVersionsBlockedFilesOfRow;
+  'store/versions/bytes-in-use': StoreVersionsBytesInUseRow;
+  'store/versions/bytes-removed': StoreVersionsBytesRemovedRow;
+  'store/versions/check-updates': StoreVersionsCheckUpdatesRow;
+  'store/versions/drop-from-pending-update': never;
+  'store/versions/earlier-approved': StoreVersionsEarlierApprovedRow;
+  'store/versions/end-version-holds': never;
+  'store/versions/find-packages': StoreVersionsFindPackagesRow;
+  'store/versions/find-packages-of': StoreVersionsFindPackagesOfRow;
+  'store/versions/find-version': StoreVersionsFindVersionRow;
+  'store/versions/hosted-download-known': StoreVersionsHostedDownloadKnownRow;
+  'store/versions/insert-version': StoreVersionsInsertVersionRow;
+  'store/versions/insert-version-files': never;
+  'store/versions/list-versions': StoreVersionsListVersionsRow;
+  'store/versions/live-for-checks': StoreVersionsLiveForChecksRow;
+  'store/versions/live-version': StoreVersionsLiveVersionRow;
+  'store/versions/lock-blocklist': StoreVersionsLockBlocklistRow;
+  'store/versions/lock-blocklist-shared': StoreVersionsLockBlocklistSharedRow;
+  'store/versions/lock-bytes': StoreVersionsLockBytesRow;
+  'store/versions/lock-bytes-shared': StoreVersionsLockBytesSharedRow;
+  'store/versions/lock-version': StoreVersionsLockVersionRow;
+  'store/versions/mark-bytes-removed': StoreVersionsMarkBytesRemovedRow;
+  'store/versions/pending-holding-blocked': StoreVersionsPendingHoldingBlockedRow;
+  'store/versions/plugin-state': StoreVersionsPluginStateRow;
+  'store/versions/recheck-candidates': StoreVersionsRecheckCandidatesRow;
+  'store/versions/reject-pending': never;
+  'store/versions/release-version': never;
+  'store/versions/reserve-version': StoreVersionsReserveVersionRow;
+  'store/versions/set-checks': never;
+  'store/versions/set-live': never;
+  'store/versions/set-status': never;
+  'store/versions/settle-after-review': never;
+  'store/versions/similar-plugins': StoreVersionsSimilarPluginsRow;
+  'store/versions/sync-live-permissions': never;
+  'store/versions/version-for-checks': StoreVersionsVersionForChecksRow;
+  'store/versions/version-taken': StoreVersionsVersionTakenRow;
   'tokens/count-live': TokensCountLiveRow;
   'tokens/create': TokensCreateRow;
   'tokens/delete': TokensDeleteRow;
   'tokens/list': TokensListRow;
   'tokens/lock-user': TokensLockUserRow;
   'tokens/use': TokensUseRow;
-  'versions/block-files-of-removed': VersionsBlockFilesOfRemovedRow;
-  'versions/blocked-among': VersionsBlockedAmongRow;
-  'versions/blocked-files-of': VersionsBlockedFilesOfRow;
-  'versions/bytes-in-use': VersionsBytesInUseRow;
-  'versions/bytes-removed': VersionsBytesRemovedRow;
-  'versions/check-updates': VersionsCheckUpdatesRow;
-  'versions/drop-from-pending-update': never;
-  'versions/earlier-approved': VersionsEarlierApprovedRow;
-  'versions/end-version-holds': never;
-  'versions/find-packages': VersionsFindPackagesRow;
-  'versions/find-packages-of': VersionsFindPackagesOfRow;
-  'versions/find-version': VersionsFindVersionRow;
-  'versions/hosted-download-known': VersionsHostedDownloadKnownRow;
-  'versions/insert-version': VersionsInsertVersionRow;
-  'versions/insert-version-files': never;
-  'versions/list-versions': VersionsListVersionsRow;
-  'versions/live-for-checks': VersionsLiveForChecksRow;
-  'versions/live-version': VersionsLiveVersionRow;
-  'versions/lock-blocklist': VersionsLockBlocklistRow;
-  'versions/lock-blocklist-shared': VersionsLockBlocklistSharedRow;
-  'versions/lock-bytes': VersionsLockBytesRow;
-  'versions/lock-bytes-shared': VersionsLockBytesSharedRow;
-  'versions/lock-version': VersionsLockVersionRow;
-  'versions/mark-bytes-removed': VersionsMarkBytesRemovedRow;
-  'versions/pending-holding-blocked': VersionsPendingHoldingBlockedRow;
-  'versions/plugin-state': VersionsPluginStateRow;
-  'versions/recheck-candidates': VersionsRecheckCandidatesRow;
-  'versions/reject-pending': never;
-  'versions/release-version': never;
-  'versions/reserve-version': VersionsReserveVersionRow;
-  'versions/set-checks': never;
-  'versions/set-live': never;
-  'versions/set-status': never;
-  'versions/settle-after-review': never;
-  'versions/similar-plugins': VersionsSimilarPluginsRow;
-  'versions/sync-live-permissions': never;
-  'versions/version-for-checks': VersionsVersionForChecksRow;
-  'versions/version-taken': VersionsVersionTakenRow;
   'webhooks/claim': WebhooksClaimRow;
   'webhooks/delete': WebhooksDeleteRow;
   'webhooks/deliveries-page': WebhooksDeliveriesPageRow;
@@ -1300,18 +1300,6 @@ export interface QueryParams {
   'notifications/page': { user_id: unknown; limit: unknown; offset: unknown };
   'notifications/read-all': { user_id: unknown };
   'notifications/read-ids': { user_id: unknown; ids: unknown };
-  'package-checks/administrators': Record<string, never>;
-  'package-checks/claim': { now: unknown; lease_until: unknown; batch: unknown; claim: unknown };
-  'package-checks/find': { plugin_id: unknown };
-  'package-checks/find-many': { plugin_ids: unknown };
-  'package-checks/for-review': { plugin_id: unknown };
-  'package-checks/lock-claimed': { plugin_id: unknown; claim: unknown; download: unknown };
-  'package-checks/pin': { plugin_id: unknown; sha256: unknown; download: unknown };
-  'package-checks/request': { plugin_id: unknown };
-  'package-checks/retry-later': { plugin_id: unknown; claim: unknown; due_at: unknown };
-  'package-checks/save-result': { plugin_id: unknown; status: unknown; sha256: unknown; size: unknown; entry_count: unknown; manifest_json: unknown; checks_json: unknown; reason: unknown };
-  'package-checks/schedule': { period_ms: unknown; interval_ms: unknown };
-  'package-checks/schedule-lock': Record<string, never>;
   'rate-limit/add': { limiter: unknown; keys: unknown; hits: unknown; limit: unknown; window_ms: unknown; above: unknown };
   'rate-limit/hit': { limiter: unknown; key: unknown; limit: unknown; window_ms: unknown };
   'rate-limit/peek': { limiter: unknown; key: unknown };
@@ -1349,6 +1337,18 @@ export interface QueryParams {
   'store/list-updated': { viewer_id: unknown; sees_all: unknown; status: unknown; submitter_id: unknown; tag: unknown; featured_only: unknown; limit: unknown; offset: unknown };
   'store/lock-plugin': { plugin_id: unknown };
   'store/merge-pending-update': { plugin_id: unknown; changed_fields: unknown; name: unknown; version: unknown; author: unknown; description: unknown; long_description: unknown; download: unknown; sha256: unknown; url: unknown; icon: unknown; tags: unknown; permissions: unknown; screenshots_json: unknown };
+  'store/package-checks/administrators': Record<string, never>;
+  'store/package-checks/claim': { now: unknown; lease_until: unknown; batch: unknown; claim: unknown };
+  'store/package-checks/find': { plugin_id: unknown };
+  'store/package-checks/find-many': { plugin_ids: unknown };
+  'store/package-checks/for-review': { plugin_id: unknown };
+  'store/package-checks/lock-claimed': { plugin_id: unknown; claim: unknown; download: unknown };
+  'store/package-checks/pin': { plugin_id: unknown; sha256: unknown; download: unknown };
+  'store/package-checks/request': { plugin_id: unknown };
+  'store/package-checks/retry-later': { plugin_id: unknown; claim: unknown; due_at: unknown };
+  'store/package-checks/save-result': { plugin_id: unknown; status: unknown; sha256: unknown; size: unknown; entry_count: unknown; manifest_json: unknown; checks_json: unknown; reason: unknown };
+  'store/package-checks/schedule': { period_ms: unknown; interval_ms: unknown };
+  'store/package-checks/schedule-lock': Record<string, never>;
   'store/purge-install-clicks': { batch: unknown };
   'store/related-plugins': { plugin_id: unknown; tags: unknown; submitter_id: unknown; limit: unknown };
   'store/review-counts': Record<string, never>;
@@ -1356,50 +1356,50 @@ export interface QueryParams {
   'store/review-state': { plugin_id: unknown };
   'store/review-status': { plugin_id: unknown; action: unknown; reason: unknown; reviewer_id: unknown };
   'store/search': { viewer_id: unknown; sees_all: unknown; status: unknown; submitter_id: unknown; tag: unknown; featured_only: unknown; limit: unknown; offset: unknown; query_lower: unknown; phrase: unknown; compact: unknown; other_words: unknown; longest_word: unknown; sort: unknown };
+  'store/versions/block-files-of-removed': { plugin_id: unknown; version: unknown };
+  'store/versions/blocked-among': { names: unknown; hashes: unknown };
+  'store/versions/blocked-files-of': { plugin_id: unknown; version: unknown };
+  'store/versions/bytes-in-use': { sha256: unknown };
+  'store/versions/bytes-removed': { sha256: unknown };
+  'store/versions/check-updates': { ids: unknown; launcher: unknown };
+  'store/versions/drop-from-pending-update': { plugin_id: unknown; version: unknown };
+  'store/versions/earlier-approved': { plugin_id: unknown; version: unknown };
+  'store/versions/end-version-holds': { plugin_id: unknown; version: unknown };
+  'store/versions/find-packages': { plugin_id: unknown; versions: unknown };
+  'store/versions/find-packages-of': { plugin_ids: unknown; versions: unknown };
+  'store/versions/find-version': { plugin_id: unknown; version: unknown };
+  'store/versions/hosted-download-known': { plugin_id: unknown; download: unknown };
+  'store/versions/insert-version': { plugin_id: unknown; version: unknown; changelog: unknown; sha256: unknown; size: unknown; download: unknown; entry_count: unknown; files_json: unknown; manifest_json: unknown; manifest_source_json: unknown; findings_json: unknown; permissions_json: unknown; checks_json: unknown; entry_kind: unknown };
+  'store/versions/insert-version-files': { plugin_id: unknown; version: unknown; names: unknown; hashes: unknown };
+  'store/versions/list-versions': { plugin_id: unknown; all: unknown; limit: unknown };
+  'store/versions/live-for-checks': { plugin_id: unknown };
+  'store/versions/live-version': { plugin_id: unknown };
+  'store/versions/lock-blocklist': Record<string, never>;
+  'store/versions/lock-blocklist-shared': Record<string, never>;
+  'store/versions/lock-bytes': { sha256: unknown };
+  'store/versions/lock-bytes-shared': { sha256: unknown };
+  'store/versions/lock-version': { plugin_id: unknown; version: unknown };
+  'store/versions/mark-bytes-removed': { plugin_id: unknown; version: unknown; sha256: unknown };
+  'store/versions/pending-holding-blocked': { plugin_id: unknown; version: unknown };
+  'store/versions/plugin-state': { plugin_id: unknown };
+  'store/versions/recheck-candidates': Record<string, never>;
+  'store/versions/reject-pending': { plugin_id: unknown };
+  'store/versions/release-version': { plugin_id: unknown; version: unknown; held_until: unknown };
+  'store/versions/reserve-version': { plugin_id: unknown; version: unknown; hold_seconds: unknown };
+  'store/versions/set-checks': { plugin_id: unknown; version: unknown; manifest_json: unknown; permissions_json: unknown; checks_json: unknown; entry_kind: unknown };
+  'store/versions/set-live': { plugin_id: unknown; version: unknown; download: unknown; sha256: unknown };
+  'store/versions/set-status': { plugin_id: unknown; version: unknown; status: unknown };
+  'store/versions/settle-after-review': { plugin_id: unknown; action: unknown };
+  'store/versions/similar-plugins': { plugin_id: unknown; submitter_id: unknown; name_key: unknown; id_key: unknown; threshold: unknown };
+  'store/versions/sync-live-permissions': { plugin_id: unknown };
+  'store/versions/version-for-checks': { plugin_id: unknown; version: unknown };
+  'store/versions/version-taken': { plugin_id: unknown; version: unknown };
   'tokens/count-live': { user_id: unknown };
   'tokens/create': { user_id: unknown; token_hash: unknown; name: unknown; scopes: unknown; prefix: unknown; lifetime_days: unknown };
   'tokens/delete': { token_id: unknown; user_id: unknown };
   'tokens/list': { user_id: unknown; limit: unknown };
   'tokens/lock-user': { user_id: unknown };
   'tokens/use': { token_hash: unknown };
-  'versions/block-files-of-removed': { plugin_id: unknown; version: unknown };
-  'versions/blocked-among': { names: unknown; hashes: unknown };
-  'versions/blocked-files-of': { plugin_id: unknown; version: unknown };
-  'versions/bytes-in-use': { sha256: unknown };
-  'versions/bytes-removed': { sha256: unknown };
-  'versions/check-updates': { ids: unknown; launcher: unknown };
-  'versions/drop-from-pending-update': { plugin_id: unknown; version: unknown };
-  'versions/earlier-approved': { plugin_id: unknown; version: unknown };
-  'versions/end-version-holds': { plugin_id: unknown; version: unknown };
-  'versions/find-packages': { plugin_id: unknown; versions: unknown };
-  'versions/find-packages-of': { plugin_ids: unknown; versions: unknown };
-  'versions/find-version': { plugin_id: unknown; version: unknown };
-  'versions/hosted-download-known': { plugin_id: unknown; download: unknown };
-  'versions/insert-version': { plugin_id: unknown; version: unknown; changelog: unknown; sha256: unknown; size: unknown; download: unknown; entry_count: unknown; files_json: unknown; manifest_json: unknown; manifest_source_json: unknown; findings_json: unknown; permissions_json: unknown; checks_json: unknown; entry_kind: unknown };
-  'versions/insert-version-files': { plugin_id: unknown; version: unknown; names: unknown; hashes: unknown };
-  'versions/list-versions': { plugin_id: unknown; all: unknown; limit: unknown };
-  'versions/live-for-checks': { plugin_id: unknown };
-  'versions/live-version': { plugin_id: unknown };
-  'versions/lock-blocklist': Record<string, never>;
-  'versions/lock-blocklist-shared': Record<string, never>;
-  'versions/lock-bytes': { sha256: unknown };
-  'versions/lock-bytes-shared': { sha256: unknown };
-  'versions/lock-version': { plugin_id: unknown; version: unknown };
-  'versions/mark-bytes-removed': { plugin_id: unknown; version: unknown; sha256: unknown };
-  'versions/pending-holding-blocked': { plugin_id: unknown; version: unknown };
-  'versions/plugin-state': { plugin_id: unknown };
-  'versions/recheck-candidates': Record<string, never>;
-  'versions/reject-pending': { plugin_id: unknown };
-  'versions/release-version': { plugin_id: unknown; version: unknown; held_until: unknown };
-  'versions/reserve-version': { plugin_id: unknown; version: unknown; hold_seconds: unknown };
-  'versions/set-checks': { plugin_id: unknown; version: unknown; manifest_json: unknown; permissions_json: unknown; checks_json: unknown; entry_kind: unknown };
-  'versions/set-live': { plugin_id: unknown; version: unknown; download: unknown; sha256: unknown };
-  'versions/set-status': { plugin_id: unknown; version: unknown; status: unknown };
-  'versions/settle-after-review': { plugin_id: unknown; action: unknown };
-  'versions/similar-plugins': { plugin_id: unknown; submitter_id: unknown; name_key: unknown; id_key: unknown; threshold: unknown };
-  'versions/sync-live-permissions': { plugin_id: unknown };
-  'versions/version-for-checks': { plugin_id: unknown; version: unknown };
-  'versions/version-taken': { plugin_id: unknown; version: unknown };
   'webhooks/claim': { now: unknown; locked_until: unknown; limit: unknown; claim: unknown };
   'webhooks/delete': { user_id: unknown };
   'webhooks/deliveries-page': { user_id: unknown; limit: unknown; offset: unknown };

@@ -1,5 +1,5 @@
-// Small builders for the OpenAPI documents of both services (src/site/openapi,
-// src/imghost/openapi), so each document reads as a table of routes rather than
+// Small builders for the OpenAPI documents of both services (src/services/site/openapi,
+// src/services/imghost/openapi), so each document reads as a table of routes rather than
 // repeated boilerplate. They make plain data; nothing here runs per request.
 
 export type Schema = Record<string, unknown>;

@@ -18,7 +18,7 @@ export const SECURITY_HEADERS: HeaderList = Object.freeze([
  * https (plugin icons, screenshots and the image host's uploads are https links or
  * in-site paths by rule; the pages show no other avatar). No `http:`: a page on
  * https must not load images in clear text, and an image host on plain http is
- * reached through the site's /img/ (src/site/media/image-proxy.ts).
+ * reached through the site's /img/ (src/services/site/images/image-proxy.ts).
  */
 export const HTML_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; " +

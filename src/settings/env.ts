@@ -3,7 +3,7 @@ import { MAX_TRUSTED_HOPS } from '../http/client-ip.js';
 
 // Reading environment variables: each value checked at start-up, a bad one stops
 // the process with one line naming the variable (ConfigError). The settings of
-// each service are in src/site/settings.ts and src/imghost/settings.ts; those
+// each service are in src/services/site/settings.ts and src/services/imghost/settings.ts; those
 // both read are in ./shared.ts.
 
 export class ConfigError extends Error {

@@ -19,7 +19,7 @@ import { launchChromium } from '../helpers/chromium.js';
 import { axeViolations, IMAGE_ORIGIN, openPageAs, startPagesSite, type PagesSite } from '../helpers/pages-site.js';
 import { closeTestSql, testSql } from '../helpers/servers.js';
 import { insertPlugin, testUser, type TestUser } from '../helpers/store-fixtures.js';
-import { packageOf, uploadVersion } from '../site/versions/versions-client.js';
+import { packageOf, uploadVersion } from '../site/store/versions/versions-client.js';
 
 const SHOTS = join(projectRoot(), 'artifacts', 'pages');
 const QUEUED = 60;
@@ -206,7 +206,7 @@ test('an opened review: pictures as thumbnails, the long description as Markdown
 });
 
 test("an outside download's check: said plainly when it could not be fetched, its manifest and checks when it was", async () => {
-  // As the package checks leave them (src/site/package-checks), no longer due.
+  // As the package checks leave them (src/services/site/store/package-checks), no longer due.
   await sql`update plugin_package_checks set status = 'unreachable', reason = 'connection refused', due_at = null, checked_at = now()
              where plugin_id = ${idOf(2)}`;
   await sql`update plugin_package_checks set status = 'ok', sha256 = ${'ab'.repeat(32)}, due_at = null, checked_at = now(),

@@ -14,7 +14,7 @@ import { launchChromium } from '../helpers/chromium.js';
 import { axeViolations, openPageAs, startPagesSite, type PagesSite } from '../helpers/pages-site.js';
 import { closeTestSql, testSql } from '../helpers/servers.js';
 import { insertPlugin, testUser, type TestUser } from '../helpers/store-fixtures.js';
-import { uploadVersion, zipOf } from '../site/versions/versions-client.js';
+import { uploadVersion, zipOf } from '../site/store/versions/versions-client.js';
 
 const WAIT = { timeout: 20_000 };
 const ID = 'pv-tool';

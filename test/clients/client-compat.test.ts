@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { createLogger } from '../../src/lib/log.js';
 import { projectRoot } from '../../src/lib/project-root.js';
 import { listen } from '../../src/http/server.js';
-import { createSite } from '../../src/site/app.js';
+import { createSite } from '../../src/services/site/app.js';
 import { makePng } from '../fixtures/images/generate.js';
 import { uploadThroughSite } from '../helpers/media.js';
 import { rawRequest } from '../helpers/raw-http.js';

@@ -9,7 +9,7 @@ import { listen } from '../../src/http/server.js';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
 import { createPool, databaseIsReady, waitForDatabase } from '../../src/db/pool.js';
 import { healthHandlers } from '../../src/http/health.js';
-import { renderSiteError } from '../../src/site/errors.js';
+import { renderSiteError } from '../../src/services/site/errors.js';
 import { startPgProxy } from '../helpers/pg-proxy.js';
 import { closeTestSql, testSql } from '../helpers/servers.js';
 

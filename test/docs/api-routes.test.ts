@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createImghost } from '../../src/imghost/app.js';
+import { createImghost } from '../../src/services/imghost/app.js';
 import { projectRoot } from '../../src/lib/project-root.js';
-import { createSite } from '../../src/site/app.js';
+import { createSite } from '../../src/services/site/app.js';
 import { closeTestSql, testConfig, testLogger, testSql } from '../helpers/servers.js';
 
 const METHODS = 'GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS';

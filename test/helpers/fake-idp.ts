@@ -7,12 +7,12 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/http/app.js';
 import { listen } from '../../src/http/server.js';
 import type { Sql } from '../../src/db/pool.js';
-import { createGuards } from '../../src/site/auth/guards.js';
-import { authFeature, type AuthOptions } from '../../src/site/auth/feature.js';
-import { createSession } from '../../src/site/auth/sessions.js';
-import { upsertProviderUser } from '../../src/site/auth/users.js';
-import type { SiteLocals } from '../../src/site/context.js';
-import { renderSiteError } from '../../src/site/errors.js';
+import { createGuards } from '../../src/services/site/auth/guards.js';
+import { authFeature, type AuthOptions } from '../../src/services/site/auth/feature.js';
+import { createSession } from '../../src/services/site/auth/sessions.js';
+import { upsertProviderUser } from '../../src/services/site/auth/users.js';
+import type { SiteLocals } from '../../src/services/site/context.js';
+import { renderSiteError } from '../../src/services/site/errors.js';
 import { testConfig, testLogger, testSql } from './servers.js';
 
 export interface EndpointBehaviour {

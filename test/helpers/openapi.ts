@@ -1,5 +1,5 @@
 // A small validator over the subset of JSON Schema that our OpenAPI documents use
-// (src/site/openapi, src/imghost/openapi), and the lookups the OpenAPI tests need:
+// (src/services/site/openapi, src/services/imghost/openapi), and the lookups the OpenAPI tests need:
 // the operation a request hits, and the schema of the answer it got. A keyword
 // outside the subset is an error, so the documents cannot quietly outgrow it.
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { projectRoot } from '../../src/lib/project-root.js';
 import { listen, type RunningServer } from '../../src/http/server.js';
-import { createSite } from '../../src/site/app.js';
+import { createSite } from '../../src/services/site/app.js';
 import { startFakeIdp, type FakeIdp } from './fake-idp.js';
 import { startTestImghost, tempDir, testConfig, testLogger, testSql, type TestServer } from './servers.js';
 

@@ -8,11 +8,11 @@ import { createLogger, silentLogger, type Logger } from '../../src/lib/log.js';
 import { listen, type RunningServer } from '../../src/http/server.js';
 import { createPool, lastConnectionCloseOf, type Sql } from '../../src/db/pool.js';
 import { databaseAddressOf, strayRejectionHandler } from '../../src/db/stray-rejections.js';
-import { createImghost } from '../../src/imghost/app.js';
-import { createSite } from '../../src/site/app.js';
-import type { WebhookWorkerOptions } from '../../src/site/webhooks/delivery-worker.js';
+import { createImghost } from '../../src/services/imghost/app.js';
+import { createSite } from '../../src/services/site/app.js';
+import type { WebhookWorkerOptions } from '../../src/services/site/webhooks/delivery-worker.js';
 import type { Clock } from '../../src/lib/clock.js';
-import type { PackageCheckOptions } from '../../src/site/package-checks/feature.js';
+import type { PackageCheckOptions } from '../../src/services/site/store/package-checks/feature.js';
 
 export function testLogger(): Logger {
   return process.env.TEST_LOG ? createLogger({ test: true }) : silentLogger;

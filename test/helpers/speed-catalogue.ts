@@ -2,7 +2,7 @@
 // what the store pages are tried against at scale (the browser test and
 // scripts/bench-pages.ts).
 import type { Sql } from '../../src/db/pool.js';
-import { createLocalAccount } from '../../src/site/auth/local-accounts.js';
+import { createLocalAccount } from '../../src/services/site/auth/local-accounts.js';
 
 export async function seedSpeedCatalogue(sql: Sql, plugins: number, owner = { username: 'keeper', password: 'correct horse battery' }): Promise<void> {
   await createLocalAccount(sql, owner);

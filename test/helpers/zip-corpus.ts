@@ -5,7 +5,7 @@
 // checks that python3, unzip and bsdtar list each accepted one as the inspector does.
 import { randomBytes } from 'node:crypto';
 import { deflateRawSync, crc32 as zlibCrc32 } from 'node:zlib';
-import { MAX_ENTRIES } from '../../src/imghost/packages/zip-rules.js';
+import { MAX_ENTRIES } from '../../src/services/imghost/packages/zip-rules.js';
 import { buildZip, type ZipEntrySpec } from './zip-writer.js';
 
 export interface AcceptedArchive {

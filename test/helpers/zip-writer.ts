@@ -1,7 +1,7 @@
 // Writes ZIP files for tests, honest or broken on purpose: every field a hostile
 // archive could lie in can be overridden per entry. Layout per APPNOTE.TXT 4.3.
 import { deflateRawSync } from 'node:zlib';
-import { tableCrc32 } from '../../src/imghost/packages/crc32.js';
+import { tableCrc32 } from '../../src/services/imghost/packages/crc32.js';
 
 export interface ZipEntrySpec {
   name: string | Buffer;

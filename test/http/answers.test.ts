@@ -8,7 +8,7 @@ import { createApp, type AppHandler } from '../../src/http/app.js';
 import { createLogger } from '../../src/lib/log.js';
 import { sendText } from '../../src/http/answer/index.js';
 import { listen, type RunningServer } from '../../src/http/server.js';
-import { renderSiteError } from '../../src/site/errors.js';
+import { renderSiteError } from '../../src/services/site/errors.js';
 import { headerValues, rawExchange, type RawExchange } from '../helpers/raw-http.js';
 
 let server: RunningServer;

@@ -9,7 +9,7 @@ import { silentLogger } from '../../src/lib/log.js';
 import { jsonBody } from '../../src/http/json-body.js';
 import { prepareJson, redirect, sendNoContent, sendOk, sendPrepared } from '../../src/http/answer/index.js';
 import { listen, type RunningServer } from '../../src/http/server.js';
-import { renderSiteError } from '../../src/site/errors.js';
+import { renderSiteError } from '../../src/services/site/errors.js';
 import { rawRequest } from '../helpers/raw-http.js';
 
 let server: RunningServer;

@@ -9,7 +9,7 @@ import { addressKey, clientIp, forwardedClient } from '../../src/http/client-ip.
 import { createLogger } from '../../src/lib/log.js';
 import { sendOk } from '../../src/http/answer/index.js';
 import { listen } from '../../src/http/server.js';
-import { renderSiteError } from '../../src/site/errors.js';
+import { renderSiteError } from '../../src/services/site/errors.js';
 
 const request = (remoteAddress: string | undefined, forwardedFor?: string | string[]) =>
   ({ headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor }, socket: { remoteAddress } }) as unknown as IncomingMessage;

@@ -6,7 +6,7 @@ import { createApp } from '../../src/http/app.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { listen, type RunningServer } from '../../src/http/server.js';
 import { loadStaticFolder, staticHandler } from '../../src/http/static-files.js';
-import { renderSiteError } from '../../src/site/errors.js';
+import { renderSiteError } from '../../src/services/site/errors.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { tempDir } from '../helpers/servers.js';
 

@@ -7,14 +7,14 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MAX_CONCURRENT_PNG_RENDERS } from '../../src/imghost/icons/limits.js';
+import { MAX_CONCURRENT_PNG_RENDERS } from '../../src/services/imghost/icons/limits.js';
 import {
   IO_RESERVED_THREADS,
   libuvPoolSize,
   MAX_DECODE_CONCURRENCY,
   memoryLimitMb,
   threadBudget,
-} from '../../src/imghost/thread-budget.js';
+} from '../../src/services/imghost/thread-budget.js';
 import { startImghostProcess } from '../helpers/imghost-process.js';
 import { tempDir } from '../helpers/servers.js';
 

@@ -4,8 +4,8 @@
 // own rows, so a check that passes everything would fail here.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { IMGHOST_OPENAPI } from '../../src/imghost/openapi/document.js';
-import { SITE_OPENAPI } from '../../src/site/openapi/document.js';
+import { IMGHOST_OPENAPI } from '../../src/services/imghost/openapi/document.js';
+import { SITE_OPENAPI } from '../../src/services/site/openapi/document.js';
 import { makePng } from '../fixtures/images/generate.js';
 import { answerProblems, validate, type Json } from '../helpers/openapi.js';
 import { closeTestSql, startTestImghost, startTestSite, testSql, type TestServer } from '../helpers/servers.js';

@@ -4,10 +4,10 @@
 // subset the answer validator (test/helpers/openapi.ts) checks.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createImghost } from '../../src/imghost/app.js';
-import { IMGHOST_OPENAPI } from '../../src/imghost/openapi/document.js';
-import { createSite } from '../../src/site/app.js';
-import { SITE_OPENAPI } from '../../src/site/openapi/document.js';
+import { createImghost } from '../../src/services/imghost/app.js';
+import { IMGHOST_OPENAPI } from '../../src/services/imghost/openapi/document.js';
+import { createSite } from '../../src/services/site/app.js';
+import { SITE_OPENAPI } from '../../src/services/site/openapi/document.js';
 import { HTTP_METHODS, operations, SCHEMA_KEYWORDS, type Json } from '../helpers/openapi.js';
 import { closeTestSql, startTestImghost, startTestSite, testConfig, testLogger, testSql, type TestServer } from '../helpers/servers.js';
 

@@ -15,13 +15,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { migrate } from '../../src/db/migrate.js';
 import { createPool, type Sql } from '../../src/db/pool.js';
-import { createLocalAccount } from '../../src/site/auth/local-accounts.js';
+import { createLocalAccount } from '../../src/services/site/auth/local-accounts.js';
 import { makeJpeg, makePng } from '../fixtures/images/generate.js';
 import { uploadThroughSite } from '../helpers/media.js';
 import { dumpDatabase, restoreDump } from '../helpers/pg-dump.js';
 import { startTestImghost, startTestSite, tempDir, testLogger, type TestServer } from '../helpers/servers.js';
 import { newPlugin, storeClient } from '../site/store/store-client.js';
-import { uploadVersion, zipOf } from '../site/versions/versions-client.js';
+import { uploadVersion, zipOf } from '../site/store/versions/versions-client.js';
 
 // The image host's public address stays the same across the restore (as a real
 // one's does), while the test's image host listens on a new random port.

@@ -2,7 +2,7 @@
 -- the hourly purge removes it. `expires_in_ms`: how long it stays live, by the
 -- database's clock; `generation`: the session generation of the same snapshot
 -- (sql/008_generations.sql), under which a process may keep this answer
--- (src/site/auth/kept-sessions.ts).
+-- (src/services/site/auth/kept-sessions.ts).
 -- params: $1 token_hash
 -- not null: expires_in_ms, generation
 select u.id, u.username, u.avatar, u.is_admin,

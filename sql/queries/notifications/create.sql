@@ -2,7 +2,7 @@
 -- $5 for each of users $1 (bigint[]), once each, never for the actor themself.
 -- A recipient with a webhook gets a delivery queued in the same statement (so in
 -- the event's transaction), and the site processes' webhook workers are woken
--- when it commits (LISTEN webhook_deliveries; src/site/webhooks/delivery-worker.ts).
+-- when it commits (LISTEN webhook_deliveries; src/services/site/webhooks/delivery-worker.ts).
 -- params: $1 recipients, $2 kind, $3 plugin_id, $4 actor_id, $5 message
 with created as (
   insert into notifications (user_id, kind, plugin_id, actor_id, message)

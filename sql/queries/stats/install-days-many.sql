@@ -1,5 +1,5 @@
 -- Installs of each plugin named in $1 (ids in lower case) that the viewer may see
--- (the rule of src/site/store/visibility.ts: approved, or submitted by $2, or $3
+-- (the rule of src/services/site/store/visibility.ts: approved, or submitted by $2, or $3
 -- for administrators) on each of the last $4 UTC days, today included, oldest
 -- first, a day without a row as 0: one row per plugin, its days and counts as two
 -- arrays in the same order. Each plugin is found by plugins_id_lower and each day

@@ -1,4 +1,4 @@
--- Who may see plugin $1 (case-insensitive id): see src/site/store/visibility.ts.
+-- Who may see plugin $1 (case-insensitive id): see src/services/site/store/visibility.ts.
 -- params: $1 plugin_id
 select id, status, submitter_id::text as submitter_id
   from plugins

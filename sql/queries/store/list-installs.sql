@@ -7,7 +7,7 @@
 -- orders: they differ only in the column and index named for their sort
 -- (test/db/list-queries.test.ts holds them to it).
 --
--- Visibility (src/site/store/visibility.ts) is two arms: approved plugins (all
+-- Visibility (src/services/site/store/visibility.ts) is two arms: approved plugins (all
 -- plugins for administrators), and the viewer's own unapproved ones. Each arm
 -- walks an index in order (plugins_status_installs, plugins_submitter_updated) and stops
 -- at offset + limit; an OR of the two could use neither index for the order.

@@ -9,7 +9,7 @@
 -- review queue: what has waited longest first), is list-updated.sql reversed,
 -- ties included, so that it walks the same indexes backwards.
 --
--- Visibility (src/site/store/visibility.ts) is two arms: approved plugins (all
+-- Visibility (src/services/site/store/visibility.ts) is two arms: approved plugins (all
 -- plugins for administrators), and the viewer's own unapproved ones. Each arm
 -- walks an index in order (plugins_status_updated, plugins_submitter_updated) and stops
 -- at offset + limit; an OR of the two could use neither index for the order.

@@ -67,7 +67,7 @@ listed as not materialized (
   select s.ctid as row_id, s.*
     from plugin_search s
    where
-       -- Visibility (src/site/store/visibility.ts): approved, own, or everything for administrators.
+       -- Visibility (src/services/site/store/visibility.ts): approved, own, or everything for administrators.
        (s.status = 'approved' or s.submitter_id = $1::bigint or $2::boolean)
    and ($3::text is null or s.status = $3::text)
    and ($4::bigint is null or s.submitter_id = $4::bigint)

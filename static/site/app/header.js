@@ -7,7 +7,7 @@ const other = lang === 'zh-CN' ? 'en' : 'zh-CN';
 const switcher = $('lang-switch');
 switcher.lang = other;
 switcher.onclick = () => {
-  // Read by the server (src/site/pages/language.ts), kept a year; not a secret, not HttpOnly.
+  // Read by the server (src/services/site/pages/language.ts), kept a year; not a secret, not HttpOnly.
   document.cookie = `lang=${other}; Path=/; Max-Age=31536000; SameSite=Lax`;
   location.reload();
 };

@@ -1,6 +1,6 @@
 // @ts-check
-// API tokens (src/site/tokens): create one, its secret shown once to copy; list;
-// revoke. And the webhook (src/site/webhooks): its address, its signing secret
+// API tokens (src/services/site/tokens): create one, its secret shown once to copy; list;
+// revoke. And the webhook (src/services/site/webhooks): its address, its signing secret
 // shown once, rotate, remove, the deliveries.
 import './header.js';
 import { $, api, button, copy, formatDate, h, onSubmit, showList, t, text } from './lib.js';

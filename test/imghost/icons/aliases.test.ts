@@ -1,4 +1,4 @@
-// SF Symbols names (src/imghost/icons/sf-aliases.ts): the table's rules, the whole
+// SF Symbols names (src/services/imghost/icons/sf-aliases.ts): the table's rules, the whole
 // table resolving over a real image host, /api/svg_aliases, /SFs/{file}.svg, and
 // ICONS_DIR, where the exact file wins and aliases without their target are unused.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createLogger, silentLogger } from '../../../src/lib/log.js';
-import { createImghost } from '../../../src/imghost/app.js';
-import { AliasTableError, checkAliases, createIconAliases, parseAliasTable } from '../../../src/imghost/icons/icon-aliases.js';
-import { openIconCatalog } from '../../../src/imghost/icons/icon-catalog.js';
-import { builtInIconSource } from '../../../src/imghost/icons/icon-source.js';
-import { SF_ALIAS_TABLE } from '../../../src/imghost/icons/sf-aliases.js';
+import { createImghost } from '../../../src/services/imghost/app.js';
+import { AliasTableError, checkAliases, createIconAliases, parseAliasTable } from '../../../src/services/imghost/icons/icon-aliases.js';
+import { openIconCatalog } from '../../../src/services/imghost/icons/icon-catalog.js';
+import { builtInIconSource } from '../../../src/services/imghost/icons/icon-source.js';
+import { SF_ALIAS_TABLE } from '../../../src/services/imghost/icons/sf-aliases.js';
 import { listen } from '../../../src/http/server.js';
 import { rawRequest } from '../../helpers/raw-http.js';
 import { startTestImghost, tempDir, testConfig, type TestServer } from '../../helpers/servers.js';

@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rawRequest } from '../../helpers/raw-http.js';
 import { startTestImghost, type TestServer } from '../../helpers/servers.js';
-import { RESOLVED_REQUEST_MAX_KEY_LENGTH, RESOLVED_REQUESTS_MAX_ENTRIES } from '../../../src/imghost/icons/icon-route.js';
+import { RESOLVED_REQUEST_MAX_KEY_LENGTH, RESOLVED_REQUESTS_MAX_ENTRIES } from '../../../src/services/imghost/icons/icon-route.js';
 
 interface Answer {
   status: number;

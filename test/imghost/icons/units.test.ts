@@ -3,13 +3,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HttpError } from '../../../src/http/errors.js';
-import { parseColor } from '../../../src/imghost/icons/color.js';
-import { CSS_COLOR_NAMES } from '../../../src/imghost/icons/css-colors.js';
-import { iconFileCandidates, isIconFileName } from '../../../src/imghost/icons/icon-name.js';
-import { parseIconQuery } from '../../../src/imghost/icons/icon-query.js';
-import { acceptsGzip } from '../../../src/imghost/icons/list-route.js';
+import { parseColor } from '../../../src/services/imghost/icons/color.js';
+import { CSS_COLOR_NAMES } from '../../../src/services/imghost/icons/css-colors.js';
+import { iconFileCandidates, isIconFileName } from '../../../src/services/imghost/icons/icon-name.js';
+import { parseIconQuery } from '../../../src/services/imghost/icons/icon-query.js';
+import { acceptsGzip } from '../../../src/services/imghost/icons/list-route.js';
 import { createLru } from '../../../src/lib/lru.js';
-import { compileSvgTemplate, IconFormatError, renderSvg } from '../../../src/imghost/icons/svg-template.js';
+import { compileSvgTemplate, IconFormatError, renderSvg } from '../../../src/services/imghost/icons/svg-template.js';
 import { createTaskQueue, QueueFullError } from '../../../src/lib/task-queue.js';
 
 const colors = suite('parseColor');

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { conversionStats } from '../../../src/imghost/images/previews.js';
+import { conversionStats } from '../../../src/services/imghost/images/previews.js';
 import { startTestImghost, type TestServer } from '../../helpers/servers.js';
 import { listFiles, rawRequest, upload } from '../../fixtures/images/client.js';
 import { makeAnimatedGif, makeGif, makeJpeg, makePng, makeRotatedJpeg, makeWebp } from '../../fixtures/images/generate.js';

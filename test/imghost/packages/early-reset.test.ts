@@ -10,9 +10,9 @@ import { Readable } from 'node:stream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { silentLogger } from '../../../src/lib/log.js';
-import type { ImghostContext } from '../../../src/imghost/context.js';
-import { openPackageStore, type PackageStore } from '../../../src/imghost/packages/package-store.js';
-import { servePackage } from '../../../src/imghost/packages/serve-route.js';
+import type { ImghostContext } from '../../../src/services/imghost/context.js';
+import { openPackageStore, type PackageStore } from '../../../src/services/imghost/packages/package-store.js';
+import { servePackage } from '../../../src/services/imghost/packages/serve-route.js';
 import { tempDir } from '../../helpers/servers.js';
 
 const bytes = randomBytes(8 * 1024 * 1024);

@@ -3,7 +3,7 @@
 // does not find one or would have to choose.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { placeManifest } from '../../../src/imghost/packages/manifest-place.js';
+import { placeManifest } from '../../../src/services/imghost/packages/manifest-place.js';
 
 const found: Array<{ what: string; names: string[]; path: string }> = [
   { what: 'plugin.json at the root', names: ['plugin.json', 'main.py'], path: 'plugin.json' },

@@ -2,7 +2,7 @@
 // an object, at most 64 KiB; each way it fails is a problem a person can act on.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MAX_MANIFEST_BYTES, MAX_MANIFEST_DEPTH, readManifest } from '../../../src/imghost/packages/manifest-read.js';
+import { MAX_MANIFEST_BYTES, MAX_MANIFEST_DEPTH, readManifest } from '../../../src/services/imghost/packages/manifest-read.js';
 
 const read = (bytes: Buffer | string) => {
   const data = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes;

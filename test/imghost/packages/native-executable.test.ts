@@ -2,7 +2,7 @@
 // are none (a Java class, text starting "MZ", a truncated header).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { executableFormat } from '../../../src/imghost/packages/native-executable.js';
+import { executableFormat } from '../../../src/services/imghost/packages/native-executable.js';
 
 /** A DOS header whose e_lfanew points at `peAt`, and "PE\0\0" there. */
 function pe(peAt = 0x80, signature = 'PE\u0000\u0000'): Buffer {

@@ -9,8 +9,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HttpError } from '../../../src/http/errors.js';
 import { silentLogger } from '../../../src/lib/log.js';
-import { createTempArea } from '../../../src/imghost/images/temp-files.js';
-import { receivePackage } from '../../../src/imghost/packages/receive-package.js';
+import { createTempArea } from '../../../src/services/imghost/images/temp-files.js';
+import { receivePackage } from '../../../src/services/imghost/packages/receive-package.js';
 import { tempDir } from '../../helpers/servers.js';
 
 const dir = tempDir('lw-pkg-receive-');

@@ -4,8 +4,8 @@
 // the bytes scanned per entry and per package.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MAX_SECRET_LENGTH, SECRET_FORMATS } from '../../../src/imghost/packages/secret-formats.js';
-import { createSecretScanner, SCAN_BYTES_PER_ENTRY, SNIFF_BYTES } from '../../../src/imghost/packages/secret-scanner.js';
+import { MAX_SECRET_LENGTH, SECRET_FORMATS } from '../../../src/services/imghost/packages/secret-formats.js';
+import { createSecretScanner, SCAN_BYTES_PER_ENTRY, SNIFF_BYTES } from '../../../src/services/imghost/packages/secret-scanner.js';
 import { nearMisses, secretSamples } from '../../fixtures/secret-corpus.js';
 
 /** Prose long enough that the credential comes after the binary sniff, so chunk boundaries matter. */

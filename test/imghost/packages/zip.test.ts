@@ -6,8 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tableCrc32 } from '../../../src/imghost/packages/crc32.js';
-import { inspectZip, LISTED_ENTRIES, ZipRefused } from '../../../src/imghost/packages/zip-inspect.js';
+import { tableCrc32 } from '../../../src/services/imghost/packages/crc32.js';
+import { inspectZip, LISTED_ENTRIES, ZipRefused } from '../../../src/services/imghost/packages/zip-inspect.js';
 import { tempDir } from '../../helpers/servers.js';
 import { acceptedArchives, honest, refusedArchives, text } from '../../helpers/zip-corpus.js';
 

@@ -7,7 +7,7 @@ import { readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { PROBE_CACHE_MS } from '../../../src/imghost/storage/object-storage.js';
+import { PROBE_CACHE_MS } from '../../../src/services/imghost/storage/object-storage.js';
 import { listFiles, rawRequest, upload } from '../../fixtures/images/client.js';
 import { makeJpeg, makePng } from '../../fixtures/images/generate.js';
 import { startTestBucket, TEST_BUCKET, type TestBucket } from '../../helpers/s3-bucket.js';

@@ -5,7 +5,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { READ_HEADERS_TIMEOUT_MS } from '../../../src/imghost/storage/s3-client.js';
+import { READ_HEADERS_TIMEOUT_MS } from '../../../src/services/imghost/storage/s3-client.js';
 import { S3RVER_KEY, TEST_BUCKET } from '../../helpers/s3-bucket.js';
 import { startTestImghost, type TestServer } from '../../helpers/servers.js';
 

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 
-const APP = new URL('../../../src/imghost/app.js', import.meta.url).href;
+const APP = new URL('../../../src/services/imghost/app.js', import.meta.url).href;
 
 test('importing the image host loads no module of undici; opening a bucket does', () => {
   const script = `
@@ -13,7 +13,7 @@ test('importing the image host loads no module of undici; opening a bucket does'
     const loaded = () => Object.keys(createRequire(import.meta.url).cache).filter((path) => path.includes('undici')).length;
     await import(${JSON.stringify(APP)});
     const before = loaded();
-    await import(${JSON.stringify(new URL('../../../src/imghost/storage/s3-client.js', import.meta.url).href)});
+    await import(${JSON.stringify(new URL('../../../src/services/imghost/storage/s3-client.js', import.meta.url).href)});
     console.log(JSON.stringify({ before, after: loaded() }));
   `;
   const { before, after } = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BucketUnavailable } from '../../../src/imghost/storage/bucket-unavailable.js';
-import { createS3Client, type S3Client } from '../../../src/imghost/storage/s3-client.js';
+import { BucketUnavailable } from '../../../src/services/imghost/storage/bucket-unavailable.js';
+import { createS3Client, type S3Client } from '../../../src/services/imghost/storage/s3-client.js';
 import { S3RVER_KEY, startTestBucket, TEST_BUCKET, type TestBucket } from '../../helpers/s3-bucket.js';
 
 const Client = suite('s3 client');

@@ -2,7 +2,7 @@
 // one line naming the variable for every mistake.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadImghostSettings } from '../../../src/imghost/settings.js';
+import { loadImghostSettings } from '../../../src/services/imghost/settings.js';
 import { ConfigError } from '../../../src/settings/env.js';
 
 const Settings = suite('storage settings');

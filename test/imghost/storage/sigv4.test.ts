@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { amzDateOf, sha256Hex, sign, uriEncode } from '../../../src/imghost/storage/sigv4.js';
+import { amzDateOf, sha256Hex, sign, uriEncode } from '../../../src/services/imghost/storage/sigv4.js';
 
 const DIR = fileURLToPath(new URL('../../../../test/fixtures/sigv4/', import.meta.url));
 const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' };

@@ -9,9 +9,9 @@ import { createApp } from '../../../src/http/app.js';
 import { sendOk } from '../../../src/http/respond.js';
 import { listen, type RunningServer } from '../../../src/http/server.js';
 import { createPool, type Sql } from '../../../src/db/pool.js';
-import { createGuards } from '../../../src/site/auth/guards.js';
-import type { SiteContext, SiteLocals } from '../../../src/site/context.js';
-import { renderSiteError } from '../../../src/site/errors.js';
+import { createGuards } from '../../../src/services/site/auth/guards.js';
+import type { SiteContext, SiteLocals } from '../../../src/services/site/context.js';
+import { renderSiteError } from '../../../src/services/site/errors.js';
 import { testSessionCookie } from '../../helpers/fake-idp.js';
 import { closeTestSql, startTestSite, tempDir, testConfig, testLogger, testSql } from '../../helpers/servers.js';
 

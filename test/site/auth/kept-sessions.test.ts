@@ -1,4 +1,4 @@
-// Session lookups are kept per session generation (src/site/auth/kept-sessions.ts,
+// Session lookups are kept per session generation (src/services/site/auth/kept-sessions.ts,
 // sql/008_generations.sql), so a logged-in request sends no query of its own
 // for its session. Keeping must change nothing a caller can see: whatever ends a
 // session or changes its user, committed through another process or plain SQL,
@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPool } from '../../../src/db/pool.js';
-import { hashToken } from '../../../src/site/auth/sessions.js';
+import { hashToken } from '../../../src/services/site/auth/sessions.js';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
 import { testUser, type TestUser } from '../../helpers/store-fixtures.js';
 import { manualClock } from '../../helpers/time.js';

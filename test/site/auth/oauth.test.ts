@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createLocalAccount } from '../../../src/site/auth/local-accounts.js';
+import { createLocalAccount } from '../../../src/services/site/auth/local-accounts.js';
 import {
   callback,
   CLIENT_ID,

@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { projectRoot } from '../../../src/lib/project-root.js';
-import { createLocalAccount, setLocalPassword } from '../../../src/site/auth/local-accounts.js';
-import { MAX_FAILURES_PER_ADDRESS } from '../../../src/site/auth/password-login.js';
+import { createLocalAccount, setLocalPassword } from '../../../src/services/site/auth/local-accounts.js';
+import { MAX_FAILURES_PER_ADDRESS } from '../../../src/services/site/auth/password-login.js';
 import { me, setCookie, setCookieLine, startAuthOnly, testSessionCookie } from '../../helpers/fake-idp.js';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
 

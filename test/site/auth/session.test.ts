@@ -3,9 +3,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Sql } from '../../../src/db/pool.js';
-import { ownOrigins } from '../../../src/site/auth/cross-site.js';
-import { createSession, hashToken, purgeExpiredSessions } from '../../../src/site/auth/sessions.js';
-import { upsertProviderUser } from '../../../src/site/auth/users.js';
+import { ownOrigins } from '../../../src/services/site/auth/cross-site.js';
+import { createSession, hashToken, purgeExpiredSessions } from '../../../src/services/site/auth/sessions.js';
+import { upsertProviderUser } from '../../../src/services/site/auth/users.js';
 import { callback, loginThroughIdp, me, setCookie, setCookieLine, startFakeIdp, startLogin, type FakeIdp } from '../../helpers/fake-idp.js';
 import { rawRequest } from '../../helpers/raw-http.js';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';

@@ -4,14 +4,14 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HttpError } from '../../../src/http/errors.js';
 import { rateLimited } from '../../../src/http/rate-limited.js';
-import { requireAdmin, requireUser } from '../../../src/site/auth/guards.js';
-import { identityFrom } from '../../../src/site/auth/identity.js';
-import { loginStateKey, openLoginState, pkceChallenge, sealLoginState, stateMatches } from '../../../src/site/auth/login-state.js';
-import { createHashGate } from '../../../src/site/auth/passwords.js';
-import { safeReturnTo } from '../../../src/site/auth/return-to.js';
-import { hashToken, tokenKey } from '../../../src/site/auth/sessions.js';
-import { cleanProviderUsername, usernameCandidates } from '../../../src/site/auth/usernames.js';
-import type { SessionUser, SiteContext } from '../../../src/site/context.js';
+import { requireAdmin, requireUser } from '../../../src/services/site/auth/guards.js';
+import { identityFrom } from '../../../src/services/site/auth/identity.js';
+import { loginStateKey, openLoginState, pkceChallenge, sealLoginState, stateMatches } from '../../../src/services/site/auth/login-state.js';
+import { createHashGate } from '../../../src/services/site/auth/passwords.js';
+import { safeReturnTo } from '../../../src/services/site/auth/return-to.js';
+import { hashToken, tokenKey } from '../../../src/services/site/auth/sessions.js';
+import { cleanProviderUsername, usernameCandidates } from '../../../src/services/site/auth/usernames.js';
+import type { SessionUser, SiteContext } from '../../../src/services/site/context.js';
 
 const returnTo = suite('safeReturnTo');
 const returnToCases: Array<{ what: string; input: string | null; expected: string }> = [

@@ -1,13 +1,13 @@
 // The load-time check of LAUNCHER_CONFIG against what the launchers read
-// (src/site/launcher/client-shape.ts), as a table: a change to the shipped example,
+// (src/services/site/launcher/client-shape.ts), as a table: a change to the shipped example,
 // and the keys that must then be reported, with what was expected and found.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { projectRoot } from '../../../src/lib/project-root.js';
-import { MAX_SHAPE_PROBLEMS } from '../../../src/site/launcher/client-shape.js';
-import { parseLauncherDocument } from '../../../src/site/launcher/document.js';
+import { MAX_SHAPE_PROBLEMS } from '../../../src/services/site/launcher/client-shape.js';
+import { parseLauncherDocument } from '../../../src/services/site/launcher/document.js';
 
 type Config = Record<string, any>;
 const example = (): Config => JSON.parse(readFileSync(join(projectRoot(), 'config', 'launcher.example.json'), 'utf8'));

@@ -1,7 +1,7 @@
 // The meaning of LAUNCHER_CONFIG, as a table: bytes in, answers (or refusal) out.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseLauncherDocument } from '../../../src/site/launcher/document.js';
+import { parseLauncherDocument } from '../../../src/services/site/launcher/document.js';
 
 /** What a file without any info key serves: null everywhere but BLTips, which is [] (docs/api.md). */
 const NULL_INFO = {

@@ -8,8 +8,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createLogger } from '../../../src/lib/log.js';
 import { listen } from '../../../src/http/server.js';
-import { createSite } from '../../../src/site/app.js';
-import { MAX_CONFIG_BYTES } from '../../../src/site/launcher/config-source.js';
+import { createSite } from '../../../src/services/site/app.js';
+import { MAX_CONFIG_BYTES } from '../../../src/services/site/launcher/config-source.js';
 import { closeTestSql, tempDir, testConfig, testSql } from '../../helpers/servers.js';
 
 /** Longer than the 2 s fallback poll plus a slow machine; reloads by fs.watch take ~0.1 s. */

@@ -5,8 +5,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseLauncherDocument } from '../../../src/site/launcher/document.js';
-import { pickTranslation } from '../../../src/site/launcher/translations.js';
+import { parseLauncherDocument } from '../../../src/services/site/launcher/document.js';
+import { pickTranslation } from '../../../src/services/site/launcher/translations.js';
 import { closeTestSql, startTestSite, tempDir, type TestServer } from '../../helpers/servers.js';
 
 const BASE = {

@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Sql } from '../../../src/db/pool.js';
-import { READ_BODY_LIMIT } from '../../../src/site/notifications/notification-routes.js';
+import { READ_BODY_LIMIT } from '../../../src/services/site/notifications/notification-routes.js';
 import { insertPlugin, testUser, type TestUser } from '../../helpers/store-fixtures.js';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
 import { storeClient, type StoreClient } from '../store/store-client.js';

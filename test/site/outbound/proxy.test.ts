@@ -6,10 +6,10 @@
 // variables are read.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadSiteSettings } from '../../../src/site/settings.js';
-import { createProviderClient, DEFAULT_PROVIDER_LIMITS } from '../../../src/site/auth/provider-client.js';
-import { createDeliveryDispatcher, type Resolver } from '../../../src/site/webhooks/delivery-dispatcher.js';
-import { attemptDelivery } from '../../../src/site/webhooks/attempt.js';
+import { loadSiteSettings } from '../../../src/services/site/settings.js';
+import { createProviderClient, DEFAULT_PROVIDER_LIMITS } from '../../../src/services/site/auth/provider-client.js';
+import { createDeliveryDispatcher, type Resolver } from '../../../src/services/site/webhooks/delivery-dispatcher.js';
+import { attemptDelivery } from '../../../src/services/site/webhooks/attempt.js';
 import { ConfigError } from '../../../src/settings/env.js';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
 import { insertPlugin, testUser } from '../../helpers/store-fixtures.js';

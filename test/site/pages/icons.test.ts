@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { inlineIcon } from '../../../src/site/pages/icons.js';
+import { inlineIcon } from '../../../src/services/site/pages/icons.js';
 
 for (const name of ['bell', 'star', 'download']) {
   test(`inlineIcon("${name}"): Tabler's paths, drawn in currentColor, hidden from assistive technology`, () => {

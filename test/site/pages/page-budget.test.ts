@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { minify } from '../../../src/http/minify.js';
 import { loadStaticFolder, prepareFile } from '../../../src/http/static-files.js';
 import { projectRoot } from '../../../src/lib/project-root.js';
-import { SITE_STATIC_OPTIONS } from '../../../src/site/pages/feature.js';
+import { SITE_STATIC_OPTIONS } from '../../../src/services/site/pages/feature.js';
 import { loadedFiles, measurePageWeights } from '../../../scripts/page-weight/measure.js';
 
 /** One page's scripts and stylesheets, brotli bytes. */

@@ -3,10 +3,10 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { fromAcceptLanguage } from '../../../src/site/pages/language.js';
+import { fromAcceptLanguage } from '../../../src/services/site/pages/language.js';
 import { rawRequest } from '../../helpers/raw-http.js';
-import { EDITABLE_FIELDS } from '../../../src/site/store/records.js';
-import { LIMITS } from '../../../src/site/store/validation.js';
+import { EDITABLE_FIELDS } from '../../../src/services/site/store/records.js';
+import { LIMITS } from '../../../src/services/site/store/validation.js';
 import { closeTestSql, startTestSite, type TestServer } from '../../helpers/servers.js';
 
 let site: TestServer;

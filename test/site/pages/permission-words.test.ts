@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { projectRoot } from '../../../src/lib/project-root.js';
-import { loadCatalogues } from '../../../src/site/pages/catalogue.js';
+import { loadCatalogues } from '../../../src/services/site/pages/catalogue.js';
 
 const root = join(projectRoot(), 'static', 'site');
 const catalogues = loadCatalogues(join(root, 'i18n'));

@@ -1,5 +1,5 @@
 // A logged-in caller's ratings page is kept per caller and generations
-// (src/site/ratings/kept-pages.ts, sql/008). Pinned here: after every kind of write,
+// (src/services/site/ratings/kept-pages.ts, sql/008). Pinned here: after every kind of write,
 // committed through another site process or in plain SQL, the page a process kept is
 // field by field the page built afresh, for the plugin's author, a rater whose
 // rating is hidden, an administrator and a player, including what each may see

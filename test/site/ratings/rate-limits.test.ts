@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Sql } from '../../../src/db/pool.js';
-import { RATING_WRITES_PER_MINUTE, REPLIES_PER_MINUTE } from '../../../src/site/ratings/limits.js';
+import { RATING_WRITES_PER_MINUTE, REPLIES_PER_MINUTE } from '../../../src/services/site/ratings/limits.js';
 import { insertPlugin, insertRating, testUser, type TestUser } from '../../helpers/store-fixtures.js';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
 import { storeClient, type StoreClient, type Answer } from '../store/store-client.js';

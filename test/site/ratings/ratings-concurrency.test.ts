@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Sql } from '../../../src/db/pool.js';
-import { createSite } from '../../../src/site/app.js';
+import { createSite } from '../../../src/services/site/app.js';
 import { listen } from '../../../src/http/server.js';
 import { insertPlugin, insertReply, testUser, type TestUser } from '../../helpers/store-fixtures.js';
 import { closeTestSql, startTestSite, testConfig, testLogger, testSql, type TestServer } from '../../helpers/servers.js';

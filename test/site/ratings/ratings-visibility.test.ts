@@ -36,7 +36,7 @@ test.after(async () => {
 const VIEWERS: Viewer[] = ['visitor', 'author', 'other', 'admin'];
 const STATUSES: Status[] = ['pending', 'approved', 'rejected'];
 
-/** What each viewer gets, by the rule in src/site/store/visibility.ts and docs/api.md. */
+/** What each viewer gets, by the rule in src/services/site/store/visibility.ts and docs/api.md. */
 function expected(operation: Operation, viewer: Viewer, status: Status): number {
   const sees = status === 'approved' || viewer === 'author' || viewer === 'admin';
   if (viewer === 'visitor' && operation !== 'read') return 401;

@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Sql } from '../../../src/db/pool.js';
-import { MAX_STATS_IDS } from '../../../src/site/stats/install-stats-many-route.js';
+import { MAX_STATS_IDS } from '../../../src/services/site/stats/install-stats-many-route.js';
 import { insertPlugin, testUser, type TestUser } from '../../helpers/store-fixtures.js';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
 import { storeClient, type StoreClient } from '../store/store-client.js';

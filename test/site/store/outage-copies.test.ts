@@ -5,8 +5,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPool } from '../../../src/db/pool.js';
 import { breakerOf } from '../../../src/db/breaker.js';
-import { createKeptAnswers } from '../../../src/site/store/kept-answers.js';
-import { createOutageCopies, DEFAULT_OUTAGE_COPIES, type OutageCopies } from '../../../src/site/store/outage-copies.js';
+import { createKeptAnswers } from '../../../src/services/site/store/kept-answers.js';
+import { createOutageCopies, DEFAULT_OUTAGE_COPIES, type OutageCopies } from '../../../src/services/site/store/outage-copies.js';
 import { startPgProxy } from '../../helpers/pg-proxy.js';
 import { prepareJson } from '../../../src/http/prepared-answer.js';
 

@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rawRequest } from '../../helpers/raw-http.js';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
-import { purgeOldClicks } from '../../../src/site/store/click-purge.js';
+import { purgeOldClicks } from '../../../src/services/site/store/click-purge.js';
 import { pluginIn, storeClient, storeUsers, type StoreClient, type Users } from './store-client.js';
 
 let site: TestServer;

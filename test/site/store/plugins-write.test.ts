@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HttpError } from '../../../src/http/errors.js';
-import { imageLink, imageLinkRule } from '../../../src/site/store/image-links.js';
+import { imageLink, imageLinkRule } from '../../../src/services/site/store/image-links.js';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
 import { newPlugin, pluginIn, storeClient, storeUsers, type StoreClient, type Users } from './store-client.js';
 

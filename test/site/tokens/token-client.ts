@@ -2,7 +2,7 @@
 // an API token (Authorization: Bearer), both, or neither. Each answer is checked
 // against the site's OpenAPI document.
 import type { Sql } from '../../../src/db/pool.js';
-import { SITE_OPENAPI } from '../../../src/site/openapi/document.js';
+import { SITE_OPENAPI } from '../../../src/services/site/openapi/document.js';
 import { assertDocumented } from '../../helpers/openapi.js';
 
 export interface Answer {

@@ -2,8 +2,8 @@
 // every spelling an address can take (IPv4-mapped, NAT64, 6to4 included).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { hostAddress, isPublicAddress } from '../../../src/site/webhooks/address-policy.js';
-import { retryDelayMs } from '../../../src/site/webhooks/backoff.js';
+import { hostAddress, isPublicAddress } from '../../../src/services/site/webhooks/address-policy.js';
+import { retryDelayMs } from '../../../src/services/site/webhooks/backoff.js';
 
 const refused = [
   '0.0.0.0', '0.1.2.3', '10.0.0.1', '10.255.255.255', '100.64.0.1', '100.127.255.254', '127.0.0.1', '127.9.9.9',

@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Sql } from '../../../src/db/pool.js';
-import { createDeliveryDispatcher } from '../../../src/site/webhooks/delivery-dispatcher.js';
+import { createDeliveryDispatcher } from '../../../src/services/site/webhooks/delivery-dispatcher.js';
 import { parsePrometheus, sampleValue, type PromSample } from '../../helpers/prometheus.js';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
 import { insertPlugin, testUser } from '../../helpers/store-fixtures.js';

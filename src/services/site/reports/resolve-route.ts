@@ -1,0 +1,140 @@
+import { HttpError, validationFailed } from '../../../http/errors.js';
+import { sendJson } from '../../../http/respond.js';
+import type { Sql } from '../../../db/pool.js';
+import { inTransaction, runQuery } from '../../../db/queries.js';
+import { recordAudit, type AuditTarget, type Fields } from '../audit/audit-log.js';
+import { requireAdmin } from '../auth/guards.js';
+import { couldBeUsername } from '../auth/usernames.js';
+import type { SessionUser, SiteContext, SiteDeps } from '../context.js';
+import { readRatingsPage } from '../ratings/ratings-reads.js';
+import { findVisiblePlugin } from '../store/visibility.js';
+import { unlistPlugin } from '../store/unlist.js';
+import { notify } from '../notifications/notify.js';
+import { ratingNotFound } from './report-routes.js';
+import { parseResolution, type Resolution } from './validation.js';
+
+/** What a reporter is told about each resolution. */
+const OUTCOMES: Record<Resolution, string> = {
+  dismiss: 'dismissed, no action taken',
+  'hide-rating': 'the rating is hidden',
+  unlist: 'the plugin is unlisted',
+};
+
+const REPORT_ID = /^[1-9][0-9]{0,17}$/;
+const reportNotFound = () => new HttpError(404, 'NOT_FOUND', 'Report not found');
+
+interface LockedReport {
+  id: string;
+  status: string;
+  target_type: 'plugin' | 'rating';
+  reason: string;
+  note: string;
+  created_at: Date;
+  plugin_id: string;
+  rating_user_id: string | null;
+  rating_user: string | null;
+}
+
+/**
+ * POST /apps/api/reports/:id/resolve {action: dismiss | hide-rating | unlist, reason?}
+ * (administrators): resolves every open report of the report's target with the
+ * action, in one transaction with the action itself and its audit entry.
+ * hide-rating hides the reported rating (a report of a plugin has none: 400);
+ * unlist makes the plugin rejected with the reason, as a review would, and discards
+ * its pending update (store/unlist.ts). 409 when the report is already resolved.
+ */
+export function resolveReportHandler(deps: SiteDeps) {
+  return async (ctx: SiteContext) => {
+    const admin = requireAdmin(ctx);
+    const { action, reason } = parseResolution(ctx.body);
+    const id = ctx.params.id!;
+    if (!REPORT_ID.test(id)) throw reportNotFound();
+    const outcome = await inTransaction(deps.sql, async (tx) => {
+      const [report] = await runQuery<LockedReport>(tx, 'reports/lock', [id]);
+      if (!report) throw reportNotFound();
+      if (report.status !== 'open') throw new HttpError(409, 'CONFLICT', 'This report is already resolved');
+      if (action === 'hide-rating' && report.target_type !== 'rating') throw validationFailed('action', 'hide-rating resolves reports of ratings only');
+      const change = await applyResolution(tx, report, action, reason, admin);
+      const resolved = await runQuery<{ id: string; reporter_id: string }>(tx, 'reports/resolve-target', [report.plugin_id, report.rating_user_id, action, reason, admin.id]);
+      const what = report.target_type === 'rating' ? `${report.rating_user}'s rating of ${report.plugin_id}` : `the plugin ${report.plugin_id}`;
+      await notify(tx, {
+        recipients: resolved.map((row) => row.reporter_id),
+        kind: 'report.resolved',
+        plugin: report.plugin_id,
+        actorId: admin.id,
+        message: `Your report of ${what} was resolved: ${OUTCOMES[action]}${reason === null ? '' : ` (${reason})`}`,
+      });
+      const target: AuditTarget =
+        report.target_type === 'rating' ? { type: 'rating', plugin: report.plugin_id, user: report.rating_user! } : { type: 'plugin', plugin: report.plugin_id };
+      const reports = resolved.map((row) => Number(row.id));
+      await recordAudit(tx, {
+        actor: admin,
+        action: `report.${action}`,
+        target,
+        before: { ...change.before, reports, reportStatus: 'open' },
+        after: { ...change.after, reports, reportStatus: 'resolved', ...(reason === null ? {} : { reason }) },
+      });
+      return { report, target, reports };
+    });
+    sendJson(
+      ctx,
+      200,
+      {
+        success: true,
+        report: {
+          id: Number(outcome.report.id),
+          target: outcome.target,
+          reason: outcome.report.reason,
+          note: outcome.report.note,
+          status: 'resolved',
+          resolution: action,
+          resolutionReason: reason,
+          createdAt: outcome.report.created_at.toISOString(),
+        },
+        resolved: outcome.reports,
+      },
+      { 'Cache-Control': 'no-store' },
+    );
+  };
+}
+
+async function applyResolution(tx: Sql, report: LockedReport, action: Resolution, reason: string | null, admin: SessionUser): Promise<{ before: Fields; after: Fields }> {
+  if (action === 'hide-rating') {
+    // Recorded even when the rating was deleted since it was reported: it comes back hidden.
+    const [row] = await runQuery<{ was_hidden: boolean }>(tx, 'reports/set-rating-hidden', [report.plugin_id, report.rating_user_id, true, admin.id]);
+    return { before: { hidden: row!.was_hidden }, after: { hidden: true } };
+  }
+  if (action === 'unlist') {
+    const [locked] = await runQuery<{ id: string; status: string; submitter_id: string }>(tx, 'store/lock-plugin', [report.plugin_id]);
+    if (!locked || locked.status === 'rejected') return { before: {}, after: {} };
+    // Rejected with the reason, its pending update discarded, its author told.
+    return unlistPlugin(tx, locked, reason, admin);
+  }
+  return { before: {}, after: {} };
+}
+
+/**
+ * POST /apps/api/plugins/:id/ratings/:ratingUser/unhide (administrators): shows a
+ * rating a report's resolution hid; it is back in the lists and the statistics at
+ * once, and the rater's next ratings are shown too. {success, avg, count,
+ * distribution}; 404 when the rater has neither a rating nor a moderation record.
+ */
+export function unhideRatingHandler(deps: SiteDeps) {
+  return async (ctx: SiteContext) => {
+    const admin = requireAdmin(ctx);
+    const plugin = await findVisiblePlugin(deps.sql, ctx.params.id!, admin);
+    const ratingUser = ctx.params.ratingUser!;
+    if (!couldBeUsername(ratingUser)) throw ratingNotFound();
+    const stats = await inTransaction(deps.sql, async (tx) => {
+      const [rater] = await runQuery<{ id: string; username: string }>(tx, 'reports/find-rater', [ratingUser]);
+      const [row] = rater ? await runQuery<{ was_hidden: boolean }>(tx, 'reports/set-rating-hidden', [plugin.id, rater.id, false, admin.id]) : [];
+      if (!rater || !row) throw ratingNotFound();
+      if (row.was_hidden) {
+        await recordAudit(tx, { actor: admin, action: 'rating.unhide', target: { type: 'rating', plugin: plugin.id, user: rater.username }, before: { hidden: true }, after: { hidden: false } });
+      }
+      return (await readRatingsPage(tx, plugin.id, { limit: 0, offset: 0, viewerId: null })).stats;
+    });
+    sendJson(ctx, 200, { success: true, ...stats }, { 'Cache-Control': 'no-store' });
+  };
+}
+

@@ -1,0 +1,298 @@
+import { HttpError } from '../../../../http/errors.js';
+import type { Sql } from '../../../../db/pool.js';
+import { inTransaction, runNamed, runQuery } from '../../../../db/queries.js';
+import { recordAudit } from '../../audit/audit-log.js';
+import type { SessionUser } from '../../context.js';
+import { notify } from '../../notifications/notify.js';
+import { unlistPlugin } from '../unlist.js';
+import { canSee, isOwnerOrAdmin, PLUGIN_ID, pluginNotFound, type PluginAccess, type PluginStatus } from '../visibility.js';
+import { isBlocked, type Check } from './manifest/checks.js';
+import type { ReadManifest } from './manifest/launcher-manifest.js';
+import { blockedAmong, blockPendingHolders, checkVersion } from './manifest/version-checks.js';
+import { syncLivePermissions } from './settle.js';
+import type { StoredPackage } from './package-client.js';
+import type { VersionRow, VersionStatus } from './records.js';
+import { couldBeVersion } from './version-number.js';
+
+// The writes of plugin versions, each in one transaction holding the plugin's row
+// lock (store/lock-plugin.sql), which every edit and review of the plugin takes
+// first: a new version, its review (settle*), a withdrawal and a removal take turns
+// with them, so what a review compared (`revision`) is what it decides.
+
+export const versionTaken = () =>
+  new HttpError(
+    409,
+    'CONFLICT',
+    'This plugin already has (or had) a version with this number, or an upload of it is in progress; version numbers are never reused',
+    { field: 'version' },
+  );
+
+/** Locks plugin `id` (any case) for `user`: 404 when hidden from them, 403 when visible but not theirs. */
+export async function lockOwnPlugin(t: Sql, id: string, user: SessionUser): Promise<PluginAccess & { submitter_id: string }> {
+  if (!PLUGIN_ID.test(id)) throw pluginNotFound();
+  const [locked] = await runQuery<{ id: string; status: PluginStatus; submitter_id: string }>(t, 'store/lock-plugin', [id]);
+  if (!locked) throw pluginNotFound();
+  const plugin = { id: locked.id, status: locked.status, submitterId: String(locked.submitter_id), submitter_id: String(locked.submitter_id) };
+  if (!isOwnerOrAdmin(plugin, user)) {
+    if (!canSee(plugin, user)) throw pluginNotFound();
+    throw new HttpError(403, 'FORBIDDEN', 'Only the plugin\'s author (or an administrator) can change its versions');
+  }
+  return plugin;
+}
+
+/**
+ * Before the file streams: 404 / 403 for the plugin, 409 when the version number
+ * was ever used or another upload holds it. The upload then holds the number
+ * (reserveVersion) before its file is kept; insertVersion decides a last time,
+ * atomically.
+ */
+export async function checkVersionFree(sql: Sql, id: string, user: SessionUser, version: string | null): Promise<string> {
+  return inTransaction(sql, async (t) => {
+    const plugin = await lockOwnPlugin(t, id, user);
+    if (version !== null) {
+      const [row] = await runQuery<{ taken: boolean }>(t, 'store/versions/version-taken', [plugin.id, version]);
+      if (row!.taken) throw versionTaken();
+    }
+    return plugin.id;
+  });
+}
+
+/**
+ * How long an upload holds its version number between its last check and its
+ * insert (reserveVersion), at most: the image host finishing a file of
+ * PACKAGE_MAX_BYTES, to a bucket, within its client's own timeouts
+ * (package-client.ts). A hold left by a process that ended meanwhile keeps the
+ * number from other uploads for this long.
+ */
+export const VERSION_HOLD_SECONDS = 120;
+
+/**
+ * The last check before the image host is told a file is whole: 404 / 403 for the
+ * plugin, 409 when the number was ever used or another upload holds it; else the
+ * number is held for this upload (sql/007) until insertVersion takes it or
+ * releaseVersion lets it go. Taken under the plugin's row lock, so two uploads of
+ * one number cannot both hold it; the lock ends with this short transaction.
+ */
+export async function reserveVersion(sql: Sql, id: string, user: SessionUser, version: string): Promise<VersionHold> {
+  return inTransaction(sql, async (t) => {
+    const plugin = await lockOwnPlugin(t, id, user);
+    const [held] = await runQuery<{ held_until: string }>(t, 'store/versions/reserve-version', [plugin.id, version, VERSION_HOLD_SECONDS]);
+    if (!held) throw versionTaken();
+    return { pluginId: plugin.id, version, heldUntil: held.held_until };
+  });
+}
+
+/** A number an upload holds (reserveVersion); `heldUntil` tells it from a later hold of the same number. */
+export interface VersionHold {
+  pluginId: string;
+  version: string;
+  heldUntil: string;
+}
+
+/** Lets go of a number an upload held and did not insert (its file refused, its client gone); a later hold of it stays. */
+export async function releaseVersion(sql: Sql, hold: VersionHold): Promise<void> {
+  await runQuery(sql, 'store/versions/release-version', [hold.pluginId, hold.version, hold.heldUntil]);
+}
+
+/**
+ * Inserts the pending version and makes it what the plugin proposes: for an approved
+ * plugin, its pending update's version, download and sha256 (merged with the other
+ * pending changes, reviewed like any update); for a plugin not yet approved, the
+ * plugin's own (a rejected plugin reopens, as an author's edit does). Either write
+ * changes the plugin's revision. The version keeps its manifest (`read`) and the
+ * checks computed here, under the plugin's lock and the blocklist's shared lock; a
+ * `block` check refuses it (400 field "file").
+ */
+export function insertVersion(
+  sql: Sql,
+  id: string,
+  user: SessionUser,
+  input: { version: string; changelog: string },
+  stored: StoredPackage,
+  read: ReadManifest,
+): Promise<VersionRow> {
+  return inTransaction(sql, (t) => insertVersionIn(t, id, user, input, stored, read));
+}
+
+/** insertVersion inside the caller's transaction `t` (a new plugin and its first version are written in one). */
+export async function insertVersionIn(
+  t: Sql,
+  id: string,
+  user: SessionUser,
+  input: { version: string; changelog: string },
+  stored: StoredPackage,
+  read: ReadManifest,
+): Promise<VersionRow> {
+  const plugin = await lockOwnPlugin(t, id, user);
+  // The image host refuses removed bytes too, but a removal may land between its check and this insert.
+  if (await bytesRemoved(t, stored.sha256)) throw removedFile();
+  // A removal blocking files waits for this insert, then gives it the check itself (blockPendingHolders).
+  await runQuery(t, 'store/versions/lock-blocklist-shared');
+  const blocked = await blockedAmong(t, stored.report.files);
+  const checked = await checkVersion(t, { id: plugin.id, submitterId: plugin.submitter_id }, read, stored.report.findings, blocked);
+  if (isBlocked(checked.checks)) throw new RefusedByChecks(checked.checks);
+  const [row] = await runNamed<VersionRow>(t, 'store/versions/insert-version', {
+    plugin_id: plugin.id, version: input.version, changelog: input.changelog, sha256: stored.sha256,
+    size: stored.size, download: stored.download, entry_count: stored.entryCount, files_json: JSON.stringify(stored.entries),
+    manifest_json: JSON.stringify(checked.manifest), manifest_source_json: JSON.stringify(stored.report.manifest),
+    findings_json: JSON.stringify(stored.report.findings), permissions_json: JSON.stringify(checked.permissions),
+    checks_json: JSON.stringify(checked.checks), entry_kind: checked.entryKind,
+  });
+  if (!row) throw versionTaken();
+  await runNamed(t, 'store/versions/insert-version-files', {
+    plugin_id: plugin.id, version: input.version,
+    names: stored.report.files.map((file) => file.name), hashes: stored.report.files.map((file) => file.sha256),
+  });
+  // The number goes from held (reserveVersion) to used in this transaction: whoever
+  // held it, no upload can use it now.
+  await runQuery(t, 'store/versions/end-version-holds', [plugin.id, input.version]);
+  // The store's edit queries, with only version, download and sha256 changed.
+  const params = {
+    plugin_id: plugin.id,
+    changed_fields: ['download', 'sha256', 'version'],
+    name: null, version: input.version, author: null, description: null, long_description: null,
+    download: stored.download, sha256: stored.sha256,
+    url: null, icon: null, tags: null, permissions: null, screenshots_json: null,
+  };
+  if (plugin.status === 'approved') await runNamed(t, 'store/merge-pending-update', params);
+  else await runNamed(t, 'store/apply-plugin-edit', { ...params, featured: null, reopen: plugin.status === 'rejected' });
+  return row;
+}
+
+/** 400 field "file" for a version with a `block` check (the upload route then has the image host delete the file). */
+export class RefusedByChecks extends HttpError {
+  constructor(checks: Check[]) {
+    // The first block's message: it names the file and the kind, never a secret.
+    const blocks = checks.filter((check) => check.level === 'block');
+    const more = blocks.length > 1 ? ` (and ${blocks.length - 1} more ${blocks.length === 2 ? 'problem' : 'problems'})` : '';
+    super(400, 'VALIDATION_FAILED', `Not an acceptable package: ${blocks[0]!.message}${more}`, { field: 'file' });
+  }
+}
+
+interface PluginState {
+  status: PluginStatus;
+  version: string;
+  download: string;
+  sha256: string | null;
+}
+
+/** What a withdrawal or removal did, for the route's answer. */
+export interface TakenOff {
+  pluginId: string;
+  version: string;
+  sha256: string;
+  /** The plugin's live version after it (null when the plugin was taken down). */
+  live: string | null;
+  /** It was already off (removed, or withdrawn again): nothing changed. */
+  already?: boolean;
+  /** The bytes are removed (sql/007): the image host is to delete the file. */
+  bytesRemoved: boolean;
+}
+
+/**
+ * Withdraws (owner or administrator) or removes (administrator, `removed`) version
+ * `version` of plugin `id`. It leaves the pending update that proposes it, and the
+ * visitors' history. When it is what the plugin carries (live, or the submission of a
+ * plugin not yet approved), the plugin goes back to its newest earlier approved
+ * version; when there is none, the plugin leaves the store (rejected with the reason;
+ * its author told, unless the withdrawal is theirs) until a new version is approved.
+ */
+export async function takeVersionOff(
+  sql: Sql,
+  id: string,
+  version: string,
+  user: SessionUser,
+  to: Extract<VersionStatus, 'withdrawn' | 'removed'>,
+): Promise<TakenOff> {
+  return inTransaction(sql, async (t) => {
+    const plugin = await lockOwnPlugin(t, id, user);
+    const [found] = couldBeVersion(version)
+      ? await runQuery<{ version: string; sha256: string; download: string; status: VersionStatus }>(t, 'store/versions/lock-version', [plugin.id, version])
+      : [];
+    // An author sees all their versions; nothing else to hide.
+    if (!found) throw new HttpError(404, 'NOT_FOUND', 'Version not found');
+    if (found.status === 'removed' || (found.status === 'withdrawn' && to === 'withdrawn')) {
+      // A removal asked again repeats the image host's deletion (after a 502, say) when the bytes are removed.
+      const bytesRemoved = to === 'removed' && (await runQuery<{ removed: boolean }>(t, 'store/versions/bytes-removed', [found.sha256]))[0]!.removed;
+      return { pluginId: plugin.id, version: found.version, sha256: found.sha256, live: null, already: true, bytesRemoved };
+    }
+    const [state] = await runQuery<PluginState>(t, 'store/versions/plugin-state', [plugin.id]);
+    await runQuery(t, 'store/versions/drop-from-pending-update', [plugin.id, found.version]);
+    let live: string | null = state!.version;
+    const carried = state!.version === found.version && state!.download === found.download && state!.sha256 === found.sha256;
+    if (carried) {
+      const [earlier] = await runQuery<{ version: string; download: string; sha256: string }>(t, 'store/versions/earlier-approved', [plugin.id, found.version]);
+      if (earlier) {
+        await runQuery(t, 'store/versions/set-live', [plugin.id, earlier.version, earlier.download, earlier.sha256]);
+        await syncLivePermissions(t, plugin.id);
+        live = earlier.version;
+      } else {
+        live = null;
+      }
+    }
+    await runQuery(t, 'store/versions/set-status', [plugin.id, found.version, to]);
+    const bytesRemoved = to === 'removed' && (await markBytesRemoved(t, plugin.id, found.version, found.sha256));
+    if (to === 'removed') await blockFilesOf(t, plugin.id, found.version);
+    if (carried && live === null) {
+      // Nothing approved to go back to: the plugin leaves the store (rejected with the
+      // reason) until a new version is approved.
+      const by = to === 'removed' ? 'removed by an administrator' : user.id === plugin.submitterId ? 'withdrawn by its author' : 'withdrawn by an administrator';
+      const change = await unlistPlugin(t, plugin, `Version ${found.version} was ${by}`, user);
+      if (user.admin) await recordAudit(t, { actor: user, action: 'review.unlist', target: { type: 'plugin', plugin: plugin.id }, ...change });
+    }
+    if (user.admin && (to === 'removed' || user.id !== plugin.submitterId)) {
+      await recordAudit(t, {
+        actor: user,
+        action: to === 'removed' ? 'version.remove' : 'version.withdraw',
+        target: { type: 'plugin', plugin: plugin.id },
+        before: { version: found.version, status: found.status, live: state!.version },
+        after: { version: found.version, status: to, live },
+      });
+      await notify(t, {
+        recipients: [plugin.submitterId],
+        kind: 'update.rejected',
+        plugin: plugin.id,
+        actorId: user.id,
+        message: `Version ${found.version} of your plugin ${plugin.id} was ${to} by an administrator`,
+      });
+    }
+    return { pluginId: plugin.id, version: found.version, sha256: found.sha256, live, bytesRemoved };
+  });
+}
+
+const removedFile = () => new HttpError(400, 'VALIDATION_FAILED', 'Not an acceptable package: an administrator removed this file', { field: 'file' });
+
+/**
+ * Marks the bytes of a version just removed as removed (sql/007), unless another
+ * live version of any plugin has them: then the image host keeps the file for it.
+ * Holds the bytes' lock, so an approval or an insert of them waits for this
+ * transaction and then sees what it decided. True when the bytes are removed.
+ */
+async function markBytesRemoved(t: Sql, pluginId: string, version: string, sha256: string): Promise<boolean> {
+  await runQuery(t, 'store/versions/lock-bytes', [sha256]);
+  const [row] = await runQuery<{ removed: boolean }>(t, 'store/versions/mark-bytes-removed', [pluginId, version, sha256]);
+  return row!.removed;
+}
+
+/**
+ * A version removed for malware: the bytes of each of its files are blocked (sql/284),
+ * and every pending version holding one of them gets the blocked-file check, which
+ * keeps it from going live. The blocklist's lock makes an upload in flight either
+ * see the new entries or be inserted first, and then found here.
+ */
+async function blockFilesOf(t: Sql, pluginId: string, version: string): Promise<void> {
+  await runQuery(t, 'store/versions/lock-blocklist');
+  await runNamed(t, 'store/versions/block-files-of-removed', { plugin_id: pluginId, version });
+  await blockPendingHolders(t, { pluginId, version });
+}
+
+/**
+ * Whether an administrator removed these bytes (sql/007), read under the bytes'
+ * shared lock, which this transaction then holds: a removal of them waits for it
+ * and sees what it wrote (a version inserted or made live).
+ */
+export async function bytesRemoved(t: Sql, sha256: string): Promise<boolean> {
+  await runQuery(t, 'store/versions/lock-bytes-shared', [sha256]);
+  const [row] = await runQuery<{ removed: boolean }>(t, 'store/versions/bytes-removed', [sha256]);
+  return row!.removed;
+}

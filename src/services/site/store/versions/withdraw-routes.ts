@@ -1,0 +1,34 @@
+import { sendOk } from '../../../../http/respond.js';
+import { runQuery } from '../../../../db/queries.js';
+import { requireAdmin, requireUser } from '../../auth/guards.js';
+import type { SiteContext, SiteDeps } from '../../context.js';
+import type { PackageClient } from './package-client.js';
+import { versionRecord, type VersionRow } from './records.js';
+import { takeVersionOff } from './version-writes.js';
+
+/** POST /apps/api/plugins/:id/versions/:version/withdraw (owner or administrator): {success, version}. */
+export function withdrawHandler(deps: SiteDeps) {
+  return async (ctx: SiteContext) => {
+    const user = requireUser(ctx);
+    const off = await takeVersionOff(deps.sql, ctx.params.id!, ctx.params.version!, user, 'withdrawn');
+    const [row] = await runQuery<VersionRow>(deps.sql, 'store/versions/find-version', [off.pluginId, off.version]);
+    sendOk(ctx, { version: versionRecord(row!) });
+  };
+}
+
+/**
+ * DELETE /apps/api/plugins/:id/versions/:version (administrators, for malware):
+ * {success}. The version is removed in the database first, and its bytes marked
+ * removed unless another live version of any plugin has them (sql/007: from then on
+ * no version with them is inserted or goes live); then the image host deletes the
+ * file (its URL answers 410). Repeating the request repeats the deletion, so a 502
+ * from the image host is retried by asking again.
+ */
+export function removeHandler(deps: SiteDeps, client: PackageClient) {
+  return async (ctx: SiteContext) => {
+    const admin = requireAdmin(ctx);
+    const off = await takeVersionOff(deps.sql, ctx.params.id!, ctx.params.version!, admin, 'removed');
+    if (off.bytesRemoved) await client.remove(off.sha256, ctx.id);
+    sendOk(ctx);
+  };
+}
