@@ -81,7 +81,13 @@ const pluginFields: Schema = {
     author: { type: 'string', maxLength: 100 },
     description: { type: 'string', maxLength: 500 },
     longDescription: { type: 'string', maxLength: 20000 },
-    download: { type: 'string', description: 'https: URL whose path ends in .zip; with DOWNLOAD_HOSTS set, on one of those hosts or a subdomain of one (else 400, field download)' },
+    download: {
+      type: 'string',
+      description:
+        'An https: URL without user or password whose path ends in .zip (any case); with DOWNLOAD_HOSTS set, on one of those hosts or a subdomain of one; ' +
+        "a package on the image host (IMAGE_HOST_PUBLIC_URL's host, under its /pkg/) only when it already is the plugin's download or the file of one of its pending or approved versions " +
+        '(a package comes by uploading a version, which the store checks). Else 400 VALIDATION_FAILED, field download',
+    },
     sha256: nullable({ type: 'string', pattern: '^[0-9a-fA-F]{64}$' }),
     url: nullable({ type: 'string' }),
     icon: nullable({ type: 'string', description: 'https: link to another host, or an in-site path: one leading / (not // or /\\), not /apps or under /apps/' }),
