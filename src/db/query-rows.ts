@@ -622,7 +622,7 @@ export interface StoreLockPluginRow {
 
 /** A row of sql/queries/store/package-checks/administrators.sql. */
 export interface StorePackageChecksAdministratorsRow {
-  id: string | null;
+  id: string;
 }
 
 /** A row of sql/queries/store/package-checks/claim.sql. */
@@ -672,7 +672,7 @@ export interface StorePackageChecksLockClaimedRow {
   expected_sha256: string | null;
   sha256: string | null;
   watching: boolean | null;
-  submitter_id: string | null;
+  submitter_id: string;
 }
 
 /** A row of sql/queries/store/package-checks/request.sql. */
@@ -687,7 +687,7 @@ export interface StorePackageChecksScheduleRow {
 
 /** A row of sql/queries/store/package-checks/schedule-lock.sql. */
 export interface StorePackageChecksScheduleLockRow {
-  taken: boolean | null;
+  taken: boolean;
 }
 
 /** A row of sql/queries/store/purge-install-clicks.sql. */

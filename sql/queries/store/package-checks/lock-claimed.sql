@@ -3,6 +3,7 @@
 -- an approved plugin (differing bytes are then `changed`). No row: the check was
 -- reset (another download, or the plugin gone) since the claim; its result is dropped.
 -- params: $1 plugin_id, $2 claim, $3 download
+-- not null: submitter_id
 select c.plugin_id, c.status, c.expected_sha256, c.sha256,
        (p.status = 'approved' and p.download = c.download) as watching,
        p.submitter_id::text as submitter_id

@@ -1,29 +1,22 @@
 import type { Sql } from '../../../../db/pool.js';
 import { runNamed } from '../../../../db/queries.js';
+import type { StorePackageChecksFindManyRow } from '../../../../db/query-rows.js';
 
 // `packageCheck` on a plugin's record: everything for its author and
 // administrators; for anyone else, only that its download changed since review
 // ({status: 'changed', checkedAt}), so the plugin page can say so.
 
-interface CheckRow {
-  status: string;
-  sha256: string | null;
-  size: string | number | null;
-  entry_count: number | null;
-  manifest: Record<string, unknown> | null;
-  checks: unknown[] | null;
-  reason: string | null;
-  checked_at: Date | null;
-}
+/** What find.sql and find-many.sql both answer of a check. */
+type CheckRow = Omit<StorePackageChecksFindManyRow, 'plugin_id'>;
 
 export async function findPackageCheck(sql: Sql, pluginId: string): Promise<CheckRow | undefined> {
-  const [row] = await runNamed<CheckRow>(sql, 'store/package-checks/find', { plugin_id: pluginId });
+  const [row] = await runNamed(sql, 'store/package-checks/find', { plugin_id: pluginId });
   return row;
 }
 
 /** The checks of several plugins by id (a review page's records), in one query. */
 export async function findPackageChecks(sql: Sql, pluginIds: string[]): Promise<Map<string, CheckRow>> {
-  const rows = await runNamed<CheckRow & { plugin_id: string }>(sql, 'store/package-checks/find-many', { plugin_ids: pluginIds });
+  const rows = await runNamed(sql, 'store/package-checks/find-many', { plugin_ids: pluginIds });
   return new Map(rows.map((row) => [row.plugin_id, row]));
 }
 

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import type { Logger } from '../../../../lib/log.js';
 import type { Sql } from '../../../../db/pool.js';
-import { inTransaction, runNamed, runQuery } from '../../../../db/queries.js';
+import { inTransaction, runNamed } from '../../../../db/queries.js';
+import type { StorePackageChecksClaimRow as Claimed, StorePackageChecksLockClaimedRow as LockedRow } from '../../../../db/query-rows.js';
 import { recordAudit } from '../../audit/audit-log.js';
 import { fetchPackage, type FetchLimits, type FetchOutcome } from './fetch-package.js';
 import type { InspectClient } from './inspect-client.js';
@@ -41,21 +42,6 @@ export interface CheckWorker {
   stop(): Promise<void>;
 }
 
-interface Claimed {
-  plugin_id: string;
-  download: string;
-  attempts: number;
-}
-
-interface LockedRow {
-  plugin_id: string;
-  status: CheckStatus;
-  expected_sha256: string | null;
-  sha256: string | null;
-  watching: boolean;
-  submitter_id: string;
-}
-
 export interface CheckWorkerDeps {
   sql: Sql;
   log: Logger;
@@ -78,7 +64,7 @@ export function createCheckWorker(deps: CheckWorkerDeps, options: CheckWorkerOpt
   /** Saves a finished fetch's result, if the claim still holds the download it fetched; tells of a change. */
   const record = (row: Claimed, claim: string, outcome: FetchOutcome) =>
     inTransaction(deps.sql, async (t) => {
-      const [locked] = await runNamed<LockedRow>(t, 'store/package-checks/lock-claimed', { plugin_id: row.plugin_id, claim, download: row.download });
+      const [locked] = await runNamed(t, 'store/package-checks/lock-claimed', { plugin_id: row.plugin_id, claim, download: row.download });
       if (!locked) return;
       const rules = outcome.kind === 'fetched' ? await applyPackageRules(t, { id: row.plugin_id, submitterId: locked.submitter_id }, outcome.report) : null;
       const result = decide(outcome, rules, locked);
@@ -110,7 +96,7 @@ export function createCheckWorker(deps: CheckWorkerDeps, options: CheckWorkerOpt
   const runOnce = async (): Promise<number> => {
     const now = Date.now();
     const claim = randomUUID();
-    const rows = await runNamed<Claimed>(deps.sql, 'store/package-checks/claim', { now: new Date(now), lease_until: new Date(now + leaseMs), batch: concurrency, claim });
+    const rows = await runNamed(deps.sql, 'store/package-checks/claim', { now: new Date(now), lease_until: new Date(now + leaseMs), batch: concurrency, claim });
     await Promise.all(
       rows.map((row) =>
         check(row, claim).catch((error: unknown) => {
@@ -195,16 +181,17 @@ function decide(outcome: FetchOutcome, rules: RulesVerdict | null, row: LockedRo
   const found = { sha256: outcome.sha256, size: outcome.size, entryCount: report.entryCount, manifest: rules.manifest, checks: rules.checks };
   if (rules.refusal !== null) return { ...found, status: 'refused', reason: rules.refusal.slice(0, 500) };
   if (row.expected_sha256 === null || row.expected_sha256 === outcome.sha256) return { ...found, status: 'ok', reason: null };
-  if (row.watching) return { ...found, status: 'changed', reason: `The file's SHA-256 is ${outcome.sha256}, not the ${row.expected_sha256} that was reviewed` };
+  // watching is null when the plugin has no download of its own (never the live one).
+  if (row.watching === true) return { ...found, status: 'changed', reason: `The file's SHA-256 is ${outcome.sha256}, not the ${row.expected_sha256} that was reviewed` };
   return { ...found, status: 'mismatch', reason: `The file's SHA-256 is ${outcome.sha256}, not the ${row.expected_sha256} the author gave` };
 }
 
 /** package.changed to the author and every administrator (and their webhooks), and an audit entry. */
 async function tellOfChange(t: Sql, row: LockedRow, found: string): Promise<void> {
-  const admins = await runQuery<{ id: string }>(t, 'store/package-checks/administrators');
+  const admins = await runNamed(t, 'store/package-checks/administrators', {});
   const recipients = [row.submitter_id, ...admins.map((admin) => admin.id)];
   const message = `The download of ${row.plugin_id} no longer matches what was reviewed: its SHA-256 is now ${found}, not ${row.expected_sha256}. Launchers refuse the new file; publish an update to mend it.`;
-  await runQuery(t, 'notifications/create', [recipients, 'package.changed', row.plugin_id, null, message]);
+  await runNamed(t, 'notifications/create', { recipients, kind: 'package.changed', plugin_id: row.plugin_id, actor_id: null, message });
   await recordAudit(t, {
     actor: WATCH_ACTOR,
     action: 'package.changed',

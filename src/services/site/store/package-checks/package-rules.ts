@@ -1,5 +1,5 @@
 import type { Sql } from '../../../../db/pool.js';
-import { runQuery } from '../../../../db/queries.js';
+import { runNamed } from '../../../../db/queries.js';
 import { HttpError } from '../../../../http/errors.js';
 import { isBlocked } from '../versions/manifest/checks.js';
 import { readManifest } from '../versions/manifest/launcher-manifest.js';
@@ -38,7 +38,7 @@ export async function applyPackageRules(t: Sql, plugin: { id: string; submitterI
     if (error instanceof HttpError) return { refusal: error.message, manifest: null, checks: [] };
     throw error;
   }
-  await runQuery(t, 'store/versions/lock-blocklist-shared');
+  await runNamed(t, 'store/versions/lock-blocklist-shared', {});
   const checked = await checkVersion(t, plugin, read, report.findings, await blockedAmong(t, report.files));
   const blocking = checked.checks.find((check) => check.level === 'block');
   return {

@@ -1,6 +1,6 @@
 import type { Logger } from '../../../../lib/log.js';
 import type { Sql } from '../../../../db/pool.js';
-import { inTransaction, runNamed, runQuery } from '../../../../db/queries.js';
+import { inTransaction, runNamed } from '../../../../db/queries.js';
 
 // The watch: every approved plugin's live outside link is checked again once per
 // EXTERNAL_RECHECK_HOURS, spread over the period (each run arms its share, oldest
@@ -21,9 +21,9 @@ export function startRecheckSchedule(deps: { sql: Sql; log: Logger }, periodMs: 
   const log = deps.log.child({ feature: 'package-checks' });
   const runOnce = () =>
     inTransaction(deps.sql, async (t) => {
-      const [turn] = await runQuery<{ taken: boolean }>(t, 'store/package-checks/schedule-lock');
+      const [turn] = await runNamed(t, 'store/package-checks/schedule-lock', {});
       if (!turn?.taken) return [];
-      const armed = await runNamed<{ plugin_id: string }>(t, 'store/package-checks/schedule', { period_ms: periodMs, interval_ms: intervalMs });
+      const armed = await runNamed(t, 'store/package-checks/schedule', { period_ms: periodMs, interval_ms: intervalMs });
       return armed.map((row) => row.plugin_id);
     });
   const timer = start
