@@ -1,4 +1,4 @@
-import type { Context } from './context.js';
+import type { Context, Middleware } from './context.js';
 
 /** How long a client may keep sending a body we already refused. */
 export const DISCARD_GRACE_MS = 2000;
@@ -23,3 +23,18 @@ export function refuseRestOfBody(ctx: Context<any>): void {
   req.once('end', () => clearTimeout(cutOff));
   req.once('close', () => clearTimeout(cutOff));
 }
+
+/**
+ * Put first in an upload route's `use`: whatever refuses the request before its
+ * body has been read (no login, too many uploads, not an image, 413...) lets the
+ * client finish sending for the grace period above, so it reads our answer
+ * instead of a reset connection, and then cuts it off.
+ */
+export const refuseBodyOnError: Middleware<any> = async (ctx, next) => {
+  try {
+    await next();
+  } catch (error) {
+    refuseRestOfBody(ctx);
+    throw error;
+  }
+};

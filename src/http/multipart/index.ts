@@ -40,6 +40,7 @@
 //   type (RFC 7578's default for them is text/plain); values are decoded as UTF-8.
 
 export { boundaryFrom } from './boundary.js';
+export { declaresMoreThan, isMultipartForm } from './form-type.js';
 export { DEFAULT_MULTIPART_LIMITS, IMAGE_FORM_LIMITS, maxFormBytes, type MultipartLimits } from './limits.js';
 export { parseMultipart } from './parse.js';
 export type { FieldPart, FilePart, Part } from './types.js';

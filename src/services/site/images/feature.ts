@@ -1,4 +1,5 @@
 import type { Feature } from '../../../http/feature.js';
+import { refuseBodyOnError } from '../../../http/refuse-body.js';
 import { createSharedRateLimiter, type SharedRateLimiter } from '../../../db/shared-rate-limiter.js';
 import type { Guards } from '../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
@@ -6,7 +7,7 @@ import { createImageHostClient } from './image-host-client.js';
 import { createImageProxy } from './image-proxy.js';
 import { imageRedirect } from './image-redirect.js';
 import { DEFAULT_IMAGE_HOST_LIMITS, UPLOAD_WINDOW_MS, UPLOADS_PER_WINDOW, type ImageHostLimits } from './limits.js';
-import { refuseBodyOnError, uploadHandler } from './upload-route.js';
+import { uploadHandler } from './upload-route.js';
 
 // Media upload: logged-in users' images, relayed to the image host (service B);
 // and the in-site name of an image on it (redirected to, or fetched and sent).

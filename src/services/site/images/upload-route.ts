@@ -1,33 +1,13 @@
 import { payloadTooLarge } from '../../../http/errors.js';
-import { parseMultipart } from '../../../http/multipart/index.js';
+import { declaresMoreThan, isMultipartForm, parseMultipart } from '../../../http/multipart/index.js';
 import { rateLimited } from '../../../http/rate-limited.js';
-import { refuseRestOfBody } from '../../../http/refuse-body.js';
 import { sendOk } from '../../../http/respond.js';
 import type { SharedRateLimiter } from '../../../db/shared-rate-limiter.js';
 import { requireUser } from '../auth/guards.js';
-import type { SiteContext, SiteMiddleware } from '../context.js';
+import type { SiteContext } from '../context.js';
 import type { ImageHostClient, Relay } from './image-host-client.js';
 import { checkImagePart, IMAGE_FIELD, noImage } from './image-part.js';
 import { MAX_FORM_BYTES, MAX_IMAGE_BYTES, UPLOAD_FORM_LIMITS } from './limits.js';
-
-function isMultipartForm(contentType: string | undefined): boolean {
-  return contentType !== undefined && contentType.split(';')[0]!.trim().toLowerCase() === 'multipart/form-data';
-}
-
-/**
- * Put first in the route's `use`: whatever refuses the request before its body has
- * been read (no login, too many uploads, not an image, 413...) lets the client
- * finish sending for a short grace period, so it reads our answer instead of a
- * reset connection, and then cuts it off.
- */
-export const refuseBodyOnError: SiteMiddleware = async (ctx, next) => {
-  try {
-    await next();
-  } catch (error) {
-    refuseRestOfBody(ctx);
-    throw error;
-  }
-};
 
 /**
  * POST /apps/api/media/upload. In order: the user (the guard, before this), the
@@ -40,11 +20,7 @@ export function uploadHandler(client: ImageHostClient, limiter: SharedRateLimite
   return async (ctx: SiteContext): Promise<void> => {
     const user = requireUser(ctx);
     const req = ctx.req;
-    const declared = req.headers['content-length'];
-    // Content-Length is trusted only without Transfer-Encoding (RFC 9112 6.3).
-    if (declared !== undefined && req.headers['transfer-encoding'] === undefined && Number(declared) > MAX_FORM_BYTES) {
-      throw payloadTooLarge(`The image is larger than ${MAX_IMAGE_BYTES} bytes`);
-    }
+    if (declaresMoreThan(req, MAX_FORM_BYTES)) throw payloadTooLarge(`The image is larger than ${MAX_IMAGE_BYTES} bytes`);
     const decision = await limiter.hit(user.id);
     if (!decision.allowed) throw rateLimited(decision, 'Too many uploads; try again in a minute');
     const contentType = req.headers['content-type'];

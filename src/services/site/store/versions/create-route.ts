@@ -1,6 +1,6 @@
 import { HttpError, payloadTooLarge, validationFailed } from '../../../../http/errors.js';
 import { jsonBody } from '../../../../http/json-body.js';
-import { maxFormBytes, parseMultipart, type MultipartLimits } from '../../../../http/multipart/index.js';
+import { declaresMoreThan, isMultipartForm, maxFormBytes, parseMultipart, type MultipartLimits } from '../../../../http/multipart/index.js';
 import { rateLimited } from '../../../../http/rate-limited.js';
 import { sendOk } from '../../../../http/respond.js';
 import { inTransaction } from '../../../../db/queries.js';
@@ -19,7 +19,7 @@ import { MAX_CHANGELOG } from './limits.js';
 import { readManifest, type ReadManifest } from './manifest/launcher-manifest.js';
 import { namedPackage, type PackageClient, type PackageRelay, type StoredPackage } from './package-client.js';
 import { ownVersionRecord, type VersionRow } from './records.js';
-import { forgetRefusedFile, isMultipartForm } from './upload-route.js';
+import { forgetRefusedFile } from './upload-route.js';
 import { insertVersionIn, RefusedByChecks } from './version-writes.js';
 
 // POST /apps/api/plugins (issue 31): a JSON body as SPEC says (store/write-routes.ts),
@@ -80,11 +80,7 @@ function createFromZipHandler(deps: SiteDeps, client: PackageClient, limiter: Sh
   return async (ctx: SiteContext): Promise<void> => {
     const user = requireUser(ctx);
     const req = ctx.req;
-    const declared = req.headers['content-length'];
-    // Content-Length is trusted only without Transfer-Encoding (RFC 9112 6.3).
-    if (declared !== undefined && req.headers['transfer-encoding'] === undefined && Number(declared) > maxForm) {
-      throw payloadTooLarge(`The form is larger than ${maxForm} bytes (the package may have ${maxBytes})`);
-    }
+    if (declaresMoreThan(req, maxForm)) throw payloadTooLarge(`The form is larger than ${maxForm} bytes (the package may have ${maxBytes})`);
     const decision = await limiter.hit(user.id);
     if (!decision.allowed) throw rateLimited(decision, 'Too many uploads; try again in a minute');
 

@@ -1,11 +1,11 @@
 import type { Feature } from '../../../../http/feature.js';
 import { jsonBodyBytes } from '../../../../http/json-body.js';
+import { refuseBodyOnError } from '../../../../http/refuse-body.js';
 import { createBatchedRateLimiter } from '../../../../db/batched-rate-limiter.js';
 import { createSharedRateLimiter } from '../../../../db/shared-rate-limiter.js';
 import type { Guards } from '../../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../../context.js';
 import { DEFAULT_IMAGE_HOST_LIMITS, type ImageHostLimits } from '../../images/limits.js';
-import { refuseBodyOnError } from '../../images/upload-route.js';
 import { createKeptAnswers } from '../kept-answers.js';
 import { UPDATE_CHECKS_FLUSH_MS, UPDATE_CHECKS_PER_MINUTE, UPDATE_CHECKS_UNFLUSHED, UPDATES_BODY_LIMIT, UPLOAD_WINDOW_MS, UPLOADS_PER_WINDOW } from './limits.js';
 import { createPluginHandler } from './create-route.js';

@@ -1,6 +1,6 @@
 import { badRequest, payloadTooLarge, validationFailed } from '../../../../http/errors.js';
 import { runQuery } from '../../../../db/queries.js';
-import { parseMultipart } from '../../../../http/multipart/index.js';
+import { declaresMoreThan, isMultipartForm, parseMultipart } from '../../../../http/multipart/index.js';
 import { rateLimited } from '../../../../http/rate-limited.js';
 import { sendOk } from '../../../../http/respond.js';
 import type { SharedRateLimiter } from '../../../../db/shared-rate-limiter.js';
@@ -25,10 +25,6 @@ const FILE_FIELD = 'file';
 
 const noFile = () => validationFailed(FILE_FIELD, 'Send the ZIP as a multipart/form-data file part named "file"');
 
-export function isMultipartForm(contentType: string | undefined): boolean {
-  return contentType !== undefined && contentType.split(';')[0]!.trim().toLowerCase() === 'multipart/form-data';
-}
-
 /**
  * In order: the user (the guard), the declared size, the user's upload rate, the
  * plugin (404 hidden, 403 not theirs), then the form. A `version` field that comes
@@ -49,11 +45,7 @@ export function uploadVersionHandler(deps: SiteDeps, client: PackageClient, limi
   return async (ctx: SiteContext): Promise<void> => {
     const user = requireUser(ctx);
     const req = ctx.req;
-    const declared = req.headers['content-length'];
-    // Content-Length is trusted only without Transfer-Encoding (RFC 9112 6.3).
-    if (declared !== undefined && req.headers['transfer-encoding'] === undefined && Number(declared) > maxForm) {
-      throw payloadTooLarge(`The package is larger than ${maxBytes} bytes`);
-    }
+    if (declaresMoreThan(req, maxForm)) throw payloadTooLarge(`The package is larger than ${maxBytes} bytes`);
     const decision = await limiter.hit(user.id);
     if (!decision.allowed) throw rateLimited(decision, 'Too many uploads; try again in a minute');
     const contentType = req.headers['content-type'];
