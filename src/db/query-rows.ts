@@ -119,7 +119,7 @@ export interface RatingsClaimNoticeRow {
 export interface RatingsCreateReplyRow {
   id: string;
   created_at: Date;
-  rating_user_id: string | null;
+  rating_user_id: string;
   hidden: boolean;
 }
 
@@ -136,20 +136,20 @@ export interface RatingsDeleteReplyRow {
 /** A row of sql/queries/ratings/find-reply.sql. */
 export interface RatingsFindReplyRow {
   id: string;
-  user_id: string | null;
-  rating_user_id: string | null;
+  user_id: string;
+  rating_user_id: string;
   hidden: boolean;
 }
 
 /** A row of sql/queries/ratings/page.sql. */
 export interface RatingsPageRow {
-  stars_1: number | null;
-  stars_2: number | null;
-  stars_3: number | null;
-  stars_4: number | null;
-  stars_5: number | null;
-  rating_count: number | null;
-  rating_sum: number | null;
+  stars_1: number;
+  stars_2: number;
+  stars_3: number;
+  stars_4: number;
+  stars_5: number;
+  rating_count: number;
+  rating_sum: number;
   mine: boolean | null;
   hidden: boolean | null;
   username: string | null;
@@ -158,14 +158,14 @@ export interface RatingsPageRow {
   comment: string | null;
   created_at: Date | null;
   updated_at: Date | null;
-  replies: unknown | null;
-  reply_count: number | null;
+  replies: unknown;
+  reply_count: number;
 }
 
 /** A row of sql/queries/ratings/upsert.sql. */
 export interface RatingsUpsertRow {
   stars: number;
-  created: boolean | null;
+  created: boolean;
   hidden: boolean;
 }
 

@@ -3,6 +3,7 @@
 -- has no rating on the plugin, or a hidden one that the replier, neither its rater
 -- nor an administrator ($5), may not see. `hidden` tells the caller to notify no one.
 -- params: $1 plugin_id, $2 rating_user, $3 user_id, $4 body, $5 is_admin
+-- not null: rating_user_id
 with rated as (
   select r.plugin_id, r.user_id, r.hidden
     from users rater

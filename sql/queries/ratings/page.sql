@@ -7,6 +7,9 @@
 -- rater). Each rating carries its newest $5 replies and how many it has. Always at least one row, the plugin's: with a null
 -- user when the page is empty and the viewer has no rating.
 -- params: $1 plugin_id, $2 limit, $3 offset, $4 viewer_id, $5 replies_shown
+-- The plugin's own columns and the coalesced ones are never null; a rating's are
+-- null on the plugin-only row, which `mine` null tells.
+-- not null: stars_1, stars_2, stars_3, stars_4, stars_5, rating_count, rating_sum, replies, reply_count
 select p.stars_1, p.stars_2, p.stars_3, p.stars_4, p.stars_5, p.rating_count, p.rating_sum,
        r.mine, r.hidden, u.username, u.avatar, r.stars, r.comment, r.created_at, r.updated_at,
        coalesce(replies.list, '[]'::json) as replies, coalesce(replies.total, 0) as reply_count

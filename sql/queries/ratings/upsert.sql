@@ -3,6 +3,7 @@
 -- moves the plugin's star counts in this same statement, under the plugin row's
 -- lock, so a ratings page read next in the same transaction is exact.
 -- params: $1 plugin_id, $2 user_id, $3 stars, $4 comment
+-- not null: created
 insert into plugin_ratings as current (plugin_id, user_id, stars, comment)
 values ($1, $2::bigint, $3, coalesce($4::text, ''))
 on conflict (plugin_id, user_id) do update

@@ -2,7 +2,7 @@ import { HttpError } from '../../../http/errors.js';
 import { rateLimited } from '../../../http/rate-limited.js';
 import { sendJson } from '../../../http/respond.js';
 import type { SharedRateLimiter } from '../../../db/shared-rate-limiter.js';
-import { inTransaction, runQuery } from '../../../db/queries.js';
+import { inTransaction, runNamed } from '../../../db/queries.js';
 import { requireUser } from '../auth/guards.js';
 import type { SessionUser, SiteContext, SiteDeps } from '../context.js';
 import { findVisiblePlugin, pluginNotFound } from '../store/visibility.js';
@@ -40,10 +40,10 @@ export function rateHandler(deps: SiteDeps, writes: SharedRateLimiter) {
     // The upsert's trigger holds the plugin row's lock until commit, so the page read
     // after it sees every rating committed before ours, and none can slip in between.
     const page = await inTransaction(deps.sql, async (tx) => {
-      const [written] = await runQuery<{ created: boolean; hidden: boolean }>(tx, 'ratings/upsert', [plugin.id, user.id, input.stars, input.comment]);
+      const [written] = await runNamed(tx, 'ratings/upsert', { plugin_id: plugin.id, user_id: user.id, stars: input.stars, comment: input.comment });
       // A new rating is news to the author once a day per rater (deleting and rating
       // again is not news), and never while hidden: the author may not see it.
-      if (written?.created && !written.hidden && (await runQuery(tx, 'ratings/claim-notice', [plugin.id, user.id])).length > 0) {
+      if (written?.created && !written.hidden && (await runNamed(tx, 'ratings/claim-notice', { plugin_id: plugin.id, user_id: user.id })).length > 0) {
         await notify(tx, {
           recipients: [plugin.submitterId],
           kind: 'rating.created',
@@ -69,7 +69,7 @@ export function unrateHandler(deps: SiteDeps, writes: SharedRateLimiter) {
     const plugin = await findVisiblePlugin(deps.sql, ctx.params.id!, user);
     await countWrite(writes, user);
     const page = await inTransaction(deps.sql, async (tx) => {
-      const deleted = await runQuery(tx, 'ratings/delete', [plugin.id, user.id]);
+      const deleted = await runNamed(tx, 'ratings/delete', { plugin_id: plugin.id, user_id: user.id });
       if (deleted.length === 0) return null;
       return readRatingsPage(tx, plugin.id, { limit: 0, offset: 0, viewerId: null });
     });

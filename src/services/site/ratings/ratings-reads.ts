@@ -1,6 +1,6 @@
 import type { Sql } from '../../../db/pool.js';
-import { runQuery } from '../../../db/queries.js';
-import { ownRatingEntry, ratingEntry, ratingStats, type PageRow, type RatingStats } from './records.js';
+import { runNamed } from '../../../db/queries.js';
+import { ratingEntry, ratingStats, type RatingStats } from './records.js';
 import { REPLIES_SHOWN } from './validation.js';
 
 export interface RatingsPage {
@@ -21,7 +21,7 @@ export async function readRatingsPage(
   pluginId: string,
   page: { limit: number; offset: number; viewerId: string | null },
 ): Promise<RatingsPage> {
-  const rows = await runQuery<PageRow>(sql, 'ratings/page', [pluginId, page.limit, page.offset, page.viewerId, REPLIES_SHOWN]);
+  const rows = await runNamed(sql, 'ratings/page', { plugin_id: pluginId, limit: page.limit, offset: page.offset, viewer_id: page.viewerId, replies_shown: REPLIES_SHOWN });
   // The plugin row is always there (the caller found the plugin); a deletion in
   // between would leave nothing to show but zeros.
   const first = rows[0];
@@ -31,9 +31,10 @@ export async function readRatingsPage(
   const ratings: Record<string, unknown>[] = [];
   let mine: Record<string, unknown> | null = null;
   for (const row of rows) {
-    if (row.mine === null) continue;
-    if (row.mine) mine = ownRatingEntry(row);
-    else ratings.push(ratingEntry(row));
+    const entry = ratingEntry(row);
+    if (entry === null) continue;
+    if (row.mine) mine = entry;
+    else ratings.push(entry);
   }
   return { stats, ratings, mine };
 }

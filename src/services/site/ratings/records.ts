@@ -1,3 +1,4 @@
+import type { RatingsPageRow } from '../../../db/query-rows.js';
 import { ratingAverage } from '../store/records.js';
 
 // Rows of sql/queries/ratings/page.sql as the API shows them (docs/api.md, "Ratings
@@ -7,15 +8,7 @@ import { ratingAverage } from '../store/records.js';
 // viewer's own rating carries `hidden` besides: only its rater sees it while an
 // administrator keeps it hidden, and is told so.
 
-export interface StatsRow {
-  stars_1: number;
-  stars_2: number;
-  stars_3: number;
-  stars_4: number;
-  stars_5: number;
-  rating_count: number;
-  rating_sum: number;
-}
+export type StatsRow = Pick<RatingsPageRow, 'stars_1' | 'stars_2' | 'stars_3' | 'stars_4' | 'stars_5' | 'rating_count' | 'rating_sum'>;
 
 /** A reply as json_build_object wrote it: createdAt is PostgreSQL's JSON timestamp text. */
 interface ReplyJson {
@@ -24,21 +17,6 @@ interface ReplyJson {
   avatar: string;
   body: string;
   createdAt: string;
-}
-
-export interface PageRow extends StatsRow {
-  /** Null on the plugin-only row (no rating at all); true for the viewer's own rating. */
-  mine: boolean | null;
-  /** Only ever true on the viewer's own rating: the others shown are never hidden. */
-  hidden: boolean;
-  username: string;
-  avatar: string;
-  stars: number;
-  comment: string;
-  created_at: Date;
-  updated_at: Date;
-  replies: ReplyJson[];
-  reply_count: number;
 }
 
 export interface RatingStats {
@@ -55,22 +33,32 @@ export function ratingStats(row: StatsRow): RatingStats {
   };
 }
 
-export function ratingEntry(row: PageRow): Record<string, unknown> {
-  return {
-    user: row.username,
-    avatar: row.avatar,
-    stars: row.stars,
-    comment: row.comment,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-    replies: row.replies.map(replyRecord),
+/**
+ * The rating a page row carries, or null on the plugin-only row (`mine` null: the
+ * outer join found no rating). On a rating's row every rating column is there (a
+ * rating has its rater, by foreign key); one missing is a bug in the query.
+ */
+export function ratingEntry(row: RatingsPageRow): Record<string, unknown> | null {
+  if (row.mine === null) return null;
+  const entry: Record<string, unknown> = {
+    user: rated(row.username, 'username'),
+    avatar: rated(row.avatar, 'avatar'),
+    stars: rated(row.stars, 'stars'),
+    comment: rated(row.comment, 'comment'),
+    createdAt: rated(row.created_at, 'created_at').toISOString(),
+    updatedAt: rated(row.updated_at, 'updated_at').toISOString(),
+    // The array page.sql builds with json_build_object, as ReplyJson says.
+    replies: (row.replies as ReplyJson[]).map(replyRecord),
     replyCount: row.reply_count,
   };
+  // The viewer's own rating tells whether it is hidden from everyone else.
+  if (row.mine) entry.hidden = rated(row.hidden, 'hidden');
+  return entry;
 }
 
-/** The viewer's own rating: the entry, and whether it is hidden from everyone else. */
-export function ownRatingEntry(row: PageRow): Record<string, unknown> {
-  return { ...ratingEntry(row), hidden: row.hidden };
+function rated<T>(value: T | null, column: string): T {
+  if (value === null) throw new Error(`ratings/page: a rating's ${column} is null`);
+  return value;
 }
 
 export function replyRecord(reply: ReplyJson): Record<string, unknown> {

@@ -2,7 +2,8 @@ import { HttpError } from '../../../http/errors.js';
 import { rateLimited } from '../../../http/rate-limited.js';
 import { sendJson, sendOk } from '../../../http/respond.js';
 import type { SharedRateLimiter } from '../../../db/shared-rate-limiter.js';
-import { inTransaction, runQuery } from '../../../db/queries.js';
+import { inTransaction, runNamed } from '../../../db/queries.js';
+import type { RatingsCreateReplyRow } from '../../../db/query-rows.js';
 import { notify } from '../notifications/notify.js';
 import { requireUser } from '../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../context.js';
@@ -17,13 +18,6 @@ const FOREIGN_KEY_VIOLATION = '23503';
 
 const noRating = () => new HttpError(404, 'NOT_FOUND', 'That user has not rated this plugin');
 const noReply = () => new HttpError(404, 'NOT_FOUND', 'Reply not found');
-
-interface CreatedReply {
-  id: string;
-  created_at: Date;
-  rating_user_id: string;
-  hidden: boolean;
-}
 
 /**
  * POST /apps/api/plugins/:id/ratings/:ratingUser/replies {body} (or {comment}):
@@ -42,11 +36,11 @@ export function createReplyHandler(deps: SiteDeps, replies: SharedRateLimiter) {
     if (!couldBeUsername(ratingUser)) throw noRating();
     const decision = await replies.hit(user.id);
     if (!decision.allowed) throw rateLimited(decision, `At most ${REPLIES_PER_MINUTE} replies a minute; try again shortly`);
-    let created: CreatedReply[];
+    let created: RatingsCreateReplyRow[];
     try {
       // The reply and its notifications (the rater, and the plugin's author) commit together.
       created = await inTransaction(deps.sql, async (tx) => {
-        const rows = await runQuery<CreatedReply>(tx, 'ratings/create-reply', [plugin.id, ratingUser, user.id, body, user.admin]);
+        const rows = await runNamed(tx, 'ratings/create-reply', { plugin_id: plugin.id, rating_user: ratingUser, user_id: user.id, body, is_admin: user.admin });
         if (rows[0] && !rows[0].hidden) {
           await notify(tx, {
             recipients: [rows[0].rating_user_id, plugin.submitterId],
@@ -81,10 +75,10 @@ export function deleteReplyHandler(deps: SiteDeps) {
     const plugin = await findVisiblePlugin(deps.sql, ctx.params.id!, user);
     const replyId = ctx.params.replyId!;
     if (!isReplyId(replyId)) throw noReply();
-    const [reply] = await runQuery<{ id: string; user_id: string; rating_user_id: string; hidden: boolean }>(deps.sql, 'ratings/find-reply', [replyId, plugin.id]);
+    const [reply] = await runNamed(deps.sql, 'ratings/find-reply', { reply_id: replyId, plugin_id: plugin.id });
     if (!reply || (reply.hidden && reply.rating_user_id !== user.id && !user.admin)) throw noReply();
     if (reply.user_id !== user.id && !user.admin) throw new HttpError(403, 'FORBIDDEN', 'Only its author or an administrator may delete a reply');
-    const deleted = await runQuery(deps.sql, 'ratings/delete-reply', [replyId, plugin.id]);
+    const deleted = await runNamed(deps.sql, 'ratings/delete-reply', { reply_id: replyId, plugin_id: plugin.id });
     if (deleted.length === 0) throw noReply();
     sendOk(ctx);
   };
