@@ -117,7 +117,7 @@ export function runNamed(sql: Sql, name: string, params: Readonly<Record<string,
  * get the row type their callers write (issue 32: their call sites are being
  * changed by others); a query leaves this list when its calls read query-rows.ts.
  */
-type CallerTyped = Exclude<Extract<keyof QueryParams, `store/${string}`>, `store/package-checks/${string}`>;
+type CallerTyped = Exclude<Extract<keyof QueryParams, `store/${string}`>, `store/package-checks/${string}` | 'store/lock-plugin'>;
 type TypedQuery = Exclude<keyof QueryParams, CallerTyped>;
 
 /** What postgres.js's query object offers beyond a promise (see `abandon`). */

@@ -178,7 +178,7 @@ export interface ReportsCreateRow {
 
 /** A row of sql/queries/reports/find-rater.sql. */
 export interface ReportsFindRaterRow {
-  id: string | null;
+  id: string;
   username: string;
 }
 
@@ -191,13 +191,13 @@ export interface ReportsFindRatingRow {
 
 /** A row of sql/queries/reports/lock.sql. */
 export interface ReportsLockRow {
-  id: string | null;
-  status: string | null;
-  target_type: string | null;
-  reason: string | null;
-  note: string | null;
-  created_at: Date | null;
-  plugin_id: string | null;
+  id: string;
+  status: string;
+  target_type: string;
+  reason: string;
+  note: string;
+  created_at: Date;
+  plugin_id: string;
   rating_user_id: string | null;
   rating_user: string | null;
 }
@@ -211,20 +211,20 @@ export interface ReportsPageRow {
 /** A row of sql/queries/reports/resolve-target.sql. */
 export interface ReportsResolveTargetRow {
   id: string;
-  reporter_id: string | null;
+  reporter_id: string;
 }
 
 /** A row of sql/queries/reports/set-rating-hidden.sql. */
 export interface ReportsSetRatingHiddenRow {
-  was_hidden: boolean | null;
+  was_hidden: boolean;
 }
 
 /** A row of sql/queries/site/generations.sql. */
 export interface SiteGenerationsRow {
-  store: string | null;
-  visibility: string | null;
-  ratings: string | null;
-  sessions: string | null;
+  store: string;
+  visibility: string;
+  ratings: string;
+  sessions: string;
 }
 
 /** A row of sql/queries/stats/install-days-many.sql. */
@@ -617,7 +617,7 @@ export interface StoreListUpdatedRow {
 export interface StoreLockPluginRow {
   id: string;
   status: string;
-  submitter_id: string | null;
+  submitter_id: string;
 }
 
 /** A row of sql/queries/store/package-checks/administrators.sql. */

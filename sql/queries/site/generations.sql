@@ -5,6 +5,7 @@
 -- visibility generation (sql/008): what may be served stale while PostgreSQL is away;
 -- and the ratings generation (sql/008: kept ratings pages of logged-in callers).
 -- params: none
+-- not null: store, visibility, ratings, sessions
 select s.generation::text as store, s.visibility::text as visibility, s.ratings::text as ratings,
        a.generation::text as sessions
   from store_generation s, session_generation a

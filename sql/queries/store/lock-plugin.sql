@@ -4,6 +4,7 @@
 -- row but not other tables, so what depends on the pending update is read by the
 -- next statement (store/review-state.sql), under the lock.
 -- params: $1 plugin_id
+-- not null: submitter_id
 select p.id, p.status, p.submitter_id::text as submitter_id
   from plugins p
  where lower(p.id) = lower($1)

@@ -1,5 +1,5 @@
 import { coalescedRead } from '../../lib/coalesced-read.js';
-import { runQuery } from '../../db/queries.js';
+import { runNamed } from '../../db/queries.js';
 import type { Sql } from '../../db/pool.js';
 import type { SiteContext } from './context.js';
 
@@ -23,13 +23,6 @@ export interface Generations {
   sessions: bigint;
   /** Date.now() when the read came back: answers of `store` were current then. */
   at: number;
-}
-
-interface GenerationsRow {
-  store: string;
-  visibility: string;
-  ratings: string;
-  sessions: string;
 }
 
 export interface GenerationReader {
@@ -68,8 +61,9 @@ export function generationsOf(sql: Sql): GenerationReader {
 function createReader(sql: Sql): GenerationReader {
   let last: LastRead | undefined;
   const read = coalescedRead(() =>
-    runQuery<GenerationsRow>(sql, 'site/generations').then((rows): Generations => {
-      const row = rows[0]!;
+    runNamed(sql, 'site/generations', {}).then(([row]): Generations => {
+      // Both tables hold their one row from their migration on (sql/008_generations.sql).
+      if (row === undefined) throw new Error('site/generations: store_generation or session_generation has no row');
       const generations: Generations = { store: BigInt(row.store), visibility: BigInt(row.visibility), ratings: BigInt(row.ratings), sessions: BigInt(row.sessions), at: Date.now() };
       // A slower read that started earlier never takes the place of a newer one (both numbers only grow).
       if (last === undefined || last.store < generations.store || (last.store === generations.store && last.visibility <= generations.visibility)) {

@@ -1,5 +1,5 @@
 import type { Sql } from '../../../db/pool.js';
-import { runQuery } from '../../../db/queries.js';
+import { runNamed } from '../../../db/queries.js';
 
 // Writing notifications, in the transaction of the event they tell about, so a
 // notification exists exactly when its event happened.
@@ -23,5 +23,5 @@ export interface Notice {
 export async function notify(tx: Sql, notice: Notice): Promise<void> {
   if (notice.recipients.length === 0) return;
   const message = [...notice.message].length > MAX_MESSAGE ? [...notice.message].slice(0, MAX_MESSAGE - 1).join('') + '…' : notice.message;
-  await runQuery(tx, 'notifications/create', [notice.recipients, notice.kind, notice.plugin, notice.actorId, message]);
+  await runNamed(tx, 'notifications/create', { recipients: notice.recipients, kind: notice.kind, plugin_id: notice.plugin, actor_id: notice.actorId, message });
 }

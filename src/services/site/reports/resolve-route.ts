@@ -1,7 +1,8 @@
 import { HttpError, validationFailed } from '../../../http/errors.js';
 import { sendJson } from '../../../http/respond.js';
 import type { Sql } from '../../../db/pool.js';
-import { inTransaction, runQuery } from '../../../db/queries.js';
+import { inTransaction, runNamed } from '../../../db/queries.js';
+import type { ReportsLockRow } from '../../../db/query-rows.js';
 import { recordAudit, type AuditTarget, type Fields } from '../audit/audit-log.js';
 import { requireAdmin } from '../auth/guards.js';
 import { couldBeUsername } from '../auth/usernames.js';
@@ -23,18 +24,6 @@ const OUTCOMES: Record<Resolution, string> = {
 const REPORT_ID = /^[1-9][0-9]{0,17}$/;
 const reportNotFound = () => new HttpError(404, 'NOT_FOUND', 'Report not found');
 
-interface LockedReport {
-  id: string;
-  status: string;
-  target_type: 'plugin' | 'rating';
-  reason: string;
-  note: string;
-  created_at: Date;
-  plugin_id: string;
-  rating_user_id: string | null;
-  rating_user: string | null;
-}
-
 /**
  * POST /apps/api/reports/:id/resolve {action: dismiss | hide-rating | unlist, reason?}
  * (administrators): resolves every open report of the report's target with the
@@ -50,13 +39,20 @@ export function resolveReportHandler(deps: SiteDeps) {
     const id = ctx.params.id!;
     if (!REPORT_ID.test(id)) throw reportNotFound();
     const outcome = await inTransaction(deps.sql, async (tx) => {
-      const [report] = await runQuery<LockedReport>(tx, 'reports/lock', [id]);
+      const [report] = await runNamed(tx, 'reports/lock', { report_id: id });
       if (!report) throw reportNotFound();
       if (report.status !== 'open') throw new HttpError(409, 'CONFLICT', 'This report is already resolved');
       if (action === 'hide-rating' && report.target_type !== 'rating') throw validationFailed('action', 'hide-rating resolves reports of ratings only');
       const change = await applyResolution(tx, report, action, reason, admin);
-      const resolved = await runQuery<{ id: string; reporter_id: string }>(tx, 'reports/resolve-target', [report.plugin_id, report.rating_user_id, action, reason, admin.id]);
-      const what = report.target_type === 'rating' ? `${report.rating_user}'s rating of ${report.plugin_id}` : `the plugin ${report.plugin_id}`;
+      const resolved = await runNamed(tx, 'reports/resolve-target', {
+        plugin_id: report.plugin_id,
+        rating_user_id: report.rating_user_id,
+        resolution: action,
+        reason,
+        admin_id: admin.id,
+      });
+      const target = targetOf(report);
+      const what = target.type === 'rating' ? `${target.user}'s rating of ${report.plugin_id}` : `the plugin ${report.plugin_id}`;
       await notify(tx, {
         recipients: resolved.map((row) => row.reporter_id),
         kind: 'report.resolved',
@@ -64,8 +60,6 @@ export function resolveReportHandler(deps: SiteDeps) {
         actorId: admin.id,
         message: `Your report of ${what} was resolved: ${OUTCOMES[action]}${reason === null ? '' : ` (${reason})`}`,
       });
-      const target: AuditTarget =
-        report.target_type === 'rating' ? { type: 'rating', plugin: report.plugin_id, user: report.rating_user! } : { type: 'plugin', plugin: report.plugin_id };
       const reports = resolved.map((row) => Number(row.id));
       await recordAudit(tx, {
         actor: admin,
@@ -98,19 +92,29 @@ export function resolveReportHandler(deps: SiteDeps) {
   };
 }
 
-async function applyResolution(tx: Sql, report: LockedReport, action: Resolution, reason: string | null, admin: SessionUser): Promise<{ before: Fields; after: Fields }> {
+async function applyResolution(tx: Sql, report: ReportsLockRow, action: Resolution, reason: string | null, admin: SessionUser): Promise<{ before: Fields; after: Fields }> {
   if (action === 'hide-rating') {
     // Recorded even when the rating was deleted since it was reported: it comes back hidden.
-    const [row] = await runQuery<{ was_hidden: boolean }>(tx, 'reports/set-rating-hidden', [report.plugin_id, report.rating_user_id, true, admin.id]);
-    return { before: { hidden: row!.was_hidden }, after: { hidden: true } };
+    const [row] = await runNamed(tx, 'reports/set-rating-hidden', { plugin_id: report.plugin_id, rating_user_id: report.rating_user_id, hidden: true, admin_id: admin.id });
+    // Hiding answers one row always (sql/003_ratings.sql, set_rating_hidden).
+    if (row === undefined) throw new Error(`set_rating_hidden answered no row hiding a rating of ${report.plugin_id}`);
+    return { before: { hidden: row.was_hidden }, after: { hidden: true } };
   }
   if (action === 'unlist') {
-    const [locked] = await runQuery<{ id: string; status: string; submitter_id: string }>(tx, 'store/lock-plugin', [report.plugin_id]);
+    const [locked] = await runNamed(tx, 'store/lock-plugin', { plugin_id: report.plugin_id });
     if (!locked || locked.status === 'rejected') return { before: {}, after: {} };
     // Rejected with the reason, its pending update discarded, its author told.
     return unlistPlugin(tx, locked, reason, admin);
   }
   return { before: {}, after: {} };
+}
+
+/** What a report is about, as the audit log names it. */
+function targetOf(report: ReportsLockRow): AuditTarget {
+  if (report.target_type !== 'rating') return { type: 'plugin', plugin: report.plugin_id };
+  // A report of a rating has its rater (a check of reports; deleting the rater deletes the report).
+  if (report.rating_user === null) throw new Error(`report ${report.id} of a rating has no rater`);
+  return { type: 'rating', plugin: report.plugin_id, user: report.rating_user };
 }
 
 /**
@@ -126,8 +130,8 @@ export function unhideRatingHandler(deps: SiteDeps) {
     const ratingUser = ctx.params.ratingUser!;
     if (!couldBeUsername(ratingUser)) throw ratingNotFound();
     const stats = await inTransaction(deps.sql, async (tx) => {
-      const [rater] = await runQuery<{ id: string; username: string }>(tx, 'reports/find-rater', [ratingUser]);
-      const [row] = rater ? await runQuery<{ was_hidden: boolean }>(tx, 'reports/set-rating-hidden', [plugin.id, rater.id, false, admin.id]) : [];
+      const [rater] = await runNamed(tx, 'reports/find-rater', { username: ratingUser });
+      const [row] = rater ? await runNamed(tx, 'reports/set-rating-hidden', { plugin_id: plugin.id, rating_user_id: rater.id, hidden: false, admin_id: admin.id }) : [];
       if (!rater || !row) throw ratingNotFound();
       if (row.was_hidden) {
         await recordAudit(tx, { actor: admin, action: 'rating.unhide', target: { type: 'rating', plugin: plugin.id, user: rater.username }, before: { hidden: true }, after: { hidden: false } });
