@@ -1,5 +1,6 @@
--- Locks plugin $1 (case-insensitive id) for an edit or a review in this transaction:
--- concurrent edits and reviews of one plugin take turns. Only the locked row's own
+-- Locks plugin $1 (case-insensitive id) for any write to it in this transaction
+-- (only lockPlugin, src/services/site/store/plugin-state.ts, runs it): concurrent
+-- writes to one plugin take turns. Only the locked row's own
 -- columns are read here: after waiting for the lock, PostgreSQL re-reads the locked
 -- row but not other tables, so what depends on the pending update is read by the
 -- next statement (store/review-state.sql), under the lock.

@@ -1,4 +1,4 @@
--- Plugin $1 (its exact id, locked by store/lock-plugin.sql in this transaction) as a
+-- Plugin $1 (its exact id, locked by lockPlugin, store/plugin-state.ts, in this transaction) as a
 -- review finds it: whether a pending update waits, and the revision its record shows
 -- (plugin_records.revision). Only an approved plugin's update is reviewed as one
 -- (docs/api.md). A statement of its own after the lock, so it sees every

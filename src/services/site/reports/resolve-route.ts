@@ -9,7 +9,7 @@ import { couldBeUsername } from '../auth/usernames.js';
 import type { SessionUser, SiteContext, SiteDeps } from '../context.js';
 import { readRatingsPage } from '../ratings/ratings-reads.js';
 import { findVisiblePlugin } from '../store/visibility.js';
-import { unlistPlugin } from '../store/unlist.js';
+import { lockPlugin, unlistPlugin } from '../store/plugin-state.js';
 import { notify } from '../notifications/notify.js';
 import { ratingNotFound } from './report-routes.js';
 import { parseResolution, type Resolution } from './validation.js';
@@ -30,7 +30,7 @@ const reportNotFound = () => new HttpError(404, 'NOT_FOUND', 'Report not found')
  * action, in one transaction with the action itself and its audit entry.
  * hide-rating hides the reported rating (a report of a plugin has none: 400);
  * unlist makes the plugin rejected with the reason, as a review would, and discards
- * its pending update (store/unlist.ts). 409 when the report is already resolved.
+ * its pending update (store/plugin-state.ts). 409 when the report is already resolved.
  */
 export function resolveReportHandler(deps: SiteDeps) {
   return async (ctx: SiteContext) => {
@@ -101,7 +101,7 @@ async function applyResolution(tx: Sql, report: ReportsLockRow, action: Resoluti
     return { before: { hidden: row.was_hidden }, after: { hidden: true } };
   }
   if (action === 'unlist') {
-    const [locked] = await runNamed(tx, 'store/lock-plugin', { plugin_id: report.plugin_id });
+    const locked = await lockPlugin(tx, report.plugin_id);
     if (!locked || locked.status === 'rejected') return { before: {}, after: {} };
     // Rejected with the reason, its pending update discarded, its author told.
     return unlistPlugin(tx, locked, reason, admin);

@@ -6,13 +6,12 @@ import { auditedPluginChange, recordAudit } from '../audit/audit-log.js';
 import { notify } from '../notifications/notify.js';
 import { EDITABLE_FIELDS, type EditableField } from './records.js';
 import type { PluginFields, ValidEdit } from './validation.js';
-import { unlistPlugin } from './unlist.js';
-import { refuseTakenOffLive, settleVersionsAfterReview, syncLivePermissions } from './versions/settle.js';
-import { canSee, isOwnerOrAdmin, PLUGIN_ID, pluginNotFound, type PluginStatus } from './visibility.js';
+import { lockOwnPlugin, lockPlugin, settleVersionsAfterReview, syncLivePermissions, unlistPlugin } from './plugin-state.js';
+import { PLUGIN_ID, pluginNotFound } from './visibility.js';
 
 // Creating, editing and reviewing plugins: the states of docs/api.md "Edits and
 // reviews". Every edit and review runs in a transaction holding the
-// plugin's row lock, so concurrent ones take turns and none is lost. What an
+// plugin's row lock (plugin-state.ts), so concurrent ones take turns and none is lost. What an
 // administrator does (a review, an edit of another user's plugin, featured) is
 // recorded in the audit log in the same transaction (src/services/site/audit).
 
@@ -58,15 +57,8 @@ export type EditOutcome = 'applied' | 'pending-update' | 'unchanged';
 export async function editPlugin(sql: Sql, id: string, editor: SessionUser, edit: ValidEdit): Promise<string> {
   if (!PLUGIN_ID.test(id)) throw pluginNotFound();
   return inTransaction(sql, async (t) => {
-    const [locked] = await runQuery<{ id: string; status: PluginStatus; submitter_id: string }>(t, 'store/lock-plugin', [id]);
-    if (!locked) throw pluginNotFound();
-    const plugin = { id: locked.id, status: locked.status, submitterId: String(locked.submitter_id) };
-    // Editing another user's plugin is 403, but what the caller may not see is
-    // 404. So another user's approved plugin is 403, a hidden one 404.
-    if (!isOwnerOrAdmin(plugin, editor)) {
-      if (!canSee(plugin, editor)) throw pluginNotFound();
-      throw new HttpError(403, 'FORBIDDEN', 'You can only edit your own plugins');
-    }
+    // Another user's approved plugin is 403, a hidden one 404.
+    const plugin = await lockOwnPlugin(t, id, editor, 'You can only edit your own plugins');
 
     const changed = EDITABLE_FIELDS.filter((field) => edit.fields[field] !== undefined);
     if (changed.length === 0 && edit.featured === undefined) return plugin.id;
@@ -84,7 +76,7 @@ export async function editPlugin(sql: Sql, id: string, editor: SessionUser, edit
     }
     // An administrator's edit applies at once: a plugin serving a hosted version
     // keeps its manifest's permissions all the same (issue 31).
-    if (plugin.status === 'approved' && editor.admin) await syncLivePermissions(t, plugin.id);
+    if (plugin.status === 'approved' && editor.admin) await syncLivePermissions(t, plugin);
     return plugin.id;
   });
 }
@@ -96,7 +88,7 @@ export async function editPlugin(sql: Sql, id: string, editor: SessionUser, edit
  * after all and an approved one taken down; only a review that would
  * change nothing (approve an approved plugin, reject a rejected one) has nothing to
  * review (409). `unlist` takes an approved plugin down whether or not an update
- * waits (unlist.ts), and discards the update.
+ * waits (plugin-state.ts), and discards the update.
  *
  * With `revision` (what the administrator's record showed), a review of a plugin or
  * pending update that changed since is refused (409, field revision) and changes
@@ -108,7 +100,7 @@ export async function reviewPlugin(sql: Sql, id: string, reviewer: SessionUser, 
   if (!PLUGIN_ID.test(id)) throw pluginNotFound();
   const { action, reason } = review;
   return inTransaction(sql, async (t) => {
-    const [locked] = await runQuery<{ id: string; status: PluginStatus; submitter_id: string }>(t, 'store/lock-plugin', [id]);
+    const locked = await lockPlugin(t, id);
     if (!locked) throw pluginNotFound();
     const [state] = await runQuery<{ has_pending_update: boolean; revision: string }>(t, 'store/review-state', [locked.id]);
     if (review.revision !== null && review.revision !== state!.revision) {
@@ -135,13 +127,13 @@ export async function reviewPlugin(sql: Sql, id: string, reviewer: SessionUser, 
         await runNamed(t, 'store/package-checks/pin', { plugin_id: locked.id, sha256: check.sha256, download: check.download });
       }
     });
-    // Hosted versions follow: the one now live is approved, other pending ones rejected.
-    await settleVersionsAfterReview(t, locked.id, action);
-    if (action === 'approve') await refuseTakenOffLive(t, locked.id);
+    // Hosted versions follow: the one now live is approved, other pending ones rejected
+    // (409 when what would go live was taken off).
+    await settleVersionsAfterReview(t, locked, action);
     const decided = action === 'approve' ? 'approved' : 'rejected';
     const what = hasUpdate ? `The update of your plugin ${locked.id}` : `Your plugin ${locked.id}`;
     await notify(t, {
-      recipients: [String(locked.submitter_id)],
+      recipients: [locked.submitterId],
       kind: `${subject}.${decided}`,
       plugin: locked.id,
       actorId: reviewer.id,

@@ -4,20 +4,20 @@ import { inTransaction, runNamed, runQuery } from '../../../../db/queries.js';
 import { recordAudit } from '../../audit/audit-log.js';
 import type { SessionUser } from '../../context.js';
 import { notify } from '../../notifications/notify.js';
-import { unlistPlugin } from '../unlist.js';
-import { canSee, isOwnerOrAdmin, PLUGIN_ID, pluginNotFound, type PluginAccess, type PluginStatus } from '../visibility.js';
+import { goBackFrom, lockOwnPlugin, unlistPlugin, type LockedPlugin } from '../plugin-state.js';
+import type { PluginStatus } from '../visibility.js';
 import { isBlocked, type Check } from './manifest/checks.js';
 import type { ReadManifest } from './manifest/launcher-manifest.js';
 import { blockedAmong, blockPendingHolders, checkVersion } from './manifest/version-checks.js';
-import { syncLivePermissions } from './settle.js';
 import type { StoredPackage } from './package-client.js';
 import type { VersionRow, VersionStatus } from './records.js';
+import { bytesRemoved, markBytesRemoved } from './removed-bytes.js';
 import { couldBeVersion } from './version-number.js';
 
 // The writes of plugin versions, each in one transaction holding the plugin's row
-// lock (store/lock-plugin.sql), which every edit and review of the plugin takes
-// first: a new version, its review (settle*), a withdrawal and a removal take turns
-// with them, so what a review compared (`revision`) is what it decides.
+// lock (plugin-state.ts), which every edit and review of the plugin takes first:
+// a new version, a withdrawal and a removal take turns with them, so what a review
+// compared (`revision`) is what it decides.
 
 export const versionTaken = () =>
   new HttpError(
@@ -28,17 +28,8 @@ export const versionTaken = () =>
   );
 
 /** Locks plugin `id` (any case) for `user`: 404 when hidden from them, 403 when visible but not theirs. */
-export async function lockOwnPlugin(t: Sql, id: string, user: SessionUser): Promise<PluginAccess & { submitter_id: string }> {
-  if (!PLUGIN_ID.test(id)) throw pluginNotFound();
-  const [locked] = await runQuery<{ id: string; status: PluginStatus; submitter_id: string }>(t, 'store/lock-plugin', [id]);
-  if (!locked) throw pluginNotFound();
-  const plugin = { id: locked.id, status: locked.status, submitterId: String(locked.submitter_id), submitter_id: String(locked.submitter_id) };
-  if (!isOwnerOrAdmin(plugin, user)) {
-    if (!canSee(plugin, user)) throw pluginNotFound();
-    throw new HttpError(403, 'FORBIDDEN', 'Only the plugin\'s author (or an administrator) can change its versions');
-  }
-  return plugin;
-}
+const lockForVersions = (t: Sql, id: string, user: SessionUser): Promise<LockedPlugin> =>
+  lockOwnPlugin(t, id, user, 'Only the plugin\'s author (or an administrator) can change its versions');
 
 /**
  * Before the file streams: 404 / 403 for the plugin, 409 when the version number
@@ -48,7 +39,7 @@ export async function lockOwnPlugin(t: Sql, id: string, user: SessionUser): Prom
  */
 export async function checkVersionFree(sql: Sql, id: string, user: SessionUser, version: string | null): Promise<string> {
   return inTransaction(sql, async (t) => {
-    const plugin = await lockOwnPlugin(t, id, user);
+    const plugin = await lockForVersions(t, id, user);
     if (version !== null) {
       const [row] = await runQuery<{ taken: boolean }>(t, 'store/versions/version-taken', [plugin.id, version]);
       if (row!.taken) throw versionTaken();
@@ -75,7 +66,7 @@ export const VERSION_HOLD_SECONDS = 120;
  */
 export async function reserveVersion(sql: Sql, id: string, user: SessionUser, version: string): Promise<VersionHold> {
   return inTransaction(sql, async (t) => {
-    const plugin = await lockOwnPlugin(t, id, user);
+    const plugin = await lockForVersions(t, id, user);
     const [held] = await runQuery<{ held_until: string }>(t, 'store/versions/reserve-version', [plugin.id, version, VERSION_HOLD_SECONDS]);
     if (!held) throw versionTaken();
     return { pluginId: plugin.id, version, heldUntil: held.held_until };
@@ -123,13 +114,13 @@ export async function insertVersionIn(
   stored: StoredPackage,
   read: ReadManifest,
 ): Promise<VersionRow> {
-  const plugin = await lockOwnPlugin(t, id, user);
+  const plugin = await lockForVersions(t, id, user);
   // The image host refuses removed bytes too, but a removal may land between its check and this insert.
   if (await bytesRemoved(t, stored.sha256)) throw removedFile();
   // A removal blocking files waits for this insert, then gives it the check itself (blockPendingHolders).
   await runQuery(t, 'store/versions/lock-blocklist-shared');
   const blocked = await blockedAmong(t, stored.report.files);
-  const checked = await checkVersion(t, { id: plugin.id, submitterId: plugin.submitter_id }, read, stored.report.findings, blocked);
+  const checked = await checkVersion(t, plugin, read, stored.report.findings, blocked);
   if (isBlocked(checked.checks)) throw new RefusedByChecks(checked.checks);
   const [row] = await runNamed<VersionRow>(t, 'store/versions/insert-version', {
     plugin_id: plugin.id, version: input.version, changelog: input.changelog, sha256: stored.sha256,
@@ -205,7 +196,7 @@ export async function takeVersionOff(
   to: Extract<VersionStatus, 'withdrawn' | 'removed'>,
 ): Promise<TakenOff> {
   return inTransaction(sql, async (t) => {
-    const plugin = await lockOwnPlugin(t, id, user);
+    const plugin = await lockForVersions(t, id, user);
     const [found] = couldBeVersion(version)
       ? await runQuery<{ version: string; sha256: string; download: string; status: VersionStatus }>(t, 'store/versions/lock-version', [plugin.id, version])
       : [];
@@ -220,16 +211,7 @@ export async function takeVersionOff(
     await runQuery(t, 'store/versions/drop-from-pending-update', [plugin.id, found.version]);
     let live: string | null = state!.version;
     const carried = state!.version === found.version && state!.download === found.download && state!.sha256 === found.sha256;
-    if (carried) {
-      const [earlier] = await runQuery<{ version: string; download: string; sha256: string }>(t, 'store/versions/earlier-approved', [plugin.id, found.version]);
-      if (earlier) {
-        await runQuery(t, 'store/versions/set-live', [plugin.id, earlier.version, earlier.download, earlier.sha256]);
-        await syncLivePermissions(t, plugin.id);
-        live = earlier.version;
-      } else {
-        live = null;
-      }
-    }
+    if (carried) live = await goBackFrom(t, plugin, found.version);
     await runQuery(t, 'store/versions/set-status', [plugin.id, found.version, to]);
     const bytesRemoved = to === 'removed' && (await markBytesRemoved(t, plugin.id, found.version, found.sha256));
     if (to === 'removed') await blockFilesOf(t, plugin.id, found.version);
@@ -263,18 +245,6 @@ export async function takeVersionOff(
 const removedFile = () => new HttpError(400, 'VALIDATION_FAILED', 'Not an acceptable package: an administrator removed this file', { field: 'file' });
 
 /**
- * Marks the bytes of a version just removed as removed (sql/007), unless another
- * live version of any plugin has them: then the image host keeps the file for it.
- * Holds the bytes' lock, so an approval or an insert of them waits for this
- * transaction and then sees what it decided. True when the bytes are removed.
- */
-async function markBytesRemoved(t: Sql, pluginId: string, version: string, sha256: string): Promise<boolean> {
-  await runQuery(t, 'store/versions/lock-bytes', [sha256]);
-  const [row] = await runQuery<{ removed: boolean }>(t, 'store/versions/mark-bytes-removed', [pluginId, version, sha256]);
-  return row!.removed;
-}
-
-/**
  * A version removed for malware: the bytes of each of its files are blocked (sql/284),
  * and every pending version holding one of them gets the blocked-file check, which
  * keeps it from going live. The blocklist's lock makes an upload in flight either
@@ -284,15 +254,4 @@ async function blockFilesOf(t: Sql, pluginId: string, version: string): Promise<
   await runQuery(t, 'store/versions/lock-blocklist');
   await runNamed(t, 'store/versions/block-files-of-removed', { plugin_id: pluginId, version });
   await blockPendingHolders(t, { pluginId, version });
-}
-
-/**
- * Whether an administrator removed these bytes (sql/007), read under the bytes'
- * shared lock, which this transaction then holds: a removal of them waits for it
- * and sees what it wrote (a version inserted or made live).
- */
-export async function bytesRemoved(t: Sql, sha256: string): Promise<boolean> {
-  await runQuery(t, 'store/versions/lock-bytes-shared', [sha256]);
-  const [row] = await runQuery<{ removed: boolean }>(t, 'store/versions/bytes-removed', [sha256]);
-  return row!.removed;
 }

@@ -1,6 +1,7 @@
 import type { Sql } from '../../../../../db/pool.js';
 import { inTransaction, runNamed, runQuery } from '../../../../../db/queries.js';
 import type { Check } from './checks.js';
+import { lockPlugin } from '../../plugin-state.js';
 import { recheckStored, type StoredVersionRow } from './version-checks.js';
 
 // npm run recheck (src/recheck.ts): the checks of every pending and live version
@@ -26,7 +27,7 @@ export async function recheckAll(sql: Sql): Promise<{ checked: number; changes: 
   for (const { plugin_id: pluginId, version } of candidates) {
     const change = await inTransaction(sql, async (t) => {
       // Reviews and uploads take the plugin's lock first: what a review reads is what it decides.
-      await runQuery(t, 'store/lock-plugin', [pluginId]);
+      await lockPlugin(t, pluginId);
       const [row] = await runNamed<StoredVersionRow>(t, 'store/versions/version-for-checks', { plugin_id: pluginId, version });
       if (!row?.manifest_source) return null;
       const result = await recheckStored(t, row);
