@@ -1,8 +1,9 @@
 -- The plugin store: plugins, the pending update of an approved plugin, the last
 -- review, the revision a review names, install counts and the click
--- de-duplication, the views lists and details read, and the per-status and per-tag
--- counts kept by triggers. Ratings are in 003, search in 004, related plugins in
--- 005, versions in 007, the generations kept answers are tagged with in 008.
+-- de-duplication, and the per-status and per-tag counts kept by triggers. Ratings
+-- are in 003, search in 004, related plugins in 005, versions, package checks and
+-- the views lists and details read in 007, the generations kept answers are tagged
+-- with in 008.
 -- Every plugin field rule (docs/api.md,
 -- "Plugin store") is also a constraint here, so no code path can store what the API
 -- would refuse (the API checks first, to name the offending field; these are the
@@ -306,36 +307,9 @@ create table plugin_install_days (
   primary key (plugin_id, day)
 );
 
--- A plugin as the API shows it: the live record with its submitter's name, its
--- pending update and its last reviewer. Both joins are left joins on unique keys,
--- so a query that reads neither (a count) does not pay for them.
-create view plugin_records as
-select p.id, p.submitter_id, submitter.username as submitter, p.name, p.version, p.author, p.description,
-       p.long_description, p.download, p.sha256, p.url, p.icon, p.tags, p.permissions, p.screenshots,
-       p.status, p.featured, p.install_count, p.rating_count, p.rating_sum, p.rating_score,
-       p.stars_1, p.stars_2, p.stars_3, p.stars_4, p.stars_5,
-       p.review_action, p.review_reason, p.reviewed_at, p.created_at, p.updated_at,
-       pending.changed as pending_changed, pending.name as pending_name, pending.version as pending_version,
-       pending.author as pending_author, pending.description as pending_description,
-       pending.long_description as pending_long_description, pending.download as pending_download,
-       pending.sha256 as pending_sha256, pending.url as pending_url, pending.icon as pending_icon,
-       pending.tags as pending_tags, pending.permissions as pending_permissions,
-       pending.screenshots as pending_screenshots, pending.submitted_at as pending_submitted_at,
-       greatest(p.revision, pending.revision)::text as revision
-  from plugins p
-  left join users submitter on submitter.id = p.submitter_id
-  left join plugin_pending_updates pending on pending.plugin_id = p.id;
-
--- A plugin as lists show it: plugin_records without the long description, which
--- can be 20,000 characters and is for the detail page.
-create view plugin_summaries as
-select id, submitter_id, submitter, name, version, author, description, download, sha256, url, icon, tags,
-       permissions, screenshots, status, featured, install_count, rating_count, rating_sum, rating_score,
-       review_action, review_reason, reviewed_at, created_at, updated_at,
-       pending_changed, pending_name, pending_version, pending_author, pending_description,
-       pending_long_description, pending_download, pending_sha256, pending_url, pending_icon, pending_tags,
-       pending_permissions, pending_screenshots, pending_submitted_at, revision
-  from plugin_records;
+-- The views lists and details read, plugin_records and plugin_summaries, are in
+-- sql/007: they carry what the live version's package says (its size, the launcher
+-- it needs, what it runs), so they come after plugin_versions.
 
 -- How many plugins each status holds, kept by a trigger in the same transaction as
 -- the change. The store front (every approved plugin, no tag) needs a total on

@@ -22,6 +22,13 @@ language sql immutable parallel safe as $$
   select regexp_replace(lower(value), '[^[:alnum:]]+', '', 'g')
 $$;
 
+-- The `similar-name` check of a version's package
+-- (src/services/site/store/versions/manifest/): the approved plugins whose compact
+-- name or id is nearest a new one's, by trigram distance, walked in order by these
+-- indexes rather than by reading every plugin.
+create index plugins_approved_compact_name_trgm on plugins using gist (store_compact(name) gist_trgm_ops) where status = 'approved';
+create index plugins_approved_compact_id_trgm on plugins using gist (store_compact(id) gist_trgm_ops) where status = 'approved';
+
 create table plugin_search (
   id text primary key references plugins (id) on delete cascade,
   status text not null,

@@ -81,13 +81,15 @@ create index reports_queue on reports (status, id);
 create index reports_target on reports (plugin_id, rating_user_id) where status = 'open';
 
 -- Notifications for users (src/services/site/notifications): review decisions for authors,
--- new ratings and replies on their plugins, replies to a rater's rating, and the
--- outcome of a user's report. Written in the transaction of the event itself.
+-- new ratings and replies on their plugins, replies to a rater's rating, the
+-- outcome of a user's report, and a download whose bytes no longer match what was
+-- reviewed (sql/007's package checks). Written in the transaction of the event
+-- itself.
 create table notifications (
   id bigint generated always as identity primary key,
   user_id bigint not null references users (id) on delete cascade,
   kind text not null check (kind in ('review.approved', 'review.rejected', 'update.approved', 'update.rejected',
-                                     'rating.created', 'reply.created', 'report.resolved')),
+                                     'rating.created', 'reply.created', 'report.resolved', 'package.changed')),
   plugin_id text references plugins (id) on delete cascade,
   actor_id bigint references users (id) on delete set null,
   message text not null check (char_length(message) <= 2000),

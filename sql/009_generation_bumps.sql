@@ -26,8 +26,8 @@ begin
 end
 $$;
 
--- The store's generation: every change to plugins, their pending updates and
--- versions, and the submitter's name lists show.
+-- The store's generation: every change to plugins, their pending updates,
+-- versions and package checks, and the submitter's name lists show.
 create constraint trigger plugins_bump_generation
   after insert or update or delete on plugins
   deferrable initially deferred
@@ -55,6 +55,13 @@ create constraint trigger plugin_versions_bump_generation
 create trigger plugin_versions_truncate_bumps_generation
   after truncate on plugin_versions
   for each statement execute function bump_generation('store');
+
+-- A package check's result shows in its owner's and administrators' records
+-- (sql/007); a claim's lease alone changes nothing shown.
+create constraint trigger plugin_package_checks_bump_generation
+  after insert or delete or update of status, sha256, size, entry_count, manifest, checks, reason, checked_at on plugin_package_checks
+  deferrable initially deferred
+  for each row execute function bump_generation('store');
 
 create constraint trigger users_bump_generation
   after update of username on users

@@ -61,7 +61,7 @@ export async function writeCatalogue(sql: Sql, catalogue: Catalogue): Promise<Se
     // transaction, so readers see the new catalogue and the new number together.
     // The same for the visibility generation (sql/008), which plugins added move, and
     // the ratings generation (sql/008), which ratings and replies added move.
-    // The package checks' trigger (sql/286) is off too: the catalogue's download links
+    // The package checks' trigger (sql/007) is off too: the catalogue's download links
     // are made up, and checks of them would only fill the log with unreachable hosts.
     await tx.unsafe('alter table plugins disable trigger plugins_bump_generation, disable trigger plugins_bump_visibility_rows, disable trigger plugins_align_package_check');
     await tx.unsafe('update store_generation set generation = generation + 1, visibility = visibility + 1, ratings = ratings + 1');

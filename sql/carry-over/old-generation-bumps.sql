@@ -1,10 +1,12 @@
--- Not a migration: run once, by the carry-over of a database migrated by the files
--- before the fold (sql/001..007 and sql/100..283, src/db/pre-release-chain.ts), in
--- the transaction that records it as the folded files, followed by the text of
--- sql/009_generation_bumps.sql. Those files moved the four numbers of
--- sql/008_generations.sql with four functions of one body each (sql/007, 231, 240,
--- 280); the folded schema has one, bump_generation. Everything else the folded
--- files make, such a database has already (scripts/check-folded-schema.ts).
+-- Not a migration: run once, by the carry-over of a database migrated by the
+-- second pre-release chain (sql/001..007 and sql/100..283, src/db/pre-release-chain.ts),
+-- in the transaction that records it as the released files. Those files moved the
+-- four numbers of sql/008_generations.sql with four functions of one body each
+-- (sql/007, 231, 240, 280); the released schema has one, bump_generation, made with
+-- every trigger that calls it by sql/009_generation_bumps.sql, which runs last.
+-- Everything else the released files make, such a database has already or gets
+-- from the files appended to the pre-release fold (sql/carry-over/284..287)
+-- (scripts/check-folded-schema.ts).
 --
 -- The triggers are named one by one and the functions dropped without CASCADE: a
 -- trigger of a later migration calling an old function makes the carry-over fail
@@ -44,3 +46,13 @@ drop trigger users_bump_session_generation on users;
 drop trigger sessions_truncate_bumps_session_generation on sessions;
 
 drop function store_bump_generation(), store_bump_visibility(), store_bump_ratings(), session_bump_generation();
+
+-- The appended files run next, and sql/carry-over/286 makes a trigger that calls
+-- bump_generation: this stand-in lets it be made. sql/carry-over/stand-in-bump.sql
+-- drops both before sql/009 makes the real function and every trigger, that one too.
+create function bump_generation() returns trigger
+language plpgsql as $$
+begin
+  return null;
+end
+$$;

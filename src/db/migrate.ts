@@ -35,8 +35,8 @@ export function readMigrations(dir = join(projectRoot(), 'sql')): Migration[] {
   return migrations;
 }
 
-/** What a carried-over database runs before the folded files' sql/009 (pre-release-chain.ts). */
-const CARRY_OVER_FILE = join('sql', 'carry-over', 'old-generation-bumps.sql');
+/** Where the statements a carried-over database runs are kept (pre-release-chain.ts). */
+const CARRY_OVER_DIR = join('sql', 'carry-over');
 
 /**
  * Applies pending migrations in order, each in its own transaction, recorded in
@@ -44,7 +44,8 @@ const CARRY_OVER_FILE = join('sql', 'carry-over', 'old-generation-bumps.sql');
  * together take turns: the second finds nothing left to do. A database whose
  * schema_migrations do not fit the files (the pre-release chain) is refused before
  * anything is applied (MigrationChainError, one line saying what to do); one of the
- * whole second pre-release chain is first carried over to the folded files.
+ * whole second pre-release chain or of the pre-release fold is first carried over
+ * to the released files.
  */
 export async function migrate(sql: Sql, log: Logger, migrations = readMigrations()): Promise<number> {
   const connection = await sql.reserve();
@@ -64,7 +65,7 @@ export async function migrate(sql: Sql, log: Logger, migrations = readMigrations
     const chain = checkChain(rows, migrations);
     if (chain.kind === 'carry-over') {
       await carryOver(connection, chain);
-      log.info('the second pre-release migration chain is carried over to the folded files', { replaced: chain.replaced.length, folded: chain.folded.length });
+      log.info(`the ${chain.from === 'second chain' ? 'second pre-release migration chain' : 'pre-release fold'} is carried over to the released files`, { replaced: chain.replaced.length, released: chain.released.length, ran: chain.steps.length });
       rows.splice(0, rows.length, ...(await connection<typeof rows>`select version, name, checksum from schema_migrations`));
     }
     const applied = new Map<number, string>();
@@ -101,17 +102,18 @@ export async function migrate(sql: Sql, log: Logger, migrations = readMigrations
 }
 
 /**
- * Carries a database of the whole second pre-release chain over to the folded
- * files, in one transaction: the old generation bumps go, the folded sql/009 makes
- * the one, and schema_migrations records the folded files instead of the chain's.
+ * Carries a database of the whole second pre-release chain or of the pre-release
+ * fold over to the released files, in one transaction: the steps run, and
+ * schema_migrations records the released files instead of the rows replaced.
  */
 async function carryOver(connection: Awaited<ReturnType<Sql['reserve']>>, chain: Extract<ChainCheck, { kind: 'carry-over' }>): Promise<void> {
   await connection.unsafe('begin');
   try {
-    await connection.unsafe(readFileSync(join(projectRoot(), CARRY_OVER_FILE), 'utf8'));
-    for (const migration of chain.runs) await connection.unsafe(migration.text);
+    for (const step of chain.steps) {
+      await connection.unsafe('carryOver' in step ? readFileSync(join(projectRoot(), CARRY_OVER_DIR, step.carryOver), 'utf8') : step.migration.text);
+    }
     await connection`delete from schema_migrations where version = any(${chain.replaced}::integer[])`;
-    for (const migration of chain.folded) {
+    for (const migration of chain.released) {
       await connection`insert into schema_migrations (version, name, checksum)
                        values (${migration.version}, ${migration.name}, ${migration.checksum})`;
     }
@@ -121,6 +123,7 @@ async function carryOver(connection: Awaited<ReturnType<Sql['reserve']>>, chain:
     // PostgreSQL names what depends on an old function in the detail, not the message.
     const detail = (error as { detail?: unknown }).detail;
     const why = `${error instanceof Error ? error.message : error}${typeof detail === 'string' && detail ? ` (${detail.replace(/\s*\n\s*/g, '; ')})` : ''}`;
-    throw new Error(`carrying the second pre-release chain over to the folded files failed (nothing was changed): ${why}`);
+    const from = chain.from === 'second chain' ? 'the second pre-release chain' : 'the pre-release fold';
+    throw new Error(`carrying ${from} over to the released files failed (nothing was changed): ${why}`);
   }
 }

@@ -1,10 +1,13 @@
 // Databases of the migrations before the first release (src/db/pre-release-chain.ts):
-// one of the whole second chain (sql/001..007 and sql/100..283, since folded into
-// sql/001..009) is carried over at start, nothing re-run and its rows kept; one of
-// part of it, or of the first chain (sql/001_init..071), is refused before anything
-// is applied, with one line saying what to do. The old files come from git, as
-// scripts/check-folded-schema.ts takes them.
+// one of the whole second chain (sql/001..007 and sql/100..283), or of the
+// pre-release fold (sql/001..009 as they were, with any of the files appended to it,
+// 284..287), is carried over at start to the released sql/001..009, its rows kept;
+// one of part of either, or of the first chain (sql/001_init..071), is refused
+// before anything is applied, with one line saying what to do. The old files come
+// from git, as scripts/check-folded-schema.ts takes them.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { test } from 'uvu';
@@ -12,8 +15,12 @@ import * as assert from 'uvu/assert';
 import { silentLogger } from '../../src/lib/log.js';
 import { migrate, readMigrations, type Migration } from '../../src/db/migrate.js';
 import type { Sql } from '../../src/db/pool.js';
-import { checkChain, FIRST_CHAIN, FOLDED_CHAIN, MigrationChainError, SECOND_CHAIN } from '../../src/db/pre-release-chain.js';
-import { FIRST_APPENDED, preReleaseCommit, preReleaseMigrations } from '../../scripts/folded-schema/compare.js';
+import { projectRoot } from '../../src/lib/project-root.js';
+import {
+  APPENDED_TO_FOLD, checkChain, FIRST_CHAIN, LAST_PRE_RELEASE_NUMBER, MigrationChainError, PRE_RELEASE_FOLD, RELEASED_FILES, SECOND_CHAIN,
+} from '../../src/db/pre-release-chain.js';
+import { checksumsInHistory, preReleaseCommit, preReleaseFoldStart, preReleaseFoldCommit, preReleaseMigrations } from '../../scripts/folded-schema/compare.js';
+import { catalogDescription } from '../../scripts/folded-schema/catalog.js';
 import { gitHistoryMissing, needingGitHistory } from '../helpers/git-history.js';
 
 const serverUrl = (name: string) => {
@@ -26,9 +33,15 @@ const admin = postgres(serverUrl('postgres'), { max: 1, onnotice: () => {} });
 const fromGit = gitHistoryMissing() === null;
 const secondChain = fromGit ? preReleaseMigrations(preReleaseCommit()) : [];
 const firstChain = fromGit ? preReleaseMigrations(preReleaseCommit('sql/071_plugin_search_sync_cheap_updates.sql'), 100) : [];
+// The pre-release fold and the four files appended to it, as the last of them ran;
+// and as they were before 286's triggers were renamed (dd16c8a), which some ran.
+const foldCommit = fromGit ? preReleaseFoldCommit() : '';
+const fold = fromGit ? preReleaseMigrations(foldCommit, LAST_PRE_RELEASE_NUMBER + 1) : [];
+const foldAlone = fold.filter((m) => m.version < APPENDED_TO_FOLD[0]![0]);
+const foldWithFirst286 = fromGit ? preReleaseMigrations('dd16c8a^', LAST_PRE_RELEASE_NUMBER + 1) : [];
 const withChains = needingGitHistory(test, 'the tests of databases migrated by the pre-release chains, which only git history holds');
 const current = readMigrations();
-const appended = current.filter((m) => m.version >= FIRST_APPENDED);
+const appended = current.filter((m) => m.version > LAST_PRE_RELEASE_NUMBER);
 const made: string[] = [];
 
 /** A new database migrated with `migrations`, and a pool on it. */
@@ -65,11 +78,22 @@ test.after(async () => {
   await admin.end();
 });
 
-withChains('the chains taken from git are the ones this code knows, and the folded files come before every appended one', () => {
+withChains('the chains taken from git are the ones this code knows, and sql/carry-over keeps the appended files as they last ran', () => {
   assert.equal(firstChain.map((m) => [m.version, m.name]), FIRST_CHAIN.map(([version, name]) => [version, name]));
   assert.equal(secondChain.map((m) => [m.version, m.name]), SECOND_CHAIN.map(([version, name]) => [version, name]));
-  assert.equal(current.filter((m) => m.version < FIRST_APPENDED).map((m) => [m.version, m.name]), FOLDED_CHAIN.map(([version, name]) => [version, name]));
-  assert.ok(FIRST_APPENDED > SECOND_CHAIN.at(-1)![0], 'no appended migration reuses a number of the second chain');
+  assert.equal(foldAlone.map((m) => [m.version, m.name]), PRE_RELEASE_FOLD.map(([version, name]) => [version, name]));
+  // Every text each file of the pre-release fold had, from the fold to the last commit before the release fold.
+  for (const [version, name, checksums] of PRE_RELEASE_FOLD) {
+    const path = `sql/${String(version).padStart(3, '0')}_${name}.sql`;
+    assert.equal([...checksums].sort(), checksumsInHistory(path, preReleaseFoldStart(), foldCommit).sort(), path);
+  }
+  assert.equal(fold.filter((m) => !foldAlone.includes(m)).map((m) => [m.version, m.name]), APPENDED_TO_FOLD.map(([version, name]) => [version, name]));
+  for (const m of fold.filter((m) => !foldAlone.includes(m))) {
+    const file = `${String(m.version).padStart(3, '0')}_${m.name}.sql`;
+    assert.is(readFileSync(join(projectRoot(), 'sql', 'carry-over', file), 'utf8'), m.text, `sql/carry-over/${file}`);
+  }
+  assert.ok(foldWithFirst286.find((m) => m.version === 286)!.text.includes('create constraint trigger plugins_package_check'), 'the first text of 286');
+  assert.equal(current.filter((m) => m.version <= LAST_PRE_RELEASE_NUMBER).map((m) => [m.version, m.name]), RELEASED_FILES.map(([version, name]) => [version, name]));
 });
 
 withChains('a database of the whole second chain is carried over: its rows kept, nothing re-run, the folded files recorded, what was appended applied', async () => {
@@ -81,6 +105,9 @@ withChains('a database of the whole second chain is carried over: its rows kept,
     assert.equal(await bumpFunctions(sql), ['session_bump_generation', 'store_bump_generation', 'store_bump_ratings', 'store_bump_visibility']);
     assert.is(await migrate(sql, silentLogger, current), appended.length);
     assert.equal(await recorded(sql), current.map((m) => `${m.version} ${m.name}`));
+    // The files appended to the pre-release fold ran too: 286 gave the plugin's outside link its first check.
+    const [check] = await sql<{ status: string }[]>`select status from plugin_package_checks where plugin_id = 'carried.plugin'`;
+    assert.is(check?.status, 'pending');
     const checksums = await sql<{ checksum: string }[]>`select checksum from schema_migrations order by version`;
     assert.equal(checksums.map((row) => row.checksum), current.map((m) => m.checksum));
     assert.equal(await bumpFunctions(sql), ['bump_generation']);
@@ -101,6 +128,49 @@ withChains('a database of the whole second chain is carried over: its rows kept,
   }
 });
 
+withChains('a database of the pre-release fold and the four files appended to it is carried over: its rows kept, nothing re-run, the released files recorded', async () => {
+  const { sql } = await databaseMigratedBy(fold);
+  try {
+    const [{ id }] = await sql<{ id: string }[]>`insert into users (username) values ('folded') returning id::text as id`;
+    await sql`insert into plugins (id, submitter_id, name, version, download, status)
+              values ('folded.plugin', ${id}, 'Folded', '1.0', 'https://example.com/f.zip', 'approved')`;
+    await sql`update plugin_package_checks set status = 'unreachable', due_at = null where plugin_id = 'folded.plugin'`;
+    assert.is(await migrate(sql, silentLogger, current), appended.length);
+    assert.equal(await recorded(sql), current.map((m) => `${m.version} ${m.name}`));
+    const checksums = await sql<{ checksum: string }[]>`select checksum from schema_migrations order by version`;
+    assert.equal(checksums.map((row) => row.checksum), current.map((m) => m.checksum));
+    const [plugin] = await sql<{ name: string; status: string }[]>`
+      select p.name, c.status from plugins p join plugin_package_checks c on c.plugin_id = p.id where p.id = 'folded.plugin'`;
+    assert.equal(plugin, { name: 'Folded', status: 'unreachable' });
+    assert.is(await migrate(sql, silentLogger, current), 0);
+  } finally {
+    await sql.end();
+  }
+});
+
+withChains('every kind of pre-release database gets, carried over, the schema and schema_migrations of a new one', async () => {
+  const kinds: Array<{ what: string; migrations: Migration[] }> = [
+    { what: 'the second chain with 284 and 285, as the code before the pre-release fold left it', migrations: fromGit ? preReleaseMigrations(preReleaseCommit(), 286) : [] },
+    { what: 'the pre-release fold with 284 and 285 only', migrations: fold.filter((m) => m.version <= 285) },
+    { what: 'the pre-release fold and the first text of 286, its triggers named *_package_check', migrations: foldWithFirst286 },
+  ];
+  const made = await databaseMigratedBy(current);
+  const expected = { catalog: await catalogDescription(made.sql), recorded: await recorded(made.sql) };
+  await made.sql.end();
+  for (const { what, migrations } of kinds) {
+    const { sql } = await databaseMigratedBy(migrations);
+    try {
+      assert.is(await migrate(sql, silentLogger, current), appended.length, what);
+      const catalog = await catalogDescription(sql);
+      assert.equal(catalog.filter((line) => !expected.catalog.includes(line)), [], `${what}: lines a new database lacks`);
+      assert.equal(expected.catalog.filter((line) => !catalog.includes(line)), [], `${what}: lines it lacks`);
+      assert.equal(await recorded(sql), expected.recorded, what);
+    } finally {
+      await sql.end();
+    }
+  }
+});
+
 withChains('the carry-over is all or nothing: a later trigger calling an old bump function makes it fail and change nothing', async () => {
   const { sql } = await databaseMigratedBy(secondChain);
   try {
@@ -111,7 +181,7 @@ withChains('the carry-over is all or nothing: a later trigger calling an old bum
       await migrate(sql, silentLogger, current);
       assert.unreachable('carried over');
     } catch (error) {
-      assert.match((error as Error).message, /^carrying the second pre-release chain over to the folded files failed \(nothing was changed\): .*store_bump_generation/);
+      assert.match((error as Error).message, /^carrying the second pre-release chain over to the released files failed \(nothing was changed\): .*store_bump_generation/);
     }
     assert.equal(await recorded(sql), before.recorded);
     assert.equal(await bumpFunctions(sql), before.functions);
@@ -139,7 +209,7 @@ withChains('a database of the first chain is refused before anything is applied,
   try {
     const before = { recorded: await recorded(sql), tables: await tables(sql) };
     await refused(() => migrate(sql, silentLogger, current),
-      /^this database was migrated by the first pre-release chain, sql\/001_init\.sql\.\.sql\/071_plugin_search_sync_cheap_updates\.sql, since folded twice into sql\/001\.\.009: nothing was applied; migrate it first with a checkout of the commit before the fold .*`npm run migrate -- --adopt-pre-release` there/);
+      /^this database was migrated by the first pre-release chain, sql\/001_init\.sql\.\.sql\/071_plugin_search_sync_cheap_updates\.sql, since folded three times into sql\/001\.\.009: nothing was applied; migrate it first with a checkout of the commit before the fold .*`npm run migrate -- --adopt-pre-release` there/);
     assert.equal(await recorded(sql), before.recorded);
     assert.equal(await tables(sql), before.tables);
   } finally {
@@ -147,17 +217,50 @@ withChains('a database of the first chain is refused before anything is applied,
   }
 });
 
-const rows = (chain: ReadonlyArray<readonly [number, string]>) => chain.map(([version, name]) => ({ version, name }));
-const cases: Array<{ what: string; applied: Array<{ version: number; name: string }>; expect: 'current' | 'carry-over' | RegExp }> = [
-  { what: 'the folded files themselves', applied: rows(FOLDED_CHAIN), expect: 'current' },
+const rows = (chain: ReadonlyArray<readonly [number, string, ...unknown[]]>) => chain.map(([version, name]) => ({ version, name }));
+const foldRows = PRE_RELEASE_FOLD.map(([version, name, checksums]) => ({ version, name, checksum: checksums[0] }));
+const versions = (chain: ReadonlyArray<readonly [number, ...unknown[]]>) => chain.map(([version]) => version);
+const appendedFiles = ['284_version_manifests.sql', '285_launcher_reads.sql', '286_package_checks.sql', '287_live_entry_kind.sql'];
+type Expected = 'current' | RegExp | { from: 'second chain' | 'pre-release fold'; replaced: number[]; steps: string[] };
+const cases: Array<{ what: string; applied: Array<{ version: number; name: string; checksum?: string }>; expect: Expected }> = [
+  { what: 'the released files themselves', applied: current.map(({ version, name, checksum }) => ({ version, name, checksum })), expect: 'current' },
   { what: 'nothing yet', applied: [], expect: 'current' },
   { what: 'an appended migration of another branch', applied: [{ version: 1, name: 'users' }, { version: 905, name: 'elsewhere' }], expect: 'current' },
-  { what: 'the whole second chain', applied: rows(SECOND_CHAIN), expect: 'carry-over' },
-  { what: 'the whole second chain and a migration appended after it', applied: [...rows(SECOND_CHAIN), { version: FIRST_APPENDED, name: 'later' }], expect: 'carry-over' },
+  {
+    what: 'the whole second chain: the appended files all run, between the old bumps\' end and sql/009',
+    applied: rows(SECOND_CHAIN),
+    expect: { from: 'second chain', replaced: versions(SECOND_CHAIN), steps: ['old-generation-bumps.sql', ...appendedFiles, 'stand-in-bump.sql', 'sql/009'] },
+  },
+  {
+    what: 'the whole second chain with 284 and 285, as the code before the pre-release fold left it: only 286 and 287 run',
+    applied: [...rows(SECOND_CHAIN), ...rows(APPENDED_TO_FOLD).slice(0, 2)],
+    expect: { from: 'second chain', replaced: [...versions(SECOND_CHAIN), 284, 285], steps: ['old-generation-bumps.sql', ...appendedFiles.slice(2), 'stand-in-bump.sql', 'sql/009'] },
+  },
+  {
+    what: 'the whole second chain and a migration appended after the release: that row stays',
+    applied: [...rows(SECOND_CHAIN), { version: LAST_PRE_RELEASE_NUMBER + 1, name: 'later' }],
+    expect: { from: 'second chain', replaced: versions(SECOND_CHAIN), steps: ['old-generation-bumps.sql', ...appendedFiles, 'stand-in-bump.sql', 'sql/009'] },
+  },
+  {
+    what: 'the pre-release fold and the four files appended to it: nothing runs but the trigger names',
+    applied: [...foldRows, ...rows(APPENDED_TO_FOLD)],
+    expect: { from: 'pre-release fold', replaced: [...versions(PRE_RELEASE_FOLD), ...versions(APPENDED_TO_FOLD)], steps: ['package-check-trigger-names.sql'] },
+  },
+  {
+    what: 'the pre-release fold with 284 and 285: 286 and 287 run',
+    applied: [...foldRows, ...rows(APPENDED_TO_FOLD).slice(0, 2)],
+    expect: { from: 'pre-release fold', replaced: [...versions(PRE_RELEASE_FOLD), 284, 285], steps: [...appendedFiles.slice(2), 'package-check-trigger-names.sql'] },
+  },
+  {
+    what: 'the pre-release fold alone, told from the released files by its checksums',
+    applied: foldRows,
+    expect: { from: 'pre-release fold', replaced: versions(PRE_RELEASE_FOLD), steps: [...appendedFiles, 'package-check-trigger-names.sql'] },
+  },
+  { what: 'part of the pre-release fold', applied: foldRows.slice(0, 5), expect: /^this database was migrated by part of the pre-release fold \(up to sql\/005_related\.sql, 5 of 9 files\), since folded with 4 files appended to it into the released sql\/001\.\.009: nothing was applied; migrate it first with a checkout of the commit before the fold \(the parent of `git rev-list -1 HEAD -- sql\/287_live_entry_kind\.sql`: `npm run migrate` there\)/ },
   { what: 'the second chain without one file in the middle', applied: rows(SECOND_CHAIN).filter((row) => row.version !== 231), expect: /^this database was migrated by part of the second pre-release chain \(up to sql\/283_removed_packages\.sql, 20 of 21 files\)/ },
   { what: 'the second chain\'s seven files before anything was appended', applied: rows(SECOND_CHAIN).filter((row) => row.version < 100), expect: /^this database was migrated by part of the second pre-release chain \(up to sql\/007_store_generation\.sql, 7 of 21 files\)/ },
   { what: 'part of the first chain', applied: rows(FIRST_CHAIN).slice(0, 5), expect: /^this database was migrated by part of the first pre-release chain \(5 of 28 files\), sql\/001_init\.sql\.\.sql\/011_plugin_ratings\.sql/ },
-  { what: 'another file under a folded number', applied: [{ version: 2, name: 'not_plugins' }], expect: /^schema_migrations records version 2 as "not_plugins" but sql\/ holds sql\/002_plugins\.sql: .*nothing was applied/ },
+  { what: 'another file under a released number', applied: [{ version: 2, name: 'not_plugins' }], expect: /^schema_migrations records version 2 as "not_plugins" but sql\/ holds sql\/002_plugins\.sql: .*nothing was applied/ },
 ];
 
 for (const { what, applied, expect } of cases) {
@@ -167,12 +270,18 @@ for (const { what, applied, expect } of cases) {
       return;
     }
     const check = checkChain(applied, current);
-    assert.is(check.kind, expect);
-    if (check.kind === 'carry-over') {
-      assert.equal(check.replaced, SECOND_CHAIN.map(([version]) => version));
-      assert.equal(check.folded.map((m) => m.name), FOLDED_CHAIN.map(([, name]) => name));
-      assert.equal(check.runs.map((m) => m.name), ['generation_bumps']);
+    if (expect === 'current') {
+      assert.is(check.kind, 'current');
+      return;
     }
+    assert.is(check.kind, 'carry-over');
+    if (check.kind !== 'carry-over') return;
+    assert.equal({
+      from: check.from,
+      replaced: check.replaced,
+      steps: check.steps.map((step) => ('carryOver' in step ? step.carryOver : `sql/${String(step.migration.version).padStart(3, '0')}`)),
+    }, expect);
+    assert.equal(check.released.map((m) => [m.version, m.name]), RELEASED_FILES.map(([version, name]) => [version, name]));
   });
 }
 

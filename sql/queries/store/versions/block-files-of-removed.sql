@@ -1,5 +1,5 @@
 -- Version $2 of plugin $1 was just removed for malware: the bytes of its files are
--- blocked from then on (sql/284), except empty files, which every package may
+-- blocked from then on (sql/007), except empty files, which every package may
 -- have. Answers how many hashes are newly blocked.
 -- params: $1 plugin_id, $2 version
 with blocked as (

@@ -1,5 +1,5 @@
 -- Which of the files ($1 names, $2 hashes, one pair per entry) have the bytes of a
--- file of a package removed for malware (sql/284 blocked_files), in their order.
+-- file of a package removed for malware (sql/007 blocked_files), in their order.
 -- params: $1 names, $2 hashes
 select f.name
   from unnest($1::text[], $2::text[]) with ordinality as f (name, sha256, n)

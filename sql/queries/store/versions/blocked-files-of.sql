@@ -1,4 +1,4 @@
--- The files of version $2 of plugin $1 whose bytes are blocked (sql/284), in the
+-- The files of version $2 of plugin $1 whose bytes are blocked (sql/007), in the
 -- package's order: the blocked-file check of a version already stored.
 -- params: $1 plugin_id, $2 version
 select f.name

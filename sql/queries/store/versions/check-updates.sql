@@ -2,7 +2,7 @@
 -- ($1, with position), the approved plugin of that id (any case) and the version it
 -- offers: its live version (with, when hosted, that version's size and changelog);
 -- but to a launcher of version $2 (null: any) that the live version's manifest says
--- is too old (min_launcher_version, compared by launcher_version_key, sql/285), the
+-- is too old (min_launcher_version, compared by launcher_version_key, sql/007), the
 -- newest approved version it can run, if any (version null then). No plugin: not
 -- one a visitor may see (unknown). Each lookup is one probe of plugins_id_lower and
 -- of the versions' primary key; only a live version too new for $2 costs a walk of

@@ -1,6 +1,6 @@
 -- A new pending version of plugin $1 (exact id, locked by the caller); no row when
 -- the number was ever used (the primary key decides, atomically). With what its
--- package says (sql/284): the normalised manifest, the file as found, the image
+-- package says (sql/007): the normalised manifest, the file as found, the image
 -- host's findings, the permissions, the checks and the entry kind.
 -- params: $1 plugin_id, $2 version, $3 changelog, $4 sha256, $5 size, $6 download
 -- params: $7 entry_count, $8 files_json, $9 manifest_json, $10 manifest_source_json

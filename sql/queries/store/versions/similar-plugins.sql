@@ -1,7 +1,7 @@
 -- The approved plugins of other submitters whose compact name (store_compact, as
 -- search compares names) is nearest $3, and whose compact id is nearest $4, at
 -- least $5 alike (pg_trgm similarity): a few of each, found nearest first by the
--- trigram GiST indexes of sql/284, not by reading every plugin. Plugin $1 itself
+-- trigram GiST indexes of sql/004, not by reading every plugin. Plugin $1 itself
 -- and the plugins of submitter $2 are left out.
 -- params: $1 plugin_id, $2 submitter_id, $3 name_key, $4 id_key, $5 threshold
 select id, name, close

@@ -44,7 +44,7 @@ import { isOwnerOrAdmin } from './visibility.js';
  *                           and plugin_pending_updates.revision, both drawn from one
  *                           sequence by triggers on every change but counters; and
  *                           the live package's size and min_launcher_version
- *                           (live_size, live_min_launcher: sql/285);
+ *                           (live_size, live_min_launcher: sql/007);
  *   plugin_summaries        the same without long_description, for lists.
  *
  * The domains plugin_* carry each field rule; the checks count characters (code
@@ -82,11 +82,11 @@ export interface PluginRow {
   pending_submitted_at: Date | null;
   /** Changes with every change to the plugin or its pending update (sql/002_plugins.sql). */
   revision: string;
-  /** Bytes of the live package (bigint as text), null for an outside link (sql/285). */
+  /** Bytes of the live package (bigint as text), null for an outside link (sql/007). */
   live_size: string | null;
-  /** The live version's manifest min_launcher_version, null without one (sql/285). */
+  /** The live version's manifest min_launcher_version, null without one (sql/007). */
   live_min_launcher: string | null;
-  /** Details only: what the live hosted version runs (sql/284 entry_kind), null for an outside link (sql/287). */
+  /** Details only: what the live hosted version runs (sql/007 entry_kind), null for an outside link. */
   live_entry_kind?: string | null;
   [pendingColumn: `pending_${string}`]: unknown;
 }

@@ -10,7 +10,7 @@ import type { InspectClient } from './inspect-client.js';
 import { applyPackageRules, type RulesVerdict } from './package-rules.js';
 
 // The package checks' worker; one runs in every site process, and they share the
-// jobs (plugin_package_checks, sql/286) through PostgreSQL: a claim leases a few due
+// jobs (plugin_package_checks, sql/007) through PostgreSQL: a claim leases a few due
 // rows with FOR UPDATE SKIP LOCKED, so no two processes fetch one link at once, and
 // a row whose process died mid-check is claimed again when its lease ends. A result
 // is saved only by its claimant, and only while the row still checks the same

@@ -20,7 +20,7 @@ export interface VersionRow {
   created_at: Date;
   entry_count: number;
   files?: PackageEntry[];
-  /** sql/284; null for versions uploaded before manifests were read. */
+  /** sql/007; null for versions uploaded before manifests were read. */
   manifest?: LauncherManifest | null;
   permissions?: Permission[];
   checks?: Check[];

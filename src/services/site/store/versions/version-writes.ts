@@ -245,7 +245,7 @@ export async function takeVersionOff(
 const removedFile = () => new HttpError(400, 'VALIDATION_FAILED', 'Not an acceptable package: an administrator removed this file', { field: 'file' });
 
 /**
- * A version removed for malware: the bytes of each of its files are blocked (sql/284),
+ * A version removed for malware: the bytes of each of its files are blocked (sql/007),
  * and every pending version holding one of them gets the blocked-file check, which
  * keeps it from going live. The blocklist's lock makes an upload in flight either
  * see the new entries or be inserted first, and then found here.

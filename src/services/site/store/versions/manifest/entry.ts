@@ -13,7 +13,7 @@ export interface Entry {
   qml_page: string | null;
 }
 
-/** 'python', 'process', 'qml', several joined by '+' in that order, or 'none' (sql/284). */
+/** 'python', 'process', 'qml', several joined by '+' in that order, or 'none' (sql/007). */
 export type EntryKind = string;
 
 /** The files the launcher looks for when `entry` names none of a kind, in its order. */

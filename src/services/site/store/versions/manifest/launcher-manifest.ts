@@ -16,7 +16,7 @@ import { truthy } from './python-truth.js';
 // cwplugin.json, at the root or in the one folder that is the root's only entry);
 // this reads its fields.
 
-/** The manifest kept with a version (sql/284), the shape the API shows. */
+/** The manifest kept with a version (sql/007), the shape the API shows. */
 export interface LauncherManifest {
   id: string;
   name: string;
