@@ -68,7 +68,7 @@ test('regression: with the database hung, /apps/api/me answers 503 UNAVAILABLE w
       assert.equal((body.user as { username: string }).username, 'hung-db-user');
     }
     // The pool, and the webhook worker's LISTEN connection, which postgres.js keeps
-    // outside the pool (src/services/site/webhooks/delivery-worker.ts).
+    // outside the pool (src/db/job-loop.ts, for the webhook deliveries).
     assert.ok(proxy.open() <= POOL_SIZE + 1, `${proxy.open()} connections open through the proxy (pool of ${POOL_SIZE} and one LISTEN)`);
   } finally {
     proxy.resume();

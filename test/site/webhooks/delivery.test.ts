@@ -15,6 +15,7 @@ import { createWebhookWorker, type WebhookWorker } from '../../../src/services/s
 import { closeTestSql, startTestSite, testLogger, testSql, type TestServer } from '../../helpers/servers.js';
 import { insertPlugin, testUser, type TestUser } from '../../helpers/store-fixtures.js';
 import { storeClient, type StoreClient } from '../store/store-client.js';
+import { waitFor } from '../../helpers/time.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 let sql: Sql;
@@ -414,8 +415,7 @@ test('stopping a worker aborts an attempt under way: a failed attempt, retried l
   const stopping = createWebhookWorker({ sql, log: testLogger() }, { clock, dispatcher: createDeliveryDispatcher({ resolve: resolver, ca: receiver.ca, addressAllowed: receiverOnly, ports: testPorts }) });
   await notifyUser(user);
   const running = stopping.runOnce();
-  const started = Date.now();
-  while (receiver.requests.length === 0 && Date.now() - started < 5000) await new Promise((resolve) => setTimeout(resolve, 10));
+  await waitFor('the attempt reached the receiver', () => receiver.requests.length > 0);
   assert.is(receiver.requests.length, 1);
   const stoppedAt = Date.now();
   await stopping.stop();
@@ -464,21 +464,22 @@ test('two running sites (own pools, real timers): woken on commit, each of 12 no
       return startTestSite({}, pool, { dispatcher: createDeliveryDispatcher({ resolve: resolver, ca: receiver.ca, addressAllowed: receiverOnly, ports: testPorts }), pollIntervalMs: 60_000 });
     }),
   );
+  const { user } = await subscriber('whd-live');
   try {
-    const { user } = await subscriber('whd-live');
-    const started = Date.now();
     for (let i = 0; i < 12; i++) await notifyUser(user);
     // Polls are a minute apart here: only the NOTIFY on commit can deliver this fast.
-    while (receiver.requests.length < 12 && Date.now() - started < 20_000) await new Promise((resolve) => setTimeout(resolve, 50));
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const ids = receiver.requests.map((r) => String(r.headers['x-webhook-delivery']));
-    assert.is(ids.length, 12);
-    assert.is(new Set(ids).size, 12);
-    const { deliveries } = await history(user);
-    assert.ok(deliveries.every((d: any) => d.status === 'delivered' && d.attempts === 1));
+    const delivered = async () => (await history(user)).deliveries.filter((d: any) => d.status === 'delivered').length;
+    await waitFor('12 deliveries recorded', async () => (await delivered()) === 12, 20_000);
   } finally {
     for (const running of sites) await running.close();
   }
+  // Both workers have stopped and their attempts ended: a second attempt of any
+  // delivery would be among the receiver's requests by now.
+  const ids = receiver.requests.map((r) => String(r.headers['x-webhook-delivery']));
+  assert.is(ids.length, 12);
+  assert.is(new Set(ids).size, 12);
+  const { deliveries } = await history(user);
+  assert.equal(deliveries.map((d: any) => [d.status, d.attempts]), Array.from({ length: 12 }, () => ['delivered', 1]));
 });
 
 test.run();

@@ -1,8 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
+import { wallClock, type Clock } from '../../../lib/clock.js';
 import type { Logger } from '../../../lib/log.js';
 import type { Sample } from '../../../http/metrics/exposition.js';
 import type { Sql } from '../../../db/pool.js';
+import { createJobLoop, type Lease } from '../../../db/job-loop.js';
 import { runNamed } from '../../../db/queries.js';
 import type { WebhooksClaimRow } from '../../../db/query-rows.js';
 import { attemptDelivery, ATTEMPT_DEADLINE_MS, type AttemptResult } from './attempt.js';
@@ -12,16 +13,13 @@ import type { DeliveryFailureReason } from './failure-reasons.js';
 import type { OutboundSettings } from '../outbound/proxy-settings.js';
 
 // The webhook delivery queue's worker; one runs in every site process, and they
-// share the queue (webhook_deliveries) through PostgreSQL: a claim takes due rows
-// with FOR UPDATE SKIP LOCKED and leases them (locked_until) for one attempt, so
-// two processes never attempt the same row at once, and a row whose process died
-// mid-attempt is claimed again once its lease is over. Only the claimant may
-// finish a row (its claim id), and only while it is pending: a delivered row is
-// never sent again.
-//
-// It runs a batch, then waits for the next poll (with jitter, so processes spread
-// out) or for a wake-up: PostgreSQL's NOTIFY on webhook_deliveries, sent when a
-// transaction that queued deliveries commits, in any process.
+// share the queue (webhook_deliveries) through the job loop (db/job-loop.ts): a
+// claim leases due rows (locked_until) for one attempt each, so two processes never
+// attempt the same row at once, and a row whose process died mid-attempt is claimed
+// again once its lease is over. Only the claimant may finish a row (its claim id),
+// and only while it is pending: a delivered row is never sent again. The loop is
+// woken by NOTIFY webhook_deliveries, sent when a transaction that queued
+// deliveries commits, in any process.
 
 export const WEBHOOK_CHANNEL = 'webhook_deliveries';
 export const POLL_INTERVAL_MS = 1_500;
@@ -31,8 +29,8 @@ export const DELIVERY_CONCURRENCY = 4;
 export const LEASE_MS = 2 * ATTEMPT_DEADLINE_MS;
 
 export interface WebhookWorkerOptions {
-  /** Now, in milliseconds; Date.now unless a test moves time itself. */
-  clock?: () => number;
+  /** Now, in milliseconds; wall time unless a test moves time itself. */
+  clock?: Clock;
   /** Where deliveries go through; createDeliveryDispatcher({ports}) unless given (then not closed by stop). */
   dispatcher?: Dispatcher;
   /** The ports the dispatcher made here allows (the site passes SiteSettings.webhookPorts); 443 and 8443 unless given. */
@@ -59,18 +57,11 @@ export interface WebhookWorker {
 
 export function createWebhookWorker(deps: { sql: Sql; log: Logger }, options: WebhookWorkerOptions = {}): WebhookWorker {
   const log = deps.log.child({ feature: 'webhooks' });
-  const clock = options.clock ?? Date.now;
+  const clock = options.clock ?? wallClock;
   const ownDispatcher = options.dispatcher === undefined;
   const dispatcher = options.dispatcher ?? createDeliveryDispatcher({ ...(options.ports ? { ports: options.ports } : {}), ...(options.outbound ? { outbound: options.outbound } : {}) });
-  const pollMs = options.pollIntervalMs ?? POLL_INTERVAL_MS;
-  const concurrency = options.concurrency ?? DELIVERY_CONCURRENCY;
-  const stopping = new AbortController();
   let failures = 0;
   let delivered = 0;
-  let loop: Promise<void> | undefined;
-  let unlisten: (() => Promise<void>) | undefined;
-  let wake: (() => void) | undefined;
-  let wakeRequested = false;
 
   const finish = async (row: ClaimedRow, claim: string, result: AttemptResult) => {
     const now = clock();
@@ -95,7 +86,7 @@ export function createWebhookWorker(deps: { sql: Sql; log: Logger }, options: We
     else log.info('webhook delivery attempt failed', fields);
   };
 
-  const deliver = async (row: ClaimedRow, claim: string) => {
+  const deliver = async (row: ClaimedRow, { claim }: Lease, signal: AbortSignal) => {
     if (row.url === null || row.secret === null) {
       await runNamed(deps.sql, 'webhooks/give-up', { delivery_id: row.id, claim, reason: 'webhook_removed' satisfies DeliveryFailureReason });
       return;
@@ -116,80 +107,30 @@ export function createWebhookWorker(deps: { sql: Sql; log: Logger }, options: We
           createdAt: new Date(row.notification_created_at).toISOString(),
         },
       },
-      stopping.signal,
+      signal,
     );
-    await finish(row, claim, stopping.signal.aborted && !result.ok ? { ...result, reason: 'interrupted', detail: `shutting down (${result.detail})` } : result);
+    await finish(row, claim, signal.aborted && !result.ok ? { ...result, reason: 'interrupted', detail: `shutting down (${result.detail})` } : result);
   };
 
-  const runOnce = async (): Promise<number> => {
-    const now = clock();
-    const claim = randomUUID();
-    const rows = await runNamed(deps.sql, 'webhooks/claim', { now: new Date(now), locked_until: new Date(now + LEASE_MS), limit: concurrency, claim });
-    await Promise.all(
-      rows.map((row) =>
-        deliver(row, claim).catch((error: unknown) => {
-          // The row keeps its lease and is claimed again when it ends.
-          log.warn('recording a webhook delivery failed', { delivery: row.id, err: error });
-        }),
-      ),
-    );
-    return rows.length;
-  };
-
-  const pause = () =>
-    new Promise<void>((resolve) => {
-      if (wakeRequested || stopping.signal.aborted) {
-        wakeRequested = false;
-        return resolve();
-      }
-      const timer = setTimeout(done, pollMs * (0.75 + Math.random() * 0.5));
-      // The poll alone never keeps a process alive (the server and the pool do).
-      timer.unref();
-      function done() {
-        clearTimeout(timer);
-        wake = undefined;
-        wakeRequested = false;
-        resolve();
-      }
-      wake = done;
-    });
-
-  const run = async () => {
-    while (!stopping.signal.aborted) {
-      try {
-        // A full batch suggests more is due: go on at once.
-        while (!stopping.signal.aborted && (await runOnce()) === concurrency);
-      } catch (error) {
-        log.warn('webhook queue unavailable', { err: error });
-      }
-      await pause();
-    }
-  };
-
-  const nudge = () => {
-    if (wake) wake();
-    else wakeRequested = true;
-  };
+  const loop = createJobLoop<ClaimedRow>({
+    sql: deps.sql,
+    log,
+    name: 'webhook delivery',
+    channel: WEBHOOK_CHANNEL,
+    pollMs: options.pollIntervalMs ?? POLL_INTERVAL_MS,
+    concurrency: options.concurrency ?? DELIVERY_CONCURRENCY,
+    leaseMs: LEASE_MS,
+    clock,
+    claim: (lease) => runNamed(deps.sql, 'webhooks/claim', { now: lease.now, locked_until: lease.until, limit: lease.limit, claim: lease.claim }),
+    work: deliver,
+    describe: (row) => ({ delivery: row.id }),
+  });
 
   return {
-    async start() {
-      if (loop || stopping.signal.aborted) return;
-      loop = run();
-      try {
-        const listening = await deps.sql.listen(WEBHOOK_CHANNEL, nudge);
-        unlisten = () => listening.unlisten();
-        if (stopping.signal.aborted) await unlisten();
-      } catch (error) {
-        // Polling alone still delivers, a little later.
-        log.warn('listening for webhook deliveries failed; polling only', { err: error });
-      }
-    },
-    runOnce,
+    start: loop.start,
+    runOnce: loop.runOnce,
     async stop() {
-      stopping.abort();
-      nudge();
-      await unlisten?.().catch(() => undefined);
-      await loop;
+      await loop.stop();
       if (ownDispatcher) await dispatcher.close().catch(() => undefined);
     },
     async metrics() {

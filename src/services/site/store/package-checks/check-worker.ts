@@ -1,6 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
+import { wallClock, type Clock } from '../../../../lib/clock.js';
 import type { Logger } from '../../../../lib/log.js';
+import { createJobLoop, type Lease } from '../../../../db/job-loop.js';
 import type { Sql } from '../../../../db/pool.js';
 import { inTransaction, runNamed } from '../../../../db/queries.js';
 import type { StorePackageChecksClaimRow as Claimed, StorePackageChecksLockClaimedRow as LockedRow } from '../../../../db/query-rows.js';
@@ -10,12 +11,12 @@ import type { InspectClient } from './inspect-client.js';
 import { applyPackageRules, type RulesVerdict } from './package-rules.js';
 
 // The package checks' worker; one runs in every site process, and they share the
-// jobs (plugin_package_checks, sql/007) through PostgreSQL: a claim leases a few due
-// rows with FOR UPDATE SKIP LOCKED, so no two processes fetch one link at once, and
-// a row whose process died mid-check is claimed again when its lease ends. A result
+// jobs (plugin_package_checks, sql/007) through the job loop (db/job-loop.ts): a
+// claim leases a few due rows, so no two processes fetch one link at once, and a
+// row whose process died mid-check is claimed again when its lease ends. A result
 // is saved only by its claimant, and only while the row still checks the same
-// download. It runs a batch, then waits for the next poll or for a wake-up (NOTIFY
-// package_checks, sent when a transaction that queued a check commits).
+// download. The loop is woken by NOTIFY package_checks, sent when a transaction
+// that queued a check commits.
 
 export const PACKAGE_CHECK_CHANNEL = 'package_checks';
 export const POLL_INTERVAL_MS = 5_000;
@@ -29,6 +30,8 @@ const WATCH_ACTOR = { id: '0', username: 'package-check', avatar: '', admin: tru
 export type CheckStatus = 'pending' | 'ok' | 'unreachable' | 'refused' | 'mismatch' | 'changed';
 
 export interface CheckWorkerOptions {
+  /** Now, in milliseconds; wall time unless a test moves time itself. */
+  clock?: Clock;
   pollIntervalMs?: number;
   concurrency?: number;
   /** Longer than a whole check (the fetch's time limit), so a live check never loses its lease. */
@@ -52,14 +55,7 @@ export interface CheckWorkerDeps {
 
 export function createCheckWorker(deps: CheckWorkerDeps, options: CheckWorkerOptions = {}): CheckWorker {
   const log = deps.log.child({ feature: 'package-checks' });
-  const pollMs = options.pollIntervalMs ?? POLL_INTERVAL_MS;
-  const concurrency = options.concurrency ?? CHECK_CONCURRENCY;
-  const leaseMs = options.leaseMs ?? deps.limits.timeoutMs + 60_000;
-  const stopping = new AbortController();
-  let loop: Promise<void> | undefined;
-  let unlisten: (() => Promise<void>) | undefined;
-  let wake: (() => void) | undefined;
-  let wakeRequested = false;
+  const clock = options.clock ?? wallClock;
 
   /** Saves a finished fetch's result, if the claim still holds the download it fetched; tells of a change. */
   const record = (row: Claimed, claim: string, outcome: FetchOutcome) =>
@@ -82,85 +78,31 @@ export function createCheckWorker(deps: CheckWorkerDeps, options: CheckWorkerOpt
       if (result.status === 'changed' && locked.status !== 'changed') await tellOfChange(t, locked, result.sha256!);
     });
 
-  const check = async (row: Claimed, claim: string) => {
+  const check = async (row: Claimed, { claim }: Lease) => {
     try {
       await record(row, claim, await fetchPackage(deps.dispatcher, deps.inspector, row.download, deps.limits));
     } catch (error) {
       // Ours, not the link's (the image host down, busy or answering nonsense): the
       // link keeps its last result and is checked again later.
       log.warn('package check could not finish; tried again later', { plugin: row.plugin_id, err: error });
-      await runNamed(deps.sql, 'store/package-checks/retry-later', { plugin_id: row.plugin_id, claim, due_at: new Date(Date.now() + RETRY_AFTER_MS) });
+      await runNamed(deps.sql, 'store/package-checks/retry-later', { plugin_id: row.plugin_id, claim, due_at: new Date(clock() + RETRY_AFTER_MS) });
     }
   };
 
-  const runOnce = async (): Promise<number> => {
-    const now = Date.now();
-    const claim = randomUUID();
-    const rows = await runNamed(deps.sql, 'store/package-checks/claim', { now: new Date(now), lease_until: new Date(now + leaseMs), batch: concurrency, claim });
-    await Promise.all(
-      rows.map((row) =>
-        check(row, claim).catch((error: unknown) => {
-          // The row keeps its lease and is claimed again when it ends.
-          log.warn('recording a package check failed', { plugin: row.plugin_id, err: error });
-        }),
-      ),
-    );
-    return rows.length;
-  };
-
-  const pause = () =>
-    new Promise<void>((resolve) => {
-      if (wakeRequested || stopping.signal.aborted) {
-        wakeRequested = false;
-        return resolve();
-      }
-      const timer = setTimeout(done, pollMs * (0.75 + Math.random() * 0.5));
-      timer.unref();
-      function done() {
-        clearTimeout(timer);
-        wake = undefined;
-        wakeRequested = false;
-        resolve();
-      }
-      wake = done;
-    });
-
-  const run = async () => {
-    while (!stopping.signal.aborted) {
-      try {
-        while (!stopping.signal.aborted && (await runOnce()) === concurrency);
-      } catch (error) {
-        log.warn('package check queue unavailable', { err: error });
-      }
-      await pause();
-    }
-  };
-
-  const nudge = () => {
-    if (wake) wake();
-    else wakeRequested = true;
-  };
-
-  return {
-    async start() {
-      if (loop || stopping.signal.aborted) return;
-      loop = run();
-      try {
-        const listening = await deps.sql.listen(PACKAGE_CHECK_CHANNEL, nudge);
-        unlisten = () => listening.unlisten();
-        if (stopping.signal.aborted) await unlisten();
-      } catch (error) {
-        log.warn('listening for package checks failed; polling only', { err: error });
-      }
-    },
-    runOnce,
-    async stop() {
-      stopping.abort();
-      nudge();
-      await unlisten?.().catch(() => undefined);
-      await loop;
-    },
-  };
+  const loop = createJobLoop<Claimed>({
+    sql: deps.sql,
+    log,
+    name: 'package check',
+    channel: PACKAGE_CHECK_CHANNEL,
+    pollMs: options.pollIntervalMs ?? POLL_INTERVAL_MS,
+    concurrency: options.concurrency ?? CHECK_CONCURRENCY,
+    leaseMs: options.leaseMs ?? deps.limits.timeoutMs + 60_000,
+    clock,
+    claim: (lease) => runNamed(deps.sql, 'store/package-checks/claim', { now: lease.now, lease_until: lease.until, batch: lease.limit, claim: lease.claim }),
+    work: check,
+    describe: (row) => ({ plugin: row.plugin_id }),
+  });
+  return { start: loop.start, runOnce: loop.runOnce, stop: loop.stop };
 }
 
 interface Decided {
