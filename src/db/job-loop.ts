@@ -70,8 +70,6 @@ export interface JobLoop {
   start(): Promise<void>;
   /** Claims one batch and works it; answers how many jobs were claimed (0 once stopped). */
   runOnce(): Promise<number>;
-  /** Ends the current wait at once, as a NOTIFY does. */
-  wake(): void;
   /** Stops claiming, aborts the jobs under way (`work`'s signal), and waits for them and the loop. */
   stop(): Promise<void>;
 }
@@ -185,7 +183,6 @@ export function createJobLoop<Job>(options: JobLoopOptions<Job>): JobLoop {
       await listenStarted;
     },
     runOnce,
-    wake,
     async stop() {
       stopping.abort();
       await listenStarted;
