@@ -131,8 +131,9 @@ test('assets: a hashed name is cached for a year, compressed with br or gzip, an
   assert.is(plain.headers['cache-control'], 'public, max-age=31536000, immutable');
   assert.is(plain.headers['content-encoding'], undefined);
   assert.match(String(plain.headers.vary), /Accept-Encoding/);
-  // store.js imports lib.js and header.js by their hashed names, which are served.
-  const imports = [...plain.body.matchAll(/(?:from|import) '\.\/([a-z]+\.[0-9a-f]{10}\.js)'/g)].map((match) => match[1]!);
+  // store.js imports lib.js and header.js by their hashed names, which are served
+  // (as esbuild writes them: `from"./lib.<hash>.js"`).
+  const imports = [...plain.body.matchAll(/(?:from|import)\s*["']\.\/([a-z]+\.[0-9a-f]{10}\.js)["']/g)].map((match) => match[1]!);
   assert.ok(imports.length >= 2, plain.body.slice(0, 300));
   for (const name of imports) assert.is((await rawRequest(site.url, 'GET', `/static/app/${name}`)).status, 200, name);
 
