@@ -35,6 +35,16 @@ export function text(field: string, value: unknown, min: number, max: number): s
   return value;
 }
 
+/**
+ * A multipart text part as it was typed: browsers send each line break of a form's
+ * text as CRLF (HTML's form encoding), where a textarea's value and a JSON body
+ * have LF. Kept as LF, the same text sent either way is the same text, and an edit
+ * page that shows it back changes nothing.
+ */
+export function typedText(value: string): string {
+  return value.replace(/\r\n/g, '\n');
+}
+
 /** An https: URL without user or password, normalized as the WHATWG parser writes it. */
 export function httpsUrl(field: string, value: unknown): URL {
   const raw = text(field, value, 1, MAX_LINK_LENGTH).trim();

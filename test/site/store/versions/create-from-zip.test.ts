@@ -151,6 +151,16 @@ for (const c of refusals) {
   });
 }
 
+test('line breaks a browser sends as CRLF are kept as typed (LF), as a JSON body and the edit page have them', async () => {
+  const zip = zipOf({ 'plugin.json': manifest('cz-lines', '1.0.0'), 'main.py': 'print(5)' });
+  const answer = await create(zip, { description: 'One\r\ntwo', longDescription: '# Title\r\n\r\n- a\r\n- b', changelog: '- one\r\n- two' });
+  assert.is(answer.status, 201, json(answer.body));
+  const plugin = (await client.get('/apps/api/plugins/cz-lines', { cookie: author.cookie })).body.plugin;
+  assert.is(plugin.description, 'One\ntwo');
+  assert.is(plugin.longDescription, '# Title\n\n- a\n- b');
+  assert.is(answer.body.version.changelog, '- one\n- two');
+});
+
 test('no file part is 400 field "file"', async () => {
   const answer = await create(null, { name: 'x' });
   assert.is(answer.status, 400);

@@ -180,6 +180,13 @@ test('withdrawing the only version a plugin has takes it out of the store until 
   assert.ok(told.some((row) => row.kind === 'review.rejected'), JSON.stringify(told));
 });
 
+test('a changelog a browser sends with CRLF line breaks is kept as typed (LF)', async () => {
+  await approvedPlugin('ver-lines');
+  const answer = await upload('ver-lines', '1.1.0', { 'a.txt': 'lines' }, author, '## Fixes\r\n\r\n- one\r\n- two');
+  assert.is(answer.status, 201, JSON.stringify(answer.body));
+  assert.is(answer.body.version.changelog, '## Fixes\n\n- one\n- two');
+});
+
 test('a version number is never used twice, not even after a withdrawal', async () => {
   await approvedPlugin('ver-numbers');
   assert.is((await upload('ver-numbers', '1.1.0', { 'a.txt': 'a' })).status, 201);

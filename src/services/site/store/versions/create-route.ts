@@ -11,7 +11,7 @@ import { imageLinkRule, type ImageLinkRule } from '../image-links.js';
 import { findPluginRecord } from '../plugin-reads.js';
 import { insertPlugin } from '../plugin-writes.js';
 import { pluginRecord } from '../records.js';
-import { text } from '../text-rules.js';
+import { text, typedText } from '../text-rules.js';
 import { validateEdit, type PluginFields } from '../validation.js';
 import { PLUGIN_ID } from '../visibility.js';
 import { createHandler } from '../write-routes.js';
@@ -144,7 +144,7 @@ function readField(form: Form, name: string, value: string): void {
   const once = (ONCE as readonly string[]).includes(name) ? (name as (typeof ONCE)[number]) : null;
   if (once === null) return; // unknown fields are ignored, as in a JSON body
   if (form[once] !== undefined) throw validationFailed(once, `Send one ${once} field`);
-  form[once] = value;
+  form[once] = typedText(value);
 }
 
 /** A screenshot part: a link, or {url, webpUrl} as JSON (what the media upload answers). */

@@ -6,7 +6,7 @@ import { sendOk } from '../../../../http/respond.js';
 import type { SharedRateLimiter } from '../../../../db/shared-rate-limiter.js';
 import { requireUser } from '../../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../../context.js';
-import { text } from '../text-rules.js';
+import { text, typedText } from '../text-rules.js';
 import { MAX_CHANGELOG, maxUploadBytes, uploadFormLimits } from './limits.js';
 import { readManifest } from './manifest/launcher-manifest.js';
 import { namedPackage, type PackageClient, type PackageRelay, type StoredPackage } from './package-client.js';
@@ -69,7 +69,7 @@ export function uploadVersionHandler(deps: SiteDeps, client: PackageClient, limi
             if (relay === null) await checkVersionFree(deps.sql, pluginId, user, version);
           } else if (part.name === 'changelog') {
             if (changelog !== null) throw badRequest('Send one changelog field', 'changelog');
-            changelog = text('changelog', part.value, 0, MAX_CHANGELOG);
+            changelog = text('changelog', typedText(part.value), 0, MAX_CHANGELOG);
           }
           continue;
         }
