@@ -4,8 +4,11 @@
 // one install is "1 install"; changelog lists have their bullets; tag chips take at
 // most two rows at 390 px (the rest behind "More…"); the header keeps Log in on its
 // first line at 390 px; My plugins shows installs, rating and a captioned chart, and
-// a pending plugin says so once. Every page axe-clean in English and Chinese, light
-// and dark, at 1280 and at 390 px wide with nothing wider than the window.
+// a pending plugin says so once; the submit page takes the ZIP first, fills the
+// form from its plugin.json (id, version, author and permissions read-only) and
+// keeps the outside link as the second way. Every page axe-clean in English and
+// Chinese, light and dark, at 1280 and at 390 px wide with nothing wider than the
+// window.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -254,8 +257,91 @@ test('a version uploaded on the edit page says what happens next; one is withdra
   await check(page, 'edit-withdrawn');
 });
 
+const SUBMIT_WORDS = {
+  'en-US': { zip: "The plugin's ZIP", read: 'Filled in from the plugin.json of ap-zip.zip. The store reads the package again when you submit.', orLink: "Choose the plugin's ZIP, or link to one hosted elsewhere." },
+  'zh-CN': { zip: '插件的 ZIP', read: '已根据 ap-zip-zh.zip 中的 plugin.json 填写。提交时商店会再次读取该包。', orLink: '请选择插件的 ZIP，或链接到托管在别处的 ZIP。' },
+} as const;
+
+for (const row of LANGUAGES) {
+  test(`the submit page takes the ZIP first, fills the form from its plugin.json, and sends both (${row.what})`, async () => {
+    const words = SUBMIT_WORDS[row.locale];
+    const id = row.locale === 'en-US' ? 'ap-zip' : 'ap-zip-zh';
+    const page = await pageAs(author, row.locale);
+    await page.goto(`${site.url}/apps/submit`);
+    await page.locator('#plugin-form').waitFor({ state: 'visible' });
+    // The ZIP comes first and is required; the outside link is the second way, folded.
+    assert.is(await page.locator('#plugin-form .field').first().getAttribute('id'), 'zip-field');
+    assert.is(await page.textContent('#zip-field .label.req'), words.zip);
+    assert.is(await page.locator('#zip-field .label.req').evaluate((node) => getComputedStyle(node, '::after').content), '" *"');
+    assert.ok(await page.locator('#link-way summary').isVisible());
+    assert.ok(await page.isHidden('#f-download'), 'the link is folded away');
+    assert.equal(await page.locator('#plugin-form label.req').evaluateAll((nodes) => nodes.map((node) => (node as HTMLLabelElement).htmlFor)), ['f-download', 'f-id', 'f-name', 'f-version']);
+    // Neither a ZIP nor a link: said at the ZIP, before anything is sent.
+    await page.click('#save');
+    assert.is(await page.textContent('#f-file-error'), words.orLink);
+    assert.is(await page.evaluate(() => document.activeElement?.id), 'zip-file');
+
+    // A wrapper folder (files at the root beside it do not count), deflated, as most tools write it.
+    await page.setInputFiles('#zip-file', {
+      name: `${id}.zip`,
+      mimeType: 'application/zip',
+      buffer: zipOf({ [`${id}/plugin.json`]: manifest('2.0.0', id), [`${id}/main.py`]: 'print(3)', 'README.md': 'read me' }),
+    });
+    await page.locator('#zip-status:not(:empty)').waitFor();
+    assert.is(await page.textContent('#zip-status'), words.read);
+    assert.is(await page.textContent('#f-file-error'), '');
+    for (const [field, value] of [['id', id], ['name', 'AP Tool'], ['version', '2.0.0'], ['author', 'ap-author'], ['description', 'A tool']] as const) {
+      assert.is(await page.inputValue(`#f-${field}`), value, field);
+    }
+    for (const field of ['id', 'version', 'author', 'permissions']) assert.ok(await page.isDisabled(`#f-${field}`), `${field} is the package's`);
+    for (const field of ['name', 'description']) assert.ok(await page.isEnabled(`#f-${field}`), `${field} may be replaced`);
+    assert.equal(await page.locator('#permissions-chips .chip span').allTextContents(), PERMISSIONS);
+    assert.is(await page.locator('#permissions-chips .chip button').first().isVisible(), false, 'no way to remove a permission the package asks for');
+    assert.ok(await page.isHidden('#link-way'), 'one way at a time');
+    assert.ok(await page.locator('#zip-clear').isVisible());
+    await check(page, 'submit-' + row.locale);
+
+    await page.fill('#f-name', 'AP Zip');
+    await page.locator('#f-tags').pressSequentially('zip, first');
+    await page.keyboard.press('Enter');
+    await page.click('#save');
+    await page.waitForURL(new RegExp(`/apps/mine\\?saved=${id}$`));
+    const plugin = await detail(id);
+    assert.is(plugin.name, 'AP Zip');
+    assert.is(plugin.version, '2.0.0');
+    assert.is(plugin.author, 'ap-author');
+    assert.is(plugin.description, 'A tool');
+    assert.equal(plugin.tags, ['zip', 'first']);
+    assert.equal(plugin.permissions, PERMISSIONS);
+    assert.is(plugin.status, 'pending');
+    assert.match(plugin.download, /\/pkg\/[0-9a-f]{64}\//);
+  });
+}
+
+test('a ZIP the store refuses is said under the ZIP, with focus there; removing it brings the link back', async () => {
+  const page = await pageAs(author);
+  await page.goto(`${site.url}/apps/submit`);
+  await page.locator('#plugin-form').waitFor({ state: 'visible' });
+  await page.setInputFiles('#zip-file', { name: 'none.zip', mimeType: 'application/zip', buffer: zipOf({ 'main.py': 'print(4)' }) });
+  await page.locator('#zip-status:not(:empty)').waitFor();
+  assert.match(String(await page.textContent('#zip-status')), /^none\.zip chosen\. This browser cannot read its plugin\.json/);
+  await page.fill('#f-name', 'No Manifest');
+  await page.click('#save');
+  await page.locator('#f-file-error:not(:empty)').waitFor();
+  assert.match(String(await page.textContent('#f-file-error')), /^This ZIP cannot be accepted: .*no plugin\.json \(or cwplugin\.json\) in the package/);
+  assert.is(await page.getAttribute('#zip-file', 'aria-invalid'), 'true');
+  assert.is(await page.evaluate(() => document.activeElement?.id), 'zip-file');
+  assert.is((await apiAs(admin, '/apps/api/plugins/no-manifest')).status, 404, 'nothing was made');
+  await check(page, 'submit-refused');
+
+  await page.click('#zip-clear');
+  assert.ok(await page.locator('#link-way summary').isVisible(), 'the outside link is back');
+  for (const field of ['id', 'version', 'author', 'permissions']) assert.ok(await page.isEnabled(`#f-${field}`), `${field} typed again`);
+  assert.is(await page.evaluate(() => document.activeElement?.id), 'zip-file');
+});
+
 test('no script errors, no accessibility findings, nothing wider than 390 px', () => {
-  for (const name of ['plugin-en-US', 'plugin-zh-CN', 'store-en-US', 'store-zh-CN', 'mine-en-US', 'mine-zh-CN', 'edit-en-US', 'edit-zh-CN']) assert.ok(checked.has(name), `${name} was checked`);
+  for (const name of ['plugin-en-US', 'plugin-zh-CN', 'store-en-US', 'store-zh-CN', 'mine-en-US', 'mine-zh-CN', 'edit-en-US', 'edit-zh-CN', 'submit-en-US', 'submit-zh-CN', 'submit-refused']) assert.ok(checked.has(name), `${name} was checked`);
   assert.equal(problems, []);
 });
 

@@ -1,7 +1,7 @@
 // The store's web pages in a real Chromium (Debian's, through playwright-core),
 // walked the way people use them: a visitor searches and opens a plugin; an author
-// logs in, submits with uploaded images and a dropped ZIP, fixes a field error,
-// edits; an administrator reviews; another user rates and the author replies; a
+// logs in, drops the plugin's ZIP (its plugin.json fills the form, the store hosts
+// it), adds uploaded images, fixes a field error, edits; an administrator reviews; another user rates and the author replies; a
 // hostile plugin shows as text. axe-core checks every page; screenshots of every
 // page at two sizes go to artifacts/pages/.
 import { createHash } from 'node:crypto';
@@ -17,6 +17,7 @@ import { launchChromium } from '../helpers/chromium.js';
 import { axeViolations, IMAGE_ORIGIN, loginAs, startPagesSite, type PagesSite } from '../helpers/pages-site.js';
 import { closeTestSql, testSql } from '../helpers/servers.js';
 import { insertPlugin, testUser } from '../helpers/store-fixtures.js';
+import { zipOf } from '../site/store/versions/versions-client.js';
 
 const WAIT = { timeout: 20_000 };
 const SHOTS = join(projectRoot(), 'artifacts', 'pages');
@@ -87,7 +88,8 @@ let author: Page;
 let admin: Page;
 let rater: Page;
 const NEW_ID = 'sky-lanterns';
-const zipBytes = Buffer.from('PK\u0005\u0006' + '\u0000'.repeat(18) + 'a plugin');
+const NEW_MANIFEST = { id: NEW_ID, name: 'Sky Lanterns', version: '1.0.0', author: 'skywright', description: 'Floating lanterns for night skies', entry: 'main.qml', permissions: ['ui.nav'] };
+const zipBytes = zipOf({ 'plugin.json': JSON.stringify(NEW_MANIFEST), 'main.qml': 'Item {}' });
 const zipSha = createHash('sha256').update(zipBytes).digest('hex');
 
 test.before(async () => {
@@ -344,16 +346,23 @@ test('author: logs in from the submit page and comes back to it', async () => {
   assert.ok(await author.isHidden('#account a[href="/apps/review"]'), 'no Review link for a user');
 });
 
-test('author: submits with an uploaded icon, two screenshots and a dropped ZIP; a bad download URL is shown at its field', async () => {
-  await author.fill('#f-id', NEW_ID);
-  await author.fill('#f-name', 'Sky Lanterns');
-  await author.fill('#f-version', '1.0.0');
-  await author.fill('#f-description', 'Floating lanterns for night skies');
+test('author: drops the ZIP, which fills the form; adds an icon and two screenshots; a bad homepage is shown at its field', async () => {
+  // The ZIP first: its plugin.json gives the id, name, version, author, description and permissions.
+  const dataTransfer = await author.evaluateHandle((bytes) => {
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([new Uint8Array(bytes)], 'sky-lanterns.zip', { type: 'application/zip' }));
+    return transfer;
+  }, [...zipBytes]);
+  await author.dispatchEvent('#zip-drop', 'drop', { dataTransfer });
+  await author.waitForFunction((id) => (document.getElementById('f-id') as HTMLInputElement).value === id, NEW_ID, WAIT);
+  for (const field of ['name', 'version', 'author', 'description'] as const) assert.is(await author.inputValue(`#f-${field}`), NEW_MANIFEST[field], field);
+  assert.ok(await author.isDisabled('#f-id'), 'the id is the package\'s');
+  assert.equal(await author.locator('#permissions-chips .chip span').allTextContents(), ['ui.nav']);
+  assert.ok(await author.isHidden('#link-way'), 'no outside link beside the ZIP');
+
   await author.fill('#f-longDescription', 'Lanterns drift upwards.\nGuide: https://example.com/lanterns');
-  await author.fill('#f-download', 'http://example.com/lanterns.zip');
+  await author.fill('#f-url', 'http://example.com/lanterns');
   await author.locator('#f-tags').pressSequentially('decoration, night');
-  await author.keyboard.press('Enter');
-  await author.locator('#f-permissions').pressSequentially('read-worlds');
   await author.keyboard.press('Enter');
   assert.equal(await author.locator('#tags-chips .chip span').allTextContents(), ['decoration', 'night']);
 
@@ -369,36 +378,34 @@ test('author: submits with an uploaded icon, two screenshots and a dropped ZIP; 
   const secondSrc = await author.getAttribute('#shot-list li >> nth=1 >> img', 'src');
   await author.locator('#shot-list li >> nth=1 >> .up').click();
   assert.is(await author.getAttribute('#shot-list li >> nth=0 >> img', 'src'), secondSrc);
-
-  const dataTransfer = await author.evaluateHandle((bytes) => {
-    const transfer = new DataTransfer();
-    transfer.items.add(new File([new Uint8Array(bytes)], 'sky-lanterns.zip', { type: 'application/zip' }));
-    return transfer;
-  }, [...zipBytes]);
-  await author.dispatchEvent('#zip-drop', 'drop', { dataTransfer });
-  await author.waitForFunction((sha) => (document.getElementById('f-sha256') as HTMLInputElement).value === sha, zipSha, WAIT);
   await check(author, 'submit');
 
+  // The form's fields are checked before the package is kept: nothing is made yet.
   await author.locator('#save').click();
-  await author.waitForFunction(() => document.getElementById('f-download-error')?.textContent !== '', undefined, WAIT);
-  assert.is(await author.getAttribute('#f-download', 'aria-invalid'), 'true');
-  assert.match(String(await author.textContent('#f-download-error')), /https/i);
-  assert.is(await author.evaluate(() => document.activeElement?.id), 'f-download', 'focus moves to the field');
+  await author.waitForFunction(() => document.getElementById('f-url-error')?.textContent !== '', undefined, WAIT);
+  assert.is(await author.getAttribute('#f-url', 'aria-invalid'), 'true');
+  assert.match(String(await author.textContent('#f-url-error')), /https/i);
+  assert.is(await author.evaluate(() => document.activeElement?.id), 'f-url', 'focus moves to the field');
+  assert.is((await fetch(`${site.url}/apps/api/plugins/${NEW_ID}`, { headers: { cookie: await cookieOf(author) } })).status, 404);
   await check(author, 'submit-error');
 
-  await author.fill('#f-download', 'https://github.com/skywright/lanterns/releases/download/1.0.0/sky-lanterns.zip');
+  await author.fill('#f-url', 'https://example.com/lanterns');
   await author.locator('#save').click();
   await author.waitForURL(/\/apps\/mine\?saved=sky-lanterns$/, WAIT);
   await author.waitForSelector(`#list li[data-id="${NEW_ID}"][data-status="pending"] .badge.pending`, WAIT);
   await check(author, 'mine');
 
   const { plugin } = (await (await fetch(`${site.url}/apps/api/plugins/${NEW_ID}`, { headers: { cookie: await cookieOf(author) } })).json()) as { plugin: Record<string, any> };
+  // The store hosts the ZIP: it is the download, its hash the sha256.
   assert.is(plugin.sha256, zipSha);
+  assert.match(plugin.download, new RegExp(`^https://img\\.test/pkg/${zipSha}/[^/]+\\.zip$`));
+  assert.is(plugin.version, '1.0.0');
+  assert.is(plugin.url, 'https://example.com/lanterns');
   assert.match(plugin.icon, /^https:\/\/img\.test\/img\/\d+\/[0-9a-f]{32}$/);
   assert.is(plugin.screenshots.length, 2);
   assert.match(plugin.screenshots[0].webpUrl, /\.webp$/);
   assert.equal(plugin.tags, ['decoration', 'night']);
-  assert.equal(plugin.permissions, ['read-worlds']);
+  assert.equal(plugin.permissions, ['ui.nav']);
   assert.is(plugin.status, 'pending');
 });
 

@@ -1,8 +1,9 @@
 // @ts-check
 // Submit a plugin (/apps/submit) or edit one (/apps/edit/<id>). The API checks
 // every field; its `field` errors are shown next to their field. Images go
-// through the media upload; the SHA-256 is computed here from the ZIP itself. On
-// the edit page, a ZIP can also be uploaded as a new version the store hosts.
+// through the media upload. A new plugin comes from its ZIP (its plugin.json fills
+// the form, and the ZIP goes with it), or from an outside link. On the edit page,
+// a ZIP can be uploaded as a new version the store hosts.
 import { sessionReady } from './header.js';
 import { $, api, button, enc, FIELDS, RULES, errorText, failed, h, imageUrl, loginFirst, pluginPath, setStatus, t, text, when } from './lib.js';
 
@@ -161,34 +162,44 @@ $('shot-file').onchange = async (event) => {
 };
 const doneShots = () => screenshots.filter((s) => s.state === 'done').map((s) => s.value);
 
-// The ZIP: its SHA-256, computed here (Web Crypto)
+// The ZIP first (issue 31): the store hosts it, and its plugin.json gives the id,
+// version, author and permissions. It is read here only to fill the form (the
+// server reads it again and decides); without a ZIP, an outside link is the way.
+let zip = null;
+/** Fields the manifest gives when a ZIP is chosen: shown, not typed. */
+const FROM_ZIP = ['id', 'version', 'author', 'permissions'];
 
-async function hashZip(file) {
-  const status = $('zip-status');
-  if (!file) return;
-  if (!/\.zip$/i.test(file.name)) return setStatus(status, 'error', t('form.notZip'));
-  setStatus(status, 'loading', t('form.hashing', { name: file.name }));
+/**
+ * The package's plugin.json (else cwplugin.json), at its root or in the root's only
+ * folder, as the launcher finds it: parsed, or null when this browser cannot tell.
+ */
+async function readManifest(file) {
   try {
-    const digest = await crypto.subtle.digest('SHA-256', await file.arrayBuffer());
-    $('f-sha256').value = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
-    showFieldError('sha256', '');
-    setStatus(status, 'done', t('form.hashed', { name: file.name }));
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    const view = new DataView(bytes.buffer);
+    const u16 = (at) => view.getUint16(at, true);
+    const u32 = (at) => view.getUint32(at, true);
+    // The end of central directory record, then each central entry: name -> [method, compressed size, local header offset].
+    let end = bytes.length - 22;
+    while (end > 0 && u32(end) != 0x06054b50) end--;
+    const entries = new Map();
+    for (let at = u32(end + 16), n = u16(end + 10); n--; at += 46 + u16(at + 28) + u16(at + 30) + u16(at + 32)) {
+      entries.set(new TextDecoder().decode(bytes.subarray(at + 46, at + 46 + u16(at + 28))), [u16(at + 10), u32(at + 20), u32(at + 42)]);
+    }
+    // Files at the root and folders whose name starts with "." do not count.
+    const folders = new Set([...entries.keys()].filter((name) => /^[^./][^/]*\//.test(name)).map((name) => name.split('/')[0] + '/'));
+    const name = ['', ...(folders.size == 1 ? folders : [])].flatMap((root) => [root + 'plugin.json', root + 'cwplugin.json']).find((name) => entries.has(name));
+    const [method, size, local] = entries.get(name);
+    const start = local + 30 + u16(local + 26) + u16(local + 28);
+    const data = new Blob([bytes.subarray(start, start + size)]).stream();
+    const json = JSON.parse(await new Response(method == 8 ? data.pipeThrough(new DecompressionStream('deflate-raw')) : data).text());
+    return json && typeof json == 'object' && !Array.isArray(json) ? json : null;
   } catch {
-    setStatus(status, 'error', t('form.hashFailed'));
+    return null;
   }
 }
 
-const drop = $('zip-drop');
-drop.ondragover = (event) => (event.preventDefault(), drop.classList.add('over'));
-drop.ondragleave = () => drop.classList.remove('over');
-drop.ondrop = (event) => {
-  event.preventDefault();
-  drop.classList.remove('over');
-  hashZip(event.dataTransfer?.files?.[0]);
-};
-$('zip-file').onchange = (event) => hashZip(event.target.files[0]);
-
-/** `use(file)` for the file chosen or dropped. */
+/** A drop zone and its file input: `use(file)` for the file chosen or dropped. */
 function dropZone(drop, input, use) {
   drop.ondragover = (event) => (event.preventDefault(), drop.classList.add('over'));
   drop.ondragleave = () => drop.classList.remove('over');
@@ -200,6 +211,37 @@ function dropZone(drop, input, use) {
   input.onchange = () => use(input.files[0]);
 }
 
+/** Puts the form in the ZIP's way (`file`) or the outside link's (null). */
+function useZip(file) {
+  zip = file;
+  for (const field of FROM_ZIP) $('f-' + field).disabled = !!file;
+  $('zip-clear').hidden = !file;
+  $('link-way').hidden = !!file;
+  text('f-permissions-hint', t(file ? 'field.permissionsZip' : 'field.permissionsHint'));
+  if (!file) setStatus($('zip-status'), 'done', '');
+}
+
+dropZone($('zip-drop'), $('zip-file'), async (file) => {
+  if (!file) return;
+  showFieldError('file', '');
+  if (!/\.zip$/i.test(file.name)) return showFieldError('file', t('form.notZip'));
+  useZip(file);
+  const manifest = await readManifest(file);
+  // Another ZIP chosen meanwhile fills the form itself.
+  if (zip !== file) return;
+  const said = (value) => (typeof value == 'string' || typeof value == 'number' ? String(value) : '');
+  // What the package says replaces the form's; a name or description it lacks stays as typed.
+  for (const field of ['id', 'name', 'version', 'author', 'description']) if (FROM_ZIP.includes(field) || said(manifest?.[field])) $('f-' + field).value = said(manifest?.[field]);
+  chips.permissions = Array.isArray(manifest?.permissions) ? manifest.permissions.filter((p) => typeof p == 'string') : [];
+  renderChips('permissions');
+  setStatus($('zip-status'), 'done', t(manifest ? 'form.zipRead' : 'form.zipUnread', { name: file.name }));
+});
+$('zip-clear').onclick = () => {
+  $('zip-file').value = '';
+  useZip(null);
+  $('zip-file').focus();
+};
+
 // Reading, filling and sending the form
 
 function showFieldError(name, message) {
@@ -207,9 +249,15 @@ function showFieldError(name, message) {
   const box = $(`f-${name}-error`);
   if (!box) return false;
   box.textContent = message;
-  $('f-' + name)?.setAttribute('aria-invalid', String(!!message));
+  // The outside link's fields are folded away until needed.
+  const folded = box.closest('details');
+  if (message && folded) folded.open = true;
+  fieldInput(name)?.setAttribute('aria-invalid', String(!!message));
   return true;
 }
+
+/** The control a field's error is about: the ZIP's is its file input. */
+const fieldInput = (name) => $(name == 'file' ? 'zip-file' : 'f-' + name);
 
 function clearErrors() {
   for (const box of form.querySelectorAll('.field-error')) box.textContent = '';
@@ -259,22 +307,44 @@ form.onsubmit = async (event) => {
   if (screenshots.some((s) => s.state === 'uploading')) return setStatus(status, 'error', t('form.waitUploads'));
   const current = values();
   if (!editId) current.id = $('f-id').value.trim();
+  // A new plugin comes from its ZIP or an outside link: with neither, the ZIP (the first way) says so.
+  if (!editId && !zip && !current.download) {
+    showFieldError('file', t('form.zipOrLink'));
+    return $('zip-file').focus();
+  }
   const save = $('save');
   save.disabled = true;
   setStatus(status, 'loading', t('form.saving'));
   try {
-    const { plugin } = await api(editId ? pluginApi : '/apps/api/plugins', body(current), editId ? 'PATCH' : 'POST');
+    const { plugin } = zip ? await sendZip(current) : await api(editId ? pluginApi : '/apps/api/plugins', body(current), editId ? 'PATCH' : 'POST');
     setStatus(status, 'done', t('form.saved'));
     location.assign('/apps/mine?saved=' + enc(plugin.id));
   } catch (error) {
     setStatus(status, 'error', t('form.fixErrors'));
     const field = error.field?.replace(/[.[].*$/, '');
     // A missing field is said in the page's language, not the API's English.
-    if (field && showFieldError(field, / is required$/.test(error.message) ? t('form.required') : error.message)) $('f-' + field)?.focus();
+    if (field && showFieldError(field, / is required$/.test(error.message) ? t('form.required') : zipRefusal(error))) (zip && FROM_ZIP.includes(field) ? $('zip-file') : fieldInput(field))?.focus();
     else Object.assign($('form-error'), { textContent: errorText(error), hidden: false });
   }
   save.disabled = false;
 };
+
+/** A new plugin from its ZIP: multipart, the package's manifest giving what the form does not send. */
+async function sendZip(current) {
+  const parts = new FormData();
+  for (const [field, value] of Object.entries(body(current))) {
+    if (FROM_ZIP.includes(field) || field == 'download' || field == 'sha256') continue;
+    // Tags and screenshots: one part each, a screenshot's {url, webpUrl} as JSON.
+    for (const one of [value].flat()) parts.append(field, typeof one == 'string' ? one : JSON.stringify(one));
+  }
+  parts.append('file', zip, zip.name);
+  const progress = Object.assign($('f-progress'), { hidden: false, value: 0 });
+  try {
+    return await sendForm('/apps/api/plugins', parts, progress);
+  } finally {
+    progress.hidden = true;
+  }
+}
 
 /** What the API said, a refused package's reason without its own prefix (the page says "this ZIP cannot be accepted"). */
 const zipRefusal = (error) => (error.field == 'file' ? t('upload.badZip', { reason: String(error.message).replace(/^Not an acceptable package: /, '') }) : error.message);
@@ -365,6 +435,13 @@ async function start() {
     document.title = t('submit.editHeading');
     text('form-title', document.title);
     text('save', t('submit.saveEdit'));
+    // An edit changes the fields; a new version comes by the upload below.
+    $('zip-field').hidden = true;
+    // The download is one field among the others, where it was before the ZIP came first.
+    const link = $('link-way');
+    link.open = true;
+    link.querySelector('summary').hidden = true;
+    $('f-url').closest('.field').before(link);
     $('cancel').href = pluginPath(editId);
     try {
       const { plugin } = await api(pluginApi);
