@@ -346,8 +346,9 @@ async function sendZip(current) {
   }
 }
 
-/** What the API said, a refused package's reason without its own prefix (the page says "this ZIP cannot be accepted"). */
-const zipRefusal = (error) => (error.field == 'file' ? t('upload.badZip', { reason: String(error.message).replace(/^Not an acceptable package: /, '') }) : error.message);
+/** What the API said, a refused package's reason without its own prefixes (the page says "this ZIP cannot be accepted"). */
+const zipRefusal = (error) =>
+  error.field == 'file' ? t('upload.badZip', { reason: String(error.message).replace(/^(Not an acceptable package|The launcher would not install this package): /, '') }) : error.message;
 
 // A new version: the ZIP and its changelog (its number is the package's), pending until approved.
 const versionForm = $('version-form');
