@@ -1,3 +1,4 @@
+import { wallClock, type Clock } from '../lib/clock.js';
 import type { Sql } from './pool.js';
 import { opensBreaker } from './deadline.js';
 
@@ -25,7 +26,7 @@ export const PROBE_TIMEOUT_MS = 2000;
 export const CONFIRM_TIMEOUT_MS = 3000;
 
 export interface Breaker {
-  /** Date.now() when PostgreSQL was found unreachable, 0 while it answers. */
+  /** When PostgreSQL was found unreachable (the pool's clock, pool.ts clockOf), 0 while it answers. */
   readonly downSince: number;
   /** A query found PostgreSQL unreachable: refuse the next ones at once, and probe. */
   trip(): void;
@@ -42,8 +43,8 @@ export function breakerOf(sql: Sql): Breaker | undefined {
   return breakers.get(sql);
 }
 
-/** Gives `sql` a breaker; `onChange` hears it open and close (for the log). */
-export function attachBreaker(sql: Sql, onChange: (down: boolean) => void = () => {}): Breaker {
+/** Gives `sql` a breaker; `onChange` hears it open and close (for the log); `now` dates the opening. */
+export function attachBreaker(sql: Sql, onChange: (down: boolean) => void = () => {}, now: Clock = wallClock): Breaker {
   let downSince = 0;
   let probing: NodeJS.Timeout | undefined;
   let probeInFlight = false;
@@ -84,7 +85,7 @@ export function attachBreaker(sql: Sql, onChange: (down: boolean) => void = () =
     trip() {
       if (downSince !== 0) return;
       confirming = false;
-      downSince = Date.now();
+      downSince = now();
       onChange(true);
       // Unref'd: an open breaker never keeps a process alive that is otherwise done.
       probing = setInterval(probe, PROBE_INTERVAL_MS).unref();

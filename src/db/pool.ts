@@ -1,4 +1,5 @@
 import postgres from 'postgres';
+import { wallClock, type Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
 import { attachBreaker, breakerOf } from './breaker.js';
 import { IDLE_IN_TRANSACTION_TIMEOUT_MS, STATEMENT_TIMEOUT_MS } from './deadline.js';
@@ -41,6 +42,22 @@ export interface PoolOptions {
   statementTimeoutMs?: number;
   /** Hears the pool's breaker open (true) and close (false): breaker.ts. */
   onBreaker?: (down: boolean) => void;
+  /** The pool's clock (clockOf): wall time unless a test moves it. */
+  now?: Clock;
+}
+
+/**
+ * What an outage of a pool is measured by: when its breaker opened, when a
+ * generation read came back, and so how stale a kept answer is and whether
+ * STALE_IF_ERROR_SECONDS is over (store/kept-answers.ts). Per pool, as the breaker,
+ * the generation reader and the outage copies are, so a test that moves it ends an
+ * outage's window without sleeping through it.
+ */
+const clocks = new WeakMap<Sql, Clock>();
+
+/** The clock `sql` was made with (createPool's `now`); wall time for any other handle. */
+export function clockOf(sql: Sql): Clock {
+  return clocks.get(sql) ?? wallClock;
 }
 
 /**
@@ -78,7 +95,9 @@ export function createPool(url: string, options: PoolOptions = {}): Sql {
     transform: { undefined: null },
   }) as unknown as Sql;
   made = sql;
-  attachBreaker(sql, options.onBreaker);
+  const now = options.now ?? wallClock;
+  clocks.set(sql, now);
+  attachBreaker(sql, options.onBreaker, now);
   return sql;
 }
 

@@ -1,6 +1,6 @@
 import { coalescedRead } from '../../lib/coalesced-read.js';
 import { runNamed } from '../../db/queries.js';
-import type { Sql } from '../../db/pool.js';
+import { clockOf, type Sql } from '../../db/pool.js';
 import type { SiteContext } from './context.js';
 
 // The numbers that tell a site process whether what it kept is still exact: the
@@ -21,7 +21,7 @@ export interface Generations {
   /** Moves with every rating, reply and user name or avatar change (sql/008): kept ratings pages (ratings/kept-pages.ts). */
   ratings: bigint;
   sessions: bigint;
-  /** Date.now() when the read came back: answers of `store` were current then. */
+  /** When the read came back (the pool's clock, clockOf): answers of `store` were current then. */
   at: number;
 }
 
@@ -42,7 +42,7 @@ export interface GenerationReader {
 export interface LastRead {
   store: bigint;
   visibility: bigint;
-  /** Date.now() when the read came back: answers of `store` were current then. */
+  /** When the read came back (the pool's clock, clockOf): answers of `store` were current then. */
   at: number;
 }
 
@@ -59,12 +59,13 @@ export function generationsOf(sql: Sql): GenerationReader {
 }
 
 function createReader(sql: Sql): GenerationReader {
+  const now = clockOf(sql);
   let last: LastRead | undefined;
   const read = coalescedRead(() =>
     runNamed(sql, 'site/generations', {}).then(([row]): Generations => {
       // Both tables hold their one row from their migration on (sql/008_generations.sql).
       if (row === undefined) throw new Error('site/generations: store_generation or session_generation has no row');
-      const generations: Generations = { store: BigInt(row.store), visibility: BigInt(row.visibility), ratings: BigInt(row.ratings), sessions: BigInt(row.sessions), at: Date.now() };
+      const generations: Generations = { store: BigInt(row.store), visibility: BigInt(row.visibility), ratings: BigInt(row.ratings), sessions: BigInt(row.sessions), at: now() };
       // A slower read that started earlier never takes the place of a newer one (both numbers only grow).
       if (last === undefined || last.store < generations.store || (last.store === generations.store && last.visibility <= generations.visibility)) {
         last = generations;

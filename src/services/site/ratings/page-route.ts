@@ -5,6 +5,7 @@ import { outageCopiesOf, servedCopy } from '../store/outage-copies.js';
 import { sendJsonBytes } from '../../../http/respond.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { generationsOf } from '../generations.js';
+import { clockOf } from '../../../db/pool.js';
 import { databaseNotAnswering, STALE_AFTER_MS, staleFor, staleStatus } from '../store/kept-answers.js';
 import { LATE, settledWithin } from '../../../lib/settled-within.js';
 import { findVisiblePlugin } from '../store/visibility.js';
@@ -41,6 +42,7 @@ const PAGE_COPY = { etag: false, cacheControl: 'no-store' } as const;
  */
 export function ratingsPageHandler(deps: SiteDeps) {
   const copies = outageCopiesOf(deps.sql);
+  const now = clockOf(deps.sql);
   const generations = generationsOf(deps.sql);
   const keptPages = createKeptRatingsPages(deps.sql);
   const keepForOutage = (key: string, bytes: Buffer, generation: bigint | undefined) => {
@@ -54,10 +56,10 @@ export function ratingsPageHandler(deps: SiteDeps) {
     const kept = copies.find(copyKey);
     // A page built again with the same bytes is not packed again.
     if (kept !== undefined && kept.visibility === generation && kept.digest === digest) {
-      kept.servedAt = Date.now();
+      kept.servedAt = now();
       return;
     }
-    copies.keep(copyKey, { generation: 0n, visibility: generation, servedAt: Date.now(), digest }, prepareAnswer(bytes, PAGE_COPY));
+    copies.keep(copyKey, { generation: 0n, visibility: generation, servedAt: now(), digest }, prepareAnswer(bytes, PAGE_COPY));
   };
   return async (ctx: SiteContext) => {
     const user = ctx.locals.user;

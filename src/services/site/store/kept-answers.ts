@@ -8,7 +8,7 @@ import { isHttpError, type HttpError } from '../../../http/errors.js';
 import { breakerOf } from '../../../db/breaker.js';
 import { databaseUnavailable } from '../../../db/deadline.js';
 import { runQuery } from '../../../db/queries.js';
-import type { Sql } from '../../../db/pool.js';
+import { clockOf, type Sql } from '../../../db/pool.js';
 import type { SiteContext, SiteMiddleware } from '../context.js';
 import { generationsOf, type Generations } from '../generations.js';
 import { DEFAULT_STALE_IF_ERROR_SECONDS } from '../settings.js';
@@ -99,7 +99,7 @@ interface Kept {
   /** The visibility generation read with it (sql/008): served stale only while it is the last one read. */
   visibility: bigint;
   answer: PreparedAnswer;
-  /** Date.now() when the read it was last served under came back: it was current then. */
+  /** When the read it was last served under came back (the pool's clock): it was current then. */
   servedAt: number;
 }
 
@@ -152,7 +152,7 @@ const STALE_DETAIL = 'stale-db-unreachable';
 
 /**
  * When `error` is the 503 of a database that does not answer, the seconds since
- * `confirmedAt` (when the answer to serve was last known current, Date.now() then);
+ * `confirmedAt` (when the answer to serve was last known current, by the pool's clock);
  * else undefined: an answer held from before may be served stale only then. With
  * the breaker open, for up to `staleIfErrorSeconds` after it opened. With it closed,
  * when this request's own query found the database not answering, which the breaker
@@ -163,8 +163,9 @@ const STALE_DETAIL = 'stale-db-unreachable';
 export function staleFor(sql: Sql, error: unknown, staleIfErrorSeconds: number, confirmedAt: number): number | undefined {
   if (staleIfErrorSeconds <= 0 || !isHttpError(error) || error.status !== 503) return undefined;
   const downSince = breakerOf(sql)?.downSince ?? 0;
-  if (downSince !== 0 && (Date.now() - downSince) / 1000 >= staleIfErrorSeconds) return undefined;
-  return (Date.now() - confirmedAt) / 1000;
+  const now = clockOf(sql)();
+  if (downSince !== 0 && (now - downSince) / 1000 >= staleIfErrorSeconds) return undefined;
+  return (now - confirmedAt) / 1000;
 }
 
 /** What a read that has not come back in STALE_AFTER_MS counts as: a database not answering in time. */
@@ -179,6 +180,7 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
   // callers arriving together (site/generations.ts): a visitor's, an
   // administrator's, and a user's whose "has submitted" is known (below).
   const generations = generationsOf(sql);
+  const now = clockOf(sql);
 
   // The outage copies (above), shared by the process's caches: this one's keys carry its name.
   const copies = options.outageCopies ?? outageCopiesOf(sql);
@@ -240,7 +242,7 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
     const known = submitters.get(viewer.id);
     if (known?.generation === shared.store) return { tag: shared, submits: known.submits };
     const row = await readGeneration(viewer.id);
-    const tag: Tag = { store: BigInt(row.generation), visibility: BigInt(row.visibility), at: Date.now() };
+    const tag: Tag = { store: BigInt(row.generation), visibility: BigInt(row.visibility), at: now() };
     const current = submitters.get(viewer.id);
     if (!current || current.generation < tag.store) submitters.set(viewer.id, { generation: tag.store, submits: row.viewer_submits }, viewer.id.length + 32);
     return { tag, submits: row.viewer_submits };

@@ -21,7 +21,7 @@ export interface OutageCopy {
   generation: bigint;
   /** The visibility generation read with it (sql/008). */
   visibility: bigint;
-  /** Date.now() when it was last known current. */
+  /** When it was last known current (the pool's clock, db/pool.ts clockOf). */
   servedAt: number;
   /** A hash of the answer's bytes, for a keeper that builds answers again and packs only those that changed (ratings pages). */
   digest?: string;
