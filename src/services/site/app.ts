@@ -28,6 +28,8 @@ import { tokensFeature } from './tokens/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
 import { versionsFeature } from './store/versions/feature.js';
 import { packageChecksFeature } from './store/package-checks/feature.js';
+import { createImageHostClient } from './image-host/client.js';
+import { DEFAULT_IMAGE_HOST_LIMITS } from './image-host/limits.js';
 
 /** Service A: the route table is the sum of its features, read top to bottom. */
 export function createSite(deps: SiteDeps) {
@@ -35,19 +37,21 @@ export function createSite(deps: SiteDeps) {
   checkQueries();
   // The access rules, made once: every feature's table uses the same guards.
   const guards = createGuards(deps);
+  // One client of the image host for images, packages and inspections: one pool, one set of timeouts.
+  const imageHost = createImageHostClient(deps.config, DEFAULT_IMAGE_HOST_LIMITS);
   const features: Feature<SiteLocals>[] = [
     launcherFeature(deps),
     authFeature(deps, guards),
     storeFeature(deps, guards),
-    versionsFeature(deps, guards),
-    packageChecksFeature(deps, guards),
+    versionsFeature(deps, guards, imageHost),
+    packageChecksFeature(deps, guards, imageHost),
     ratingsFeature(deps, guards),
     statsFeature(deps, guards),
     auditFeature(deps, guards),
     reportsFeature(deps, guards),
     notificationsFeature(deps, guards),
     webhooksFeature(deps, guards),
-    imagesFeature(deps, guards),
+    imagesFeature(deps, guards, imageHost),
     tokensFeature(deps, guards),
     pagesFeature(deps, guards),
   ];
@@ -80,6 +84,8 @@ export function createSite(deps: SiteDeps) {
     routes: routes.map(({ method, path }) => ({ method, path })),
     close: async () => {
       for (const feature of features) await feature.close?.();
+      // After the features: the package checks' worker may still be inspecting until it stops.
+      await imageHost.close();
     },
   };
 }

@@ -17,7 +17,9 @@ import { createGuards } from '../../../src/services/site/auth/guards.js';
 import { authFeature } from '../../../src/services/site/auth/feature.js';
 import type { SiteDeps, SiteLocals } from '../../../src/services/site/context.js';
 import { renderSiteError } from '../../../src/services/site/errors.js';
-import { imagesFeature, type ImagesOptions } from '../../../src/services/site/images/feature.js';
+import { imagesFeature } from '../../../src/services/site/images/feature.js';
+import { createImageHostClient } from '../../../src/services/site/image-host/client.js';
+import { DEFAULT_IMAGE_HOST_LIMITS, type ImageHostLimits } from '../../../src/services/site/image-host/limits.js';
 import { listFiles, upload as uploadDirect, waitFor } from '../../fixtures/images/client.js';
 import { makeAnimatedGif, makeJpeg, makePng, makeWebp } from '../../fixtures/images/generate.js';
 import { testSessionCookie } from '../../helpers/fake-idp.js';
@@ -83,11 +85,12 @@ function startSite(overrides: Record<string, string | undefined>, log: Logger = 
  * Sessions, the cross-site check and the media route, with options the whole site
  * cannot take (short image host timeouts), so no test waits 15 s.
  */
-function startMediaOnly(overrides: Record<string, string | undefined>, options: ImagesOptions): Promise<SiteUnderTest> {
+function startMediaOnly(overrides: Record<string, string | undefined>, options: { imageHostLimits?: Partial<ImageHostLimits> }): Promise<SiteUnderTest> {
   const deps: SiteDeps = { config: testConfig(overrides), sql: testSql(), log: testLogger() };
   const guards = createGuards(deps);
   const auth = authFeature(deps, guards);
-  const media = imagesFeature(deps, guards, options);
+  const imageHost = createImageHostClient(deps.config, { ...DEFAULT_IMAGE_HOST_LIMITS, ...options.imageHostLimits });
+  const media = imagesFeature(deps, guards, imageHost);
   const handler = createApp<SiteLocals>({
     name: 'site',
     log: deps.log,
@@ -102,6 +105,7 @@ function startMediaOnly(overrides: Record<string, string | undefined>, options: 
     handler,
     close: async () => {
       await media.close?.();
+      await imageHost.close();
       await auth.close?.();
     },
   });

@@ -3,25 +3,17 @@ import { refuseBodyOnError } from '../../../http/refuse-body.js';
 import { createSharedRateLimiter, type SharedRateLimiter } from '../../../db/shared-rate-limiter.js';
 import type { Guards } from '../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
-import { createImageHostClient } from './image-host-client.js';
+import type { ImageHostClient } from '../image-host/client.js';
 import { createImageProxy } from './image-proxy.js';
 import { imageRedirect } from './image-redirect.js';
-import { DEFAULT_IMAGE_HOST_LIMITS, UPLOAD_WINDOW_MS, UPLOADS_PER_WINDOW, type ImageHostLimits } from './limits.js';
+import { UPLOAD_WINDOW_MS, UPLOADS_PER_WINDOW } from './limits.js';
 import { uploadHandler } from './upload-route.js';
 
 // Media upload: logged-in users' images, relayed to the image host (service B);
 // and the in-site name of an image on it (redirected to, or fetched and sent).
 
-export interface ImagesOptions {
-  /** Timeouts and sizes for the image host; tests shorten them. */
-  imageHostLimits?: Partial<ImageHostLimits>;
-}
-
-export function imagesFeature(deps: SiteDeps, guards: Guards, options: ImagesOptions = {}): Feature<SiteLocals> {
-  const client = createImageHostClient(
-    { url: deps.config.imageHostUrl, publicUrl: deps.config.imageHostPublicUrl, token: deps.config.imghostUploadToken },
-    { ...DEFAULT_IMAGE_HOST_LIMITS, ...options.imageHostLimits },
-  );
+/** `imageHost` is the site's one client of the image host: the site closes it, after its features. */
+export function imagesFeature(deps: SiteDeps, guards: Guards, imageHost: ImageHostClient): Feature<SiteLocals> {
   const limiter: SharedRateLimiter = createSharedRateLimiter(deps.sql, {
     name: 'images',
     limit: UPLOADS_PER_WINDOW,
@@ -37,12 +29,11 @@ export function imagesFeature(deps: SiteDeps, guards: Guards, options: ImagesOpt
         // The guard refuses before any body byte is read; refuseBodyOnError then
         // lets the client finish sending so it reads the 401 (or a token's 403).
         use: [refuseBodyOnError, guards.userOrToken('media:upload')],
-        handler: uploadHandler(client, limiter),
+        handler: uploadHandler(imageHost, limiter),
       },
       { method: 'GET', path: '/img/:timestamp/:file', handler: proxy ? proxy.handler : imageRedirect(deps.config.imageHostPublicUrl) },
     ],
     close: async () => {
-      await client.close();
       await proxy?.close();
     },
   };

@@ -2,7 +2,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import { HttpError } from '../../../http/errors.js';
 import { rateLimited } from '../../../http/rate-limited.js';
 import type { SiteContext } from '../context.js';
-import { upstreamFailed, transportFailure } from './image-host-client.js';
+import { transportFailure, upstreamFailed } from '../image-host/failures.js';
 import { imageNotFound, isImagePath } from './image-redirect.js';
 import { MAX_IMAGE_BYTES } from './limits.js';
 import { createProxyHolds, type HeldBytes } from './proxy-holds.js';

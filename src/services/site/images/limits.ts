@@ -1,8 +1,8 @@
 import { IMAGE_FORM_LIMITS, maxFormBytes, type MultipartLimits } from '../../../http/multipart/index.js';
 
-// Every bound of the media upload, in one place. The image size is the
-// documented 8 MiB per file; the rest keep a form small and a stalled image host from
-// holding a user's request for long.
+// Every bound of the media upload, in one place: the documented 8 MiB per image, a
+// small form around it, and the uploads per user (the image host's own timeouts are
+// in ../image-host/limits.ts).
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -25,28 +25,3 @@ export const MAX_FORM_BYTES = maxFormBytes({ ...UPLOAD_FORM_LIMITS, files: 1 });
 /** Uploads per user per window, over every site process (kept in PostgreSQL). */
 export const UPLOADS_PER_WINDOW = 30;
 export const UPLOAD_WINDOW_MS = 60_000;
-
-export interface ImageHostLimits {
-  /** TCP connect to the image host. */
-  connectTimeoutMs: number;
-  /**
-   * From the end of our request to the image host's answer head, and while
-   * sending, the longest the image host may leave our writes waiting. The image
-   * host decodes every image before it answers, in a queue: leave it room.
-   */
-  headersTimeoutMs: number;
-  /** Longest pause between two chunks of the answer's body. */
-  bodyTimeoutMs: number;
-  /** The answer is a small JSON document; anything larger is a broken image host. */
-  maxAnswerBytes: number;
-  /** Connections kept to the image host: one per upload in flight, the rest wait. */
-  connections: number;
-}
-
-export const DEFAULT_IMAGE_HOST_LIMITS: Readonly<ImageHostLimits> = Object.freeze({
-  connectTimeoutMs: 5_000,
-  headersTimeoutMs: 15_000,
-  bodyTimeoutMs: 10_000,
-  maxAnswerBytes: 64 * KiB,
-  connections: 64,
-});

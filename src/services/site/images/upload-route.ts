@@ -5,7 +5,9 @@ import { sendOk } from '../../../http/respond.js';
 import type { SharedRateLimiter } from '../../../db/shared-rate-limiter.js';
 import { requireUser } from '../auth/guards.js';
 import type { SiteContext } from '../context.js';
-import type { ImageHostClient, Relay } from './image-host-client.js';
+import type { ImageHostClient } from '../image-host/client.js';
+import type { UploadedImage } from '../image-host/image-answer.js';
+import type { Relay } from '../image-host/relay.js';
 import { checkImagePart, IMAGE_FIELD, noImage } from './image-part.js';
 import { MAX_FORM_BYTES, MAX_IMAGE_BYTES, UPLOAD_FORM_LIMITS } from './limits.js';
 
@@ -26,7 +28,7 @@ export function uploadHandler(client: ImageHostClient, limiter: SharedRateLimite
     const contentType = req.headers['content-type'];
     if (!isMultipartForm(contentType)) throw noImage();
 
-    let relay: Relay | null = null;
+    let relay: Relay<UploadedImage> | null = null;
     // The user went away before our answer: nothing will read it, so stop the relay.
     const onClose = () => {
       if (!ctx.res.writableFinished) relay?.abort();
@@ -38,7 +40,7 @@ export function uploadHandler(client: ImageHostClient, limiter: SharedRateLimite
         if (part.kind !== 'file' || part.name !== IMAGE_FIELD || relay !== null) continue;
         const image = await checkImagePart(part);
         if (image === null) continue;
-        relay = client.relay(image, ctx.id);
+        relay = client.relayImage(image, ctx.id);
         // Only the next part waits for this: the image streams on meanwhile.
         await relay.contentSent;
       }

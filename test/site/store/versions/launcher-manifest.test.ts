@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { HttpError } from '../../../../src/http/errors.js';
 import { entryKindWords } from '../../../../src/services/site/store/versions/manifest/entry.js';
 import { readManifest } from '../../../../src/services/site/store/versions/manifest/launcher-manifest.js';
-import { packageReportFrom, type PackageReport } from '../../../../src/services/site/store/versions/manifest/package-report.js';
+import { packageReportFrom, type PackageReport } from '../../../../src/services/site/image-host/package-report.js';
 import { declaredPermissions, inferredPermissions, riskOf } from '../../../../src/services/site/store/versions/manifest/permissions.js';
 
 const HASH = 'a'.repeat(64);

@@ -7,7 +7,7 @@ import { inTransaction, runNamed } from '../../../../db/queries.js';
 import type { StorePackageChecksClaimRow as Claimed, StorePackageChecksLockClaimedRow as LockedRow } from '../../../../db/query-rows.js';
 import { recordAudit } from '../../audit/audit-log.js';
 import { fetchPackage, type FetchLimits, type FetchOutcome } from './fetch-package.js';
-import type { InspectClient } from './inspect-client.js';
+import type { ImageHostClient } from '../../image-host/client.js';
 import { applyPackageRules, type RulesVerdict } from './package-rules.js';
 
 // The package checks' worker; one runs in every site process, and they share the
@@ -49,7 +49,7 @@ export interface CheckWorkerDeps {
   sql: Sql;
   log: Logger;
   dispatcher: Dispatcher;
-  inspector: InspectClient;
+  inspector: ImageHostClient;
   limits: FetchLimits;
 }
 

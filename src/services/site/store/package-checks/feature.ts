@@ -1,10 +1,10 @@
 import type { Feature } from '../../../../http/feature.js';
 import type { Guards } from '../../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../../context.js';
+import type { ImageHostClient } from '../../image-host/client.js';
 import { createDeliveryDispatcher } from '../../webhooks/delivery-dispatcher.js';
 import { createCheckWorker } from './check-worker.js';
 import { requestCheckHandler } from './check-route.js';
-import { createInspectClient } from './inspect-client.js';
 import { startRecheckSchedule, SCHEDULE_INTERVAL_MS } from './recheck-schedule.js';
 
 /** The whole of one check: fetch and inspection. */
@@ -28,7 +28,7 @@ export interface PackageCheckOptions {
  * address rules, through the proxy of HTTPS_PROXY, inspected by the image host,
  * watched every EXTERNAL_RECHECK_HOURS; and an administrator's on-demand check.
  */
-export function packageChecksFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals> {
+export function packageChecksFeature(deps: SiteDeps, guards: Guards, imageHost: ImageHostClient): Feature<SiteLocals> {
   const options = deps.packageChecks ?? {};
   const dispatcher = createDeliveryDispatcher({
     ports: deps.config.webhookPorts,
@@ -40,9 +40,8 @@ export function packageChecksFeature(deps: SiteDeps, guards: Guards): Feature<Si
     ...(options.addressAllowed ? { addressAllowed: options.addressAllowed } : {}),
     ...(options.resolve ? { resolve: options.resolve } : {}),
   });
-  const inspector = createInspectClient({ url: deps.config.imageHostUrl, publicUrl: deps.config.imageHostPublicUrl, token: deps.config.imghostUploadToken });
   const worker = createCheckWorker(
-    { sql: deps.sql, log: deps.log, dispatcher, inspector, limits: { maxBytes: deps.config.packageMaxBytes, timeoutMs: options.timeoutMs ?? CHECK_TIME_LIMIT_MS } },
+    { sql: deps.sql, log: deps.log, dispatcher, inspector: imageHost, limits: { maxBytes: deps.config.packageMaxBytes, timeoutMs: options.timeoutMs ?? CHECK_TIME_LIMIT_MS } },
     options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs },
   );
   const running = options.start !== false;
@@ -56,7 +55,6 @@ export function packageChecksFeature(deps: SiteDeps, guards: Guards): Feature<Si
       schedule.stop();
       await worker.stop();
       await dispatcher.close().catch(() => undefined);
-      await inspector.close().catch(() => undefined);
     },
   };
 }

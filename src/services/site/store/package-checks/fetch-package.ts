@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import { errorReason } from '../../webhooks/failure-reasons.js';
-import type { InspectClient, InspectionReport } from './inspect-client.js';
+import type { ImageHostClient } from '../../image-host/client.js';
+import type { InspectedPackage } from '../../image-host/package-answer.js';
 
 // Fetching an outside download link for its check: GET under the webhooks' address
 // rules (the dispatcher: https, a public address, ports 443, 8443 or
@@ -22,7 +23,7 @@ export interface FetchLimits {
 }
 
 export type FetchOutcome =
-  | { kind: 'fetched'; sha256: string; size: number; report: InspectionReport }
+  | { kind: 'fetched'; sha256: string; size: number; report: InspectedPackage }
   /** DNS, TLS, connection, a 4xx/5xx, too many redirects, the time limit. */
   | { kind: 'unreachable'; reason: string }
   /** Not a ZIP, fails inspection, too large, a refused address or port. */
@@ -30,7 +31,7 @@ export type FetchOutcome =
 
 class TooLarge extends Error {}
 
-export async function fetchPackage(dispatcher: Dispatcher, inspector: InspectClient, download: string, limits: FetchLimits): Promise<FetchOutcome> {
+export async function fetchPackage(dispatcher: Dispatcher, inspector: ImageHostClient, download: string, limits: FetchLimits): Promise<FetchOutcome> {
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new DOMException('time limit', 'TimeoutError')), limits.timeoutMs);
   const seconds = Math.round(limits.timeoutMs / 100) / 10;
@@ -83,12 +84,13 @@ export async function fetchPackage(dispatcher: Dispatcher, inspector: InspectCli
         }
       }
       try {
-        const inspected = await inspector.inspect(counted(), deadline.signal);
-        if (inspected.kind === 'refused') return inspected;
+        const inspection = await inspector.inspectPackage(counted(), deadline.signal);
+        if (inspection.kind === 'refused') return inspection;
+        const { inspected } = inspection;
         const sha256 = hash.digest('hex');
         // The image host hashed what it received: the same bytes, or something broke between.
-        if (inspected.report.sha256 !== sha256 || inspected.report.size !== size) return { kind: 'unreachable', reason: 'the file changed while it was read' };
-        return { kind: 'fetched', sha256, size, report: inspected.report };
+        if (inspected.sha256 !== sha256 || inspected.size !== size) return { kind: 'unreachable', reason: 'the file changed while it was read' };
+        return { kind: 'fetched', sha256, size, report: inspected };
       } catch (error) {
         if (causedBy(error, TooLarge)) return { kind: 'refused', reason: tooLarge };
         if (deadline.signal.aborted) return { kind: 'unreachable', reason: `the download took longer than ${seconds} s` };

@@ -3,9 +3,8 @@ import { runNamed } from '../../../../db/queries.js';
 import { HttpError } from '../../../../http/errors.js';
 import { isBlocked } from '../versions/manifest/checks.js';
 import { readManifest } from '../versions/manifest/launcher-manifest.js';
-import { packageReportFrom } from '../versions/manifest/package-report.js';
 import { blockedAmong, checkVersion } from '../versions/manifest/version-checks.js';
-import { InspectionUnavailable, type InspectionReport } from './inspect-client.js';
+import type { InspectedPackage } from '../../image-host/package-answer.js';
 
 // A fetched package goes through the same manifest rules and checks as a hosted
 // version (versions/manifest/, issue 31): its plugin.json read as the launcher
@@ -23,13 +22,9 @@ export interface RulesVerdict {
 }
 
 /** Run in the transaction that records the result (the blocklist is held while it is read). */
-export async function applyPackageRules(t: Sql, plugin: { id: string; submitterId: string }, inspection: InspectionReport): Promise<RulesVerdict> {
-  let report;
-  try {
-    report = packageReportFrom(inspection.data, inspection.entryCount);
-  } catch (error) {
-    throw new InspectionUnavailable(`the image host gave an unexpected inspection report: ${(error as Error).message}`);
-  }
+export async function applyPackageRules(t: Sql, plugin: { id: string; submitterId: string }, inspected: InspectedPackage): Promise<RulesVerdict> {
+  // Checked when the image host answered (image-host/package-answer.ts): an answer of another shape never gets here.
+  const { report } = inspected;
   let read;
   try {
     read = readManifest(report, plugin.id);

@@ -17,7 +17,9 @@ import { PLUGIN_ID } from '../visibility.js';
 import { createHandler } from '../write-routes.js';
 import { MAX_CHANGELOG } from './limits.js';
 import { readManifest, type ReadManifest } from './manifest/launcher-manifest.js';
-import { namedPackage, type PackageClient, type PackageRelay, type StoredPackage } from './package-client.js';
+import type { ImageHostClient } from '../../image-host/client.js';
+import { namedPackage, type StoredPackage } from '../../image-host/package-answer.js';
+import type { Relay } from '../../image-host/relay.js';
 import { ownVersionRecord, type VersionRow } from './records.js';
 import { forgetRefusedFile } from './upload-route.js';
 import { insertVersionIn, RefusedByChecks } from './version-writes.js';
@@ -48,7 +50,7 @@ export function createFormLimits(packageMaxBytes: number): MultipartLimits {
 }
 
 /** The route's handler: multipart to createFromZip, anything else to the JSON reader and SPEC's create. */
-export function createPluginHandler(deps: SiteDeps, client: PackageClient, limiter: SharedRateLimiter) {
+export function createPluginHandler(deps: SiteDeps, client: ImageHostClient, limiter: SharedRateLimiter) {
   const fromZip = createFromZipHandler(deps, client, limiter);
   const readJson = jsonBody();
   const fromJson = createHandler(deps);
@@ -72,7 +74,7 @@ type Form = Partial<Record<(typeof ONCE)[number], string>> & { tags: string[]; s
  * image host, as a version upload's is; one refused otherwise after the image host
  * kept it (a taken id, a manifest the store refuses) is logged with its hash.
  */
-function createFromZipHandler(deps: SiteDeps, client: PackageClient, limiter: SharedRateLimiter) {
+function createFromZipHandler(deps: SiteDeps, client: ImageHostClient, limiter: SharedRateLimiter) {
   const maxBytes = deps.config.packageMaxBytes;
   const limits = createFormLimits(maxBytes);
   const maxForm = maxFormBytes({ ...limits, files: 1 });
@@ -84,7 +86,7 @@ function createFromZipHandler(deps: SiteDeps, client: PackageClient, limiter: Sh
     const decision = await limiter.hit(user.id);
     if (!decision.allowed) throw rateLimited(decision, 'Too many uploads; try again in a minute');
 
-    let relay: PackageRelay | null = null;
+    let relay: Relay<StoredPackage> | null = null;
     const form: Form = { tags: [], screenshots: [] };
     ctx.res.once('close', () => {
       if (!ctx.res.writableFinished) relay?.abort();
@@ -98,7 +100,7 @@ function createFromZipHandler(deps: SiteDeps, client: PackageClient, limiter: Sh
         // Any other file part is left unread: the parser discards it when we ask for the next.
         if (part.name !== 'file' || relay !== null || part.filename === '') continue;
         // Named once the manifest gives the id (namedPackage, below).
-        relay = client.relay(part.stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>, 'plugin', ctx.id);
+        relay = client.relayPackage(part.stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>, 'plugin', ctx.id);
         // Only the next part waits for this: the file streams on meanwhile.
         await relay.contentSent;
       }

@@ -5,11 +5,10 @@ import { createBatchedRateLimiter } from '../../../../db/batched-rate-limiter.js
 import { createSharedRateLimiter } from '../../../../db/shared-rate-limiter.js';
 import type { Guards } from '../../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../../context.js';
-import { DEFAULT_IMAGE_HOST_LIMITS, type ImageHostLimits } from '../../images/limits.js';
+import type { ImageHostClient } from '../../image-host/client.js';
 import { createKeptAnswers } from '../kept-answers.js';
 import { UPDATE_CHECKS_FLUSH_MS, UPDATE_CHECKS_PER_MINUTE, UPDATE_CHECKS_UNFLUSHED, UPDATES_BODY_LIMIT, UPLOAD_WINDOW_MS, UPLOADS_PER_WINDOW } from './limits.js';
 import { createPluginHandler } from './create-route.js';
-import { createPackageClient } from './package-client.js';
 import { getVersionHandler, listVersionsHandler } from './read-routes.js';
 import { CORS, crossOriginAnswers, updatesHandler, updatesPreflight } from './updates-route.js';
 import { uploadVersionHandler } from './upload-route.js';
@@ -18,16 +17,8 @@ import { removeHandler, withdrawHandler } from './withdraw-routes.js';
 // Plugin versions (issue 19): every version's ZIP kept on the image host, reviewed
 // like any update, listed newest first; and the launchers' update check.
 
-export interface VersionsOptions {
-  /** Timeouts for the image host; tests shorten them. */
-  imageHostLimits?: Partial<ImageHostLimits>;
-}
-
-export function versionsFeature(deps: SiteDeps, guards: Guards, options: VersionsOptions = {}): Feature<SiteLocals> {
-  const client = createPackageClient(
-    { url: deps.config.imageHostUrl, publicUrl: deps.config.imageHostPublicUrl, token: deps.config.imghostUploadToken },
-    { ...DEFAULT_IMAGE_HOST_LIMITS, ...options.imageHostLimits },
-  );
+/** `imageHost` is the site's one client of the image host: the site closes it, after its features. */
+export function versionsFeature(deps: SiteDeps, guards: Guards, imageHost: ImageHostClient): Feature<SiteLocals> {
   const uploads = createSharedRateLimiter(deps.sql, { name: 'version-upload', limit: UPLOADS_PER_WINDOW, windowMs: UPLOAD_WINDOW_MS });
   // Counted in memory and added to PostgreSQL four times a second: no write per check (the tolerance is in the module).
   const checks = createBatchedRateLimiter(deps.sql, {
@@ -41,20 +32,19 @@ export function versionsFeature(deps: SiteDeps, guards: Guards, options: Version
   const versions = '/apps/api/plugins/:id/versions';
   return {
     routes: [
-      // A new plugin: SPEC's JSON body, or its ZIP alone as multipart (issue 31), which needs this feature's package client.
-      { method: 'POST', path: '/apps/api/plugins', use: [refuseBodyOnError, guards.userOrToken('plugins:write')], handler: createPluginHandler(deps, client, uploads) },
+      // A new plugin: SPEC's JSON body, or its ZIP alone as multipart (issue 31), relayed to the image host.
+      { method: 'POST', path: '/apps/api/plugins', use: [refuseBodyOnError, guards.userOrToken('plugins:write')], handler: createPluginHandler(deps, imageHost, uploads) },
       { method: 'GET', path: versions, use: [guards.withUser], handler: listVersionsHandler(deps, kept) },
       // The guard refuses before any body byte is read; refuseBodyOnError lets the client finish sending to read it.
-      { method: 'POST', path: versions, use: [refuseBodyOnError, guards.userOrToken('plugins:write')], handler: uploadVersionHandler(deps, client, uploads) },
+      { method: 'POST', path: versions, use: [refuseBodyOnError, guards.userOrToken('plugins:write')], handler: uploadVersionHandler(deps, imageHost, uploads) },
       { method: 'GET', path: `${versions}/:version`, use: [guards.withUser], handler: getVersionHandler(deps, kept) },
-      { method: 'DELETE', path: `${versions}/:version`, use: [guards.adminRequired], handler: removeHandler(deps, client) },
+      { method: 'DELETE', path: `${versions}/:version`, use: [guards.adminRequired], handler: removeHandler(deps, imageHost) },
       { method: 'POST', path: `${versions}/:version/withdraw`, use: [guards.userOrToken('plugins:write')], handler: withdrawHandler(deps) },
       { method: 'POST', path: '/apps/api/updates', use: [crossOriginAnswers, jsonBodyBytes({ limit: UPDATES_BODY_LIMIT })], handler: updatesHandler(deps, keptChecks, checks) },
       { method: 'OPTIONS', path: '/apps/api/updates', handler: updatesPreflight },
     ],
     close: async () => {
       await checks.close();
-      await client.close();
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { Sql } from '../../../../db/pool.js';
 import { runQuery } from '../../../../db/queries.js';
 import type { PluginRow } from '../records.js';
-import type { PackageEntry } from './package-client.js';
+import type { PackageEntry } from '../../image-host/package-answer.js';
 import { ownVersionRecord, versionRecord, type VersionRow } from './records.js';
 
 // What a reviewer sees of hosted files (issue 19, "Reviews pin the bytes"): on a

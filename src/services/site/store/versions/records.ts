@@ -2,7 +2,7 @@ import { markdownTree } from '../../markdown/plugin-markdown.js';
 import type { Check } from './manifest/checks.js';
 import type { LauncherManifest } from './manifest/launcher-manifest.js';
 import type { Permission } from './manifest/permissions.js';
-import type { PackageEntry } from './package-client.js';
+import type { PackageEntry } from '../../image-host/package-answer.js';
 
 // A plugin version as the API shows it (docs/api.md "Versions"), from a row of
 // sql/queries/store/versions/*.sql.

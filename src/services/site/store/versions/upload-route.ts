@@ -9,14 +9,16 @@ import type { SiteContext, SiteDeps } from '../../context.js';
 import { text, typedText } from '../text-rules.js';
 import { MAX_CHANGELOG, maxUploadBytes, uploadFormLimits } from './limits.js';
 import { readManifest } from './manifest/launcher-manifest.js';
-import { namedPackage, type PackageClient, type PackageRelay, type StoredPackage } from './package-client.js';
+import type { ImageHostClient } from '../../image-host/client.js';
+import { namedPackage, type StoredPackage } from '../../image-host/package-answer.js';
+import type { Relay } from '../../image-host/relay.js';
 import { ownVersionRecord, type VersionRow } from './records.js';
 import { checkVersionFree, insertVersion, RefusedByChecks, releaseVersion, reserveVersion, type VersionHold } from './version-writes.js';
 import { versionField } from './version-number.js';
 
 // POST /apps/api/plugins/:id/versions: multipart with the parts `file` (the ZIP),
 // `version` (optional: the manifest's by default) and `changelog`. The file streams
-// through to the image host as it arrives (package-client.ts), never held whole;
+// through to the image host as it arrives (image-host/relay.ts), never held whole;
 // the image host inspects it and answers its hash, size, file list, manifest and
 // findings; the site reads the manifest as the launcher would (manifest/), checks
 // the package, and inserts the version, pending.
@@ -38,7 +40,7 @@ const noFile = () => validationFailed(FILE_FIELD, 'Send the ZIP as a multipart/f
  * stored the file (the plugin deleted in the moment between, the database gone)
  * leaves it unreferenced; it is logged with its hash.
  */
-export function uploadVersionHandler(deps: SiteDeps, client: PackageClient, limiter: SharedRateLimiter) {
+export function uploadVersionHandler(deps: SiteDeps, client: ImageHostClient, limiter: SharedRateLimiter) {
   const maxBytes = deps.config.packageMaxBytes;
   const limits = uploadFormLimits(maxBytes);
   const maxForm = maxUploadBytes(maxBytes);
@@ -52,7 +54,7 @@ export function uploadVersionHandler(deps: SiteDeps, client: PackageClient, limi
     if (!isMultipartForm(contentType)) throw noFile();
     const pluginId = await checkVersionFree(deps.sql, ctx.params.id!, user, null);
 
-    let relay: PackageRelay | null = null;
+    let relay: Relay<StoredPackage> | null = null;
     let version: string | null = null;
     let changelog: string | null = null;
     const onClose = () => {
@@ -77,7 +79,7 @@ export function uploadVersionHandler(deps: SiteDeps, client: PackageClient, limi
         if (part.name !== FILE_FIELD || relay !== null) continue;
         if (part.filename === '') continue; // an empty file input: no file chosen
         const rest = part.stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-        relay = client.relay(rest, version === null ? pluginId : `${pluginId}-${version}`, ctx.id);
+        relay = client.relayPackage(rest, version === null ? pluginId : `${pluginId}-${version}`, ctx.id);
         // Only the next part waits for this: the file streams on meanwhile.
         await relay.contentSent;
       }
@@ -134,10 +136,10 @@ export function uploadVersionHandler(deps: SiteDeps, client: PackageClient, limi
  * bytes: it is not left where its URL would serve it. Its bytes are then refused
  * by the image host if sent again, as they would be here.
  */
-export async function forgetRefusedFile(deps: SiteDeps, client: PackageClient, sha256: string, ctx: SiteContext): Promise<void> {
+export async function forgetRefusedFile(deps: SiteDeps, client: ImageHostClient, sha256: string, ctx: SiteContext): Promise<void> {
   try {
     const [row] = await runQuery<{ used: boolean }>(deps.sql, 'store/versions/bytes-in-use', [sha256]);
-    if (!row!.used) await client.remove(sha256, ctx.id);
+    if (!row!.used) await client.removePackage(sha256, ctx.id);
   } catch (error) {
     ctx.log.warn('a refused package was not deleted from the image host', { sha256, err: error });
   }

@@ -9,7 +9,7 @@ import type { PluginStatus } from '../visibility.js';
 import { isBlocked, type Check } from './manifest/checks.js';
 import type { ReadManifest } from './manifest/launcher-manifest.js';
 import { blockedAmong, blockPendingHolders, checkVersion } from './manifest/version-checks.js';
-import type { StoredPackage } from './package-client.js';
+import type { StoredPackage } from '../../image-host/package-answer.js';
 import type { VersionRow, VersionStatus } from './records.js';
 import { bytesRemoved, markBytesRemoved } from './removed-bytes.js';
 import { couldBeVersion } from './version-number.js';
@@ -52,7 +52,7 @@ export async function checkVersionFree(sql: Sql, id: string, user: SessionUser, 
  * How long an upload holds its version number between its last check and its
  * insert (reserveVersion), at most: the image host finishing a file of
  * PACKAGE_MAX_BYTES, to a bucket, within its client's own timeouts
- * (package-client.ts). A hold left by a process that ended meanwhile keeps the
+ * (image-host/limits.ts). A hold left by a process that ended meanwhile keeps the
  * number from other uploads for this long.
  */
 export const VERSION_HOLD_SECONDS = 120;

@@ -2,7 +2,7 @@ import { sendOk } from '../../../../http/respond.js';
 import { runQuery } from '../../../../db/queries.js';
 import { requireAdmin, requireUser } from '../../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../../context.js';
-import type { PackageClient } from './package-client.js';
+import type { ImageHostClient } from '../../image-host/client.js';
 import { versionRecord, type VersionRow } from './records.js';
 import { takeVersionOff } from './version-writes.js';
 
@@ -24,11 +24,11 @@ export function withdrawHandler(deps: SiteDeps) {
  * file (its URL answers 410). Repeating the request repeats the deletion, so a 502
  * from the image host is retried by asking again.
  */
-export function removeHandler(deps: SiteDeps, client: PackageClient) {
+export function removeHandler(deps: SiteDeps, client: ImageHostClient) {
   return async (ctx: SiteContext) => {
     const admin = requireAdmin(ctx);
     const off = await takeVersionOff(deps.sql, ctx.params.id!, ctx.params.version!, admin, 'removed');
-    if (off.bytesRemoved) await client.remove(off.sha256, ctx.id);
+    if (off.bytesRemoved) await client.removePackage(off.sha256, ctx.id);
     sendOk(ctx);
   };
 }

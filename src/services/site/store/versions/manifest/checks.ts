@@ -1,6 +1,6 @@
 import type { EntryKind } from './entry.js';
 import { entryKindWords } from './entry.js';
-import type { Finding } from './package-report.js';
+import type { Finding } from '../../../image-host/package-report.js';
 import type { Permission } from './permissions.js';
 
 // The checks a version gets before review (issue 31, "Checks before review"), from

@@ -3,7 +3,7 @@ import { own } from '../../../../../lib/json-object.js';
 import { LIMITS } from '../../validation.js';
 import { codePointLength } from '../../text-rules.js';
 import { entryKindOf, entryOf, type Entry, type EntryKind } from './entry.js';
-import type { PackageReport } from './package-report.js';
+import type { PackageReport } from '../../../image-host/package-report.js';
 import { declaredPermissions, inferredPermissions, withRisk, type Permission } from './permissions.js';
 import { pythonStrip } from './python-strip.js';
 import { truthy } from './python-truth.js';

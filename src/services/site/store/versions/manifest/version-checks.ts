@@ -2,7 +2,7 @@ import type { Sql } from '../../../../../db/pool.js';
 import { runNamed } from '../../../../../db/queries.js';
 import { computeChecks, type Check, type LiveVersion, type SimilarPlugin } from './checks.js';
 import { readManifest, type ReadManifest } from './launcher-manifest.js';
-import type { Finding, FoundManifest, PackageFile, PackageReport } from './package-report.js';
+import type { Finding, FoundManifest, PackageFile, PackageReport } from '../../../image-host/package-report.js';
 import type { Permission } from './permissions.js';
 
 // The checks of a version with what they need from the database: the blocklist,

@@ -1,9 +1,7 @@
-import { isObject } from '../../../lib/json-object.js';
+import { AnswerShapeError, successData } from './answer.js';
 
-// What the image host's upload answer must look like, and what the site hands out
-// from it. The image host is another process (another machine, maybe another
-// version): its answer is checked like any other input before a URL made from it
-// reaches a user, and a store page, and every launcher that shows the icon.
+// What the image host's answer to an image upload must look like, and what the
+// site hands out from it: URLs a store page and every launcher will show.
 
 /** The `data` of a successful upload through the site: URLs absolute under IMAGE_HOST_PUBLIC_URL. */
 export interface UploadedImage {
@@ -12,11 +10,6 @@ export interface UploadedImage {
   timestamp: number;
   md5: string;
   filename: string;
-}
-
-/** Thrown when the answer is not what an image host sends; the message says what was wrong. */
-export class AnswerShapeError extends Error {
-  override name = 'AnswerShapeError';
 }
 
 /**
@@ -33,10 +26,7 @@ const FILENAME = /^[A-Za-z0-9._-]{1,255}$/;
  * may carry a path of its own: a prefix behind a proxy is kept).
  */
 export function uploadedImageFrom(answer: unknown, publicBase: string): UploadedImage {
-  if (!isObject(answer) || answer.success !== true) throw new AnswerShapeError('answer is not {success: true, ...}');
-  const data = answer.data;
-  if (!isObject(data)) throw new AnswerShapeError('answer has no data object');
-  const { url, webpUrl, timestamp, md5, filename } = data;
+  const { url, webpUrl, timestamp, md5, filename } = successData(answer);
   if (typeof url !== 'string' || !IN_HOST_PATH.test(url)) throw new AnswerShapeError('data.url is not a path on the image host');
   if (typeof webpUrl !== 'string' || !IN_HOST_PATH.test(webpUrl)) throw new AnswerShapeError('data.webpUrl is not a path on the image host');
   if (typeof timestamp !== 'number' || !Number.isSafeInteger(timestamp) || timestamp < 0) {
@@ -45,18 +35,4 @@ export function uploadedImageFrom(answer: unknown, publicBase: string): Uploaded
   if (typeof md5 !== 'string' || !MD5.test(md5)) throw new AnswerShapeError('data.md5 is not 32 lower-case hex digits');
   if (typeof filename !== 'string' || !FILENAME.test(filename)) throw new AnswerShapeError('data.filename is not a plain file name');
   return { url: publicBase + url, webpUrl: publicBase + webpUrl, timestamp, md5, filename };
-}
-
-/** The `message` of an image host's failure answer, made fit to quote to a user. */
-export function failureMessageOf(text: string): string | undefined {
-  let answer: unknown;
-  try {
-    answer = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (!isObject(answer) || typeof answer.message !== 'string') return undefined;
-  // eslint-disable-next-line no-control-regex
-  const message = answer.message.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, 200);
-  return message === '' ? undefined : message;
 }
