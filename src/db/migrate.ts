@@ -5,6 +5,7 @@ import type { Logger } from '../lib/log.js';
 import { projectRoot } from '../lib/project-root.js';
 import type { Sql } from './pool.js';
 import { checkChain, type ChainCheck } from './pre-release-chain.js';
+import { outOfOrder, readReleased } from './released.js';
 
 const MIGRATION_FILE = /^(\d{3})_([a-z0-9_]+)\.sql$/;
 // Any fixed number works; it only has to be the same in every process of this app.
@@ -32,6 +33,11 @@ export function readMigrations(dir = join(projectRoot(), 'sql')): Migration[] {
       throw new Error(`sql/: two migrations numbered ${migration.version}`);
     }
   });
+  // A folder with a released list (sql/ itself, not old files taken from git):
+  // a file that is not appended after the released ones never runs.
+  const released = readReleased(dir);
+  const wrong = released ? outOfOrder(migrations, released) : [];
+  if (wrong.length > 0) throw new Error(wrong.join('; '));
   return migrations;
 }
 
