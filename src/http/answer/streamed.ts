@@ -23,9 +23,10 @@ export type StreamedBody = Readable | ((res: ServerResponse) => Promise<void>);
  * included), then `body`. A HEAD request, or no body, gets the head alone (a stream
  * given is destroyed unread). Settles when the answer is done or cut. A client that
  * leaves destroys the stream (a file stream closes its descriptor); a stream that
- * fails cuts the answer and is logged as `failure` (a client gone is not worth a line).
+ * fails cuts the answer and is logged as `failure` (a client gone is not worth a
+ * line); a writer logs its own.
  */
-export function sendStreamed(ctx: Context<any>, status: number, head: ExtraHeaders, body: StreamedBody | undefined, failure: string): Promise<void> {
+export function sendStreamed(ctx: Context<any>, status: number, head: ExtraHeaders, body?: StreamedBody, failure = 'stream failed'): Promise<void> {
   const res = ctx.res;
   if (res.headersSent) {
     if (body !== undefined && typeof body !== 'function') body.destroy();

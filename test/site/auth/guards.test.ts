@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createApp } from '../../../src/http/app.js';
-import { sendOk } from '../../../src/http/respond.js';
+import { sendOk } from '../../../src/http/answer/index.js';
 import { listen, type RunningServer } from '../../../src/http/server.js';
 import { createPool, type Sql } from '../../../src/db/pool.js';
 import { createGuards } from '../../../src/services/site/auth/guards.js';

@@ -8,7 +8,7 @@ import { breakerOf } from '../../../src/db/breaker.js';
 import { createKeptAnswers } from '../../../src/services/site/store/kept-answers.js';
 import { createOutageCopies, DEFAULT_OUTAGE_COPIES, type OutageCopies } from '../../../src/services/site/store/outage-copies.js';
 import { startPgProxy } from '../../helpers/pg-proxy.js';
-import { prepareJson } from '../../../src/http/prepared-answer.js';
+import { prepareJson } from '../../../src/http/answer/index.js';
 
 /** Room for four answers of the ones below (each ~2.5 KiB as kept, with an entry's weight). */
 const SMALL = { maxEntries: 1000, maxBytes: 4 * 2600 };

@@ -4,7 +4,7 @@ import type { Logger } from '../../../lib/log.js';
 import { watchFolders } from '../../../lib/watch-folders.js';
 import type { IconSource } from './icon-source.js';
 import { POLL_INTERVAL_MS, RESCAN_DEBOUNCE_MS } from './limits.js';
-import { strongEtag } from '../../../http/etag.js';
+import { strongEtag } from '../../../http/answer/index.js';
 
 // The live list of icons. It is read once (readdir), then again whenever a folder
 // changes: fs.watch gives the change at once, and a stat of each folder every few

@@ -3,7 +3,7 @@ import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { IconCatalog } from './icon-catalog.js';
 import { iconNotFound, iconProcessingFailed } from './icon-errors.js';
-import { prepareAnswer, type PreparedAnswer } from '../../../http/prepared-answer.js';
+import { prepareAnswer, type PreparedAnswer } from '../../../http/answer/index.js';
 import { ICON_CACHE_CONTROL, MAX_ICON_FILE_BYTES, SOURCE_CACHE_MAX_BYTES, SOURCE_CACHE_MAX_ENTRIES, SVG_CSP } from './limits.js';
 import { createLru } from '../../../lib/lru.js';
 import { createSingleFlight } from '../../../lib/single-flight.js';

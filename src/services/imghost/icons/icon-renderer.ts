@@ -15,8 +15,7 @@ import { svgToPng } from './png.js';
 import { createSingleFlight } from '../../../lib/single-flight.js';
 import { renderSvg } from './svg-template.js';
 import { QueueFullError, createTaskQueue } from '../../../lib/task-queue.js';
-import { strongEtag } from '../../../http/etag.js';
-import { prepareAnswer, type PreparedAnswer } from '../../../http/prepared-answer.js';
+import { prepareAnswer, strongEtag, type PreparedAnswer } from '../../../http/answer/index.js';
 
 // Finished answers, ready to write: a repeated request is one Map lookup away from
 // its bytes. PNGs are made by sharp behind a small queue (a burst of distinct sizes

@@ -1,5 +1,4 @@
-import { redirect } from '../../../http/respond.js';
-import { sendPrepared } from '../../../http/prepared-answer.js';
+import { redirect, sendPrepared } from '../../../http/answer/index.js';
 import type { ImghostContext, ImghostHandler } from '../context.js';
 import { resolveIconFile, type IconAliases } from './icon-aliases.js';
 import type { IconCatalog } from './icon-catalog.js';

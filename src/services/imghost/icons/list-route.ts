@@ -1,5 +1,4 @@
-import { sendBody } from '../../../http/respond.js';
-import { answeredNotModified } from '../../../http/prepared-answer.js';
+import { answeredNotModified, sendBody } from '../../../http/answer/index.js';
 import type { ImghostHandler } from '../context.js';
 import type { IconAliases } from './icon-aliases.js';
 import type { IconCatalog } from './icon-catalog.js';

@@ -1,4 +1,4 @@
-import { sendPrepared } from '../../../http/prepared-answer.js';
+import { sendPrepared } from '../../../http/answer/index.js';
 import type { ImghostHandler } from '../context.js';
 import { resolveIconFile, type IconAliases } from './icon-aliases.js';
 import type { IconCatalog } from './icon-catalog.js';

@@ -1,8 +1,6 @@
-import { pipeline } from 'node:stream/promises';
 import { parseRange } from '../../../http/byte-range.js';
-import { isClientGone } from '../../../http/client-gone.js';
 import { HttpError } from '../../../http/errors.js';
-import { answeredNotModified } from '../../../http/prepared-answer.js';
+import { answeredNotModified, redirect, sendStreamed } from '../../../http/answer/index.js';
 import type { ImghostContext } from '../context.js';
 import { bucketFailureToHttp } from '../storage/object-storage.js';
 import type { Previews } from './previews.js';
@@ -33,11 +31,8 @@ export function serveImage(store: ImageStore, previews: Previews) {
       store.forget(original);
       throw imageNotFound();
     }
-    const redirect = store.redirectUrl(file);
-    if (redirect !== undefined) {
-      ctx.res.writeHead(302, { Location: redirect, 'Cache-Control': REDIRECT_CACHE_CONTROL, 'Content-Length': '0' }).end();
-      return;
-    }
+    const location = store.redirectUrl(file);
+    if (location !== undefined) return redirect(ctx, location, 302, undefined, REDIRECT_CACHE_CONTROL);
     await sendStoredFile(ctx, store, file);
   };
   return async (ctx: ImghostContext): Promise<void> => {
@@ -68,21 +63,14 @@ async function sendStoredFile(ctx: ImghostContext, store: ImageStore, file: Stor
   if (range) headers.push('Content-Length', range.end - range.start + 1, 'Content-Range', `bytes ${range.start}-${range.end}/${file.size}`);
   else headers.push('Content-Length', file.size);
   const status = range ? 206 : 200;
-  if (ctx.method === 'HEAD') {
-    ctx.res.writeHead(status, headers).end();
-    return;
-  }
+  if (ctx.method === 'HEAD') return sendStreamed(ctx, status, headers);
   const stream = await store.open(file, range ?? undefined);
   if (!stream) {
     store.forget(file);
     throw imageNotFound();
   }
-  ctx.res.writeHead(status, headers);
-  try {
-    await pipeline(stream, ctx.res);
-  } catch (error) {
-    // pipeline has destroyed both sides: the client sees a cut connection, never a
-    // short body that looks whole. A client going away is not worth a log line.
-    if (!isClientGone(error)) ctx.log.warn('image stream failed', { err: error });
-  }
+  // A stream that fails midway cuts the connection: the client never sees a short body that looks whole.
+  await sendStreamed(ctx, status, headers, stream, STREAM_FAILED);
 }
+
+const STREAM_FAILED = 'image stream failed';

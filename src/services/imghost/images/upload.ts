@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { HttpError, payloadTooLarge } from '../../../http/errors.js';
 import { refuseRestOfBody } from '../../../http/refuse-body.js';
-import { sendJson } from '../../../http/respond.js';
+import { sendJson } from '../../../http/answer/index.js';
 import { wallClock, type Clock } from '../../../lib/clock.js';
 import type { TaskQueue as Limiter } from '../../../lib/task-queue.js';
 import { wouldAcceptUpload } from '../continue-check.js';

@@ -1,5 +1,5 @@
 import { refuseRestOfBody } from '../../../http/refuse-body.js';
-import { sendJson } from '../../../http/respond.js';
+import { sendJson } from '../../../http/answer/index.js';
 import type { ImghostContext } from '../context.js';
 import { insufficientStorage, isDiskFull } from '../images/disk-errors.js';
 import { inspectionReport, packagePrecheck, receiveAndInspect, type PackageUploadOptions } from './upload-route.js';

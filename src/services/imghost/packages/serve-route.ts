@@ -1,7 +1,5 @@
-import type { Readable } from 'node:stream';
 import { HttpError } from '../../../http/errors.js';
-import { sendJson } from '../../../http/respond.js';
-import { answeredNotModified } from '../../../http/prepared-answer.js';
+import { answeredNotModified, redirect, sendJson, sendStreamed } from '../../../http/answer/index.js';
 import type { ImghostContext } from '../context.js';
 import { bucketFailureToHttp } from '../storage/object-storage.js';
 import { parseRange } from '../../../http/byte-range.js';
@@ -24,7 +22,7 @@ const packageGone = () => new HttpError(410, 'GONE', 'This package was removed b
  * GET/HEAD /pkg/:sha256/:file, with single Range requests so that a download can
  * resume. A GET opens the file once (package-store.ts: open and the removal marker
  * side by side, the size remembered per hash) and streams from that descriptor in
- * reads of up to READ_CHUNK_BYTES, piped without pipeline()'s extra listeners.
+ * reads of up to READ_CHUNK_BYTES (a bucket object: piped, http/answer/streamed.ts).
  */
 export function servePackage(store: PackageStore) {
   const serve = async (ctx: ImghostContext): Promise<void> => {
@@ -41,11 +39,10 @@ export function servePackage(store: PackageStore) {
       opened?.release();
       return;
     }
-    const redirect = store.redirectUrl(sha256);
-    if (redirect !== undefined) {
+    const location = store.redirectUrl(sha256);
+    if (location !== undefined) {
       opened?.release();
-      ctx.res.writeHead(302, { Location: redirect, 'Cache-Control': PACKAGE_REDIRECT_CACHE_CONTROL, 'Content-Length': '0' }).end();
-      return;
+      return redirect(ctx, location, 302, undefined, PACKAGE_REDIRECT_CACHE_CONTROL);
     }
     let answer: PlannedAnswer | null | undefined;
     try {
@@ -55,20 +52,19 @@ export function servePackage(store: PackageStore) {
       if (opened && !answer) opened.release();
     }
     if (!answer || !opened) return;
+    const { start, end } = answer;
     if (opened.send) {
-      ctx.res.writeHead(answer.status, answer.head);
-      await opened.send(ctx.res, answer.start, answer.end, (error) => ctx.log.warn('package stream failed', { err: error }));
-      return;
+      const send = opened.send;
+      return sendStreamed(ctx, answer.status, answer.head, (res) => send(res, start, end, (error) => ctx.log.warn(STREAM_FAILED, { err: error })));
     }
     // Opened before the head is written, so a bucket that fails is still a clean 503.
-    const stream = await opened.read(answer.start, answer.end);
+    const stream = await opened.read(start, end);
     if (ctx.res.destroyed) {
       stream?.destroy();
       return;
     }
     if (!stream) throw (await store.isRemoved(sha256)) ? packageGone() : packageNotFound();
-    ctx.res.writeHead(answer.status, answer.head);
-    await streamTo(ctx, stream);
+    await sendStreamed(ctx, answer.status, answer.head, stream, STREAM_FAILED);
   };
   return async (ctx: ImghostContext): Promise<void> => {
     try {
@@ -108,34 +104,13 @@ function planAnswer(ctx: ImghostContext, found: { etag: string; size: number }, 
   if (range) head.push('Content-Range', `bytes ${start}-${end}/${found.size}`);
   const status = range ? 206 : 200;
   if (ctx.method === 'HEAD') {
-    ctx.res.writeHead(status, head).end();
+    void sendStreamed(ctx, status, head);
     return null;
   }
   return { status, head, start, end };
 }
 
-/** Pipes the bytes to the answer; settles when the answer is done or cut. A file stream closes its descriptor. */
-function streamTo(ctx: ImghostContext, stream: Readable): Promise<void> {
-  const res = ctx.res;
-  return new Promise((resolve) => {
-    // Cut already: 'close' will not come again, and a pipe would wait for a 'drain' forever.
-    if (res.destroyed) {
-      stream.destroy();
-      resolve();
-      return;
-    }
-    stream.on('error', (error: NodeJS.ErrnoException) => {
-      ctx.log.warn('package stream failed', { err: error });
-      res.destroy(error);
-    });
-    // A client that leaves early: stop reading (and close the file).
-    res.once('close', () => {
-      if (!stream.destroyed) stream.destroy();
-      resolve();
-    });
-    stream.pipe(res);
-  });
-}
+const STREAM_FAILED = 'package stream failed';
 
 /** DELETE /api/packages/:sha256 (upload token): the site removes a version's file for malware. */
 export function removePackage(store: PackageStore, checkToken: (authorization: string | undefined) => void) {

@@ -1,6 +1,6 @@
 import { HttpError } from '../../../http/errors.js';
 import { getCookie } from '../../../http/cookies.js';
-import { redirect } from '../../../http/respond.js';
+import { redirect } from '../../../http/answer/index.js';
 import type { SiteContext, SiteDeps, SiteHandler } from '../context.js';
 import { clearLoginCookie, loginCookieName, LOGIN_TTL_SECONDS, setLoginCookie } from './cookies.js';
 import { identityFrom } from './identity.js';

@@ -1,6 +1,6 @@
 import { HttpError, validationFailed } from '../../../http/errors.js';
 import { rateLimited, type RateDecision } from '../../../http/rate-limited.js';
-import { sendOk } from '../../../http/respond.js';
+import { sendOk } from '../../../http/answer/index.js';
 import { createSharedRateLimiter, type SharedRateLimiter } from '../../../db/shared-rate-limiter.js';
 import type { SiteContext, SiteDeps, SiteHandler } from '../context.js';
 import { createDummyHash, createHashGate, MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.js';

@@ -1,5 +1,5 @@
 import { HttpError } from '../../../http/errors.js';
-import { redirect, sendJson, sendOk } from '../../../http/respond.js';
+import { redirect, sendJson, sendOk } from '../../../http/answer/index.js';
 import type { SiteContext, SiteDeps, SiteHandler } from '../context.js';
 import { isOwnTopLevelNavigation } from './navigation.js';
 import { endSession, publicUser } from './session-lifecycle.js';

@@ -1,3 +1,5 @@
+import { redirect, sendNoContent, sendStreamed } from '../../../http/answer/index.js';
+import type { ServerResponse } from 'node:http';
 import { Agent, request, type Dispatcher } from 'undici';
 import { HttpError } from '../../../http/errors.js';
 import { rateLimited } from '../../../http/rate-limited.js';
@@ -134,8 +136,7 @@ export function createImageProxy(imageHostUrl: string, limits: ImageProxyLimits 
       answer.body.resume();
     }
     const { head, chunks, held } = image;
-    ctx.res.writeHead(200, { 'Content-Type': head.type, 'Content-Length': head.length, 'Cache-Control': head.cacheControl, ...(head.etag ? { ETag: head.etag } : {}) });
-    await send(ctx, chunks, held, limits.sendIdleTimeoutMs);
+    await sendStreamed(ctx, 200, imageHeaders(head), (res) => send(res, chunks, held, limits.sendIdleTimeoutMs));
   }
 
   return { handler, close: () => agent.close() };
@@ -158,13 +159,13 @@ function imageHead(ctx: SiteContext, answer: Dispatcher.ResponseData): ImageHead
   const etag = single(answer.headers.etag);
   if (status === 404) throw imageNotFound();
   if (status === 304) {
-    ctx.res.writeHead(304, { 'Cache-Control': cacheControl, ...(etag ? { ETag: etag } : {}) }).end();
+    sendNoContent(ctx, 304, { 'Cache-Control': cacheControl, ...(etag ? { ETag: etag } : {}) });
     return undefined;
   }
   if (status === 301 || status === 302 || status === 307 || status === 308) {
     const location = single(answer.headers.location);
     if (location === undefined || !isHttpsUrl(location)) throw upstreamFailed('The image host redirected to an address that is not https');
-    ctx.res.writeHead(302, { Location: location, 'Cache-Control': cacheControl, 'Content-Length': 0 }).end();
+    redirect(ctx, location, 302, undefined, cacheControl);
     return undefined;
   }
   if (status !== 200) throw upstreamFailed(`The image host answered ${status}`);
@@ -172,11 +173,17 @@ function imageHead(ctx: SiteContext, answer: Dispatcher.ResponseData): ImageHead
   const length = Number(single(answer.headers['content-length']));
   if (type === undefined || !/^image\/[a-z0-9.+-]+$/i.test(type)) throw upstreamFailed('The image host answered something that is not an image');
   if (!Number.isSafeInteger(length) || length < 0 || length > MAX_PROXIED_BYTES) throw upstreamFailed('The image host answered an image of no or too large a length');
+  const head = { type, length, cacheControl, etag };
   if (ctx.method === 'HEAD') {
-    ctx.res.writeHead(200, { 'Content-Type': type, 'Content-Length': length, 'Cache-Control': cacheControl, ...(etag ? { ETag: etag } : {}) }).end();
+    void sendStreamed(ctx, 200, imageHeaders(head));
     return undefined;
   }
-  return { type, length, cacheControl, etag };
+  return head;
+}
+
+/** The head of an image sent on: the image host's type, length, caching and tag. */
+function imageHeaders(head: ImageHead): Record<string, string | number> {
+  return { 'Content-Type': head.type, 'Content-Length': head.length, 'Cache-Control': head.cacheControl, ...(head.etag ? { ETag: head.etag } : {}) };
 }
 
 /** The body's chunks, exactly `length` bytes of them (its Content-Length), or a throw. */
@@ -198,8 +205,7 @@ async function readWhole(body: Dispatcher.ResponseData['body'], length: number):
  * this one stalls (proxy-holds.ts): the connection is cut, which the client sees
  * as a cut answer, never a short one that looks whole (Content-Length was sent).
  */
-function send(ctx: SiteContext, chunks: Buffer[], held: HeldBytes, idleMs: number): Promise<void> {
-  const res = ctx.res;
+function send(res: ServerResponse, chunks: Buffer[], held: HeldBytes, idleMs: number): Promise<void> {
   return new Promise<void>((resolve) => {
     let next = 0;
     let offset = 0;

@@ -1,3 +1,4 @@
+import { redirect } from '../../../http/answer/index.js';
 import { notFound } from '../../../http/errors.js';
 import type { SiteContext } from '../context.js';
 
@@ -27,6 +28,6 @@ export function imageRedirect(imageHostPublicUrl: string) {
   return (ctx: SiteContext): void => {
     const { timestamp, file } = ctx.params;
     if (!isImagePath(timestamp, file)) throw imageNotFound();
-    ctx.res.writeHead(302, { Location: `${base}/img/${timestamp}/${file}`, 'Cache-Control': CACHE_CONTROL, 'Content-Length': 0 }).end();
+    redirect(ctx, `${base}/img/${timestamp}/${file}`, 302, undefined, CACHE_CONTROL);
   };
 }

@@ -1,7 +1,7 @@
 import { payloadTooLarge } from '../../../http/errors.js';
 import { declaresMoreThan, isMultipartForm, parseMultipart } from '../../../http/multipart/index.js';
 import { rateLimited } from '../../../http/rate-limited.js';
-import { sendOk } from '../../../http/respond.js';
+import { sendOk } from '../../../http/answer/index.js';
 import type { SharedRateLimiter } from '../../../db/shared-rate-limiter.js';
 import { requireUser } from '../auth/guards.js';
 import type { SiteContext } from '../context.js';

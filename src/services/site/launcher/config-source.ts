@@ -4,7 +4,7 @@ import { basename, dirname } from 'node:path';
 import type { Logger } from '../../../lib/log.js';
 import { watchFolders } from '../../../lib/watch-folders.js';
 import { FASTDOWNLOAD_ABSENT, parseLauncherDocument } from './document.js';
-import { prepareJson as prepareAnswerJson, type PreparedAnswer } from '../../../http/prepared-answer.js';
+import { prepareJson as prepareAnswerJson, type PreparedAnswer } from '../../../http/answer/index.js';
 import { readFileBounded } from './read-bounded.js';
 
 /** Short, because launchers poll: a change must reach them within a minute. */

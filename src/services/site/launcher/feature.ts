@@ -1,7 +1,7 @@
 import { badRequest, HttpError } from '../../../http/errors.js';
 import type { Feature } from '../../../http/feature.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
-import { sendPrepared } from '../../../http/prepared-answer.js';
+import { sendPrepared } from '../../../http/answer/index.js';
 import { createLauncherConfigSource } from './config-source.js';
 import { LANGUAGE_TAG, pickTranslation } from './translations.js';
 

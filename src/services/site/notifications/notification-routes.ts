@@ -1,7 +1,7 @@
 import { HttpError, validationFailed } from '../../../http/errors.js';
 import { isObject, own } from '../../../lib/json-object.js';
 import { integerParam } from '../../../http/query-params.js';
-import { sendJson } from '../../../http/respond.js';
+import { sendJson } from '../../../http/answer/index.js';
 import { runNamed } from '../../../db/queries.js';
 import { requireUser } from '../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../context.js';

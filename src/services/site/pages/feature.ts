@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import type { Feature } from '../../../http/feature.js';
 import { projectRoot } from '../../../lib/project-root.js';
-import { compressFast, preferredCoding } from '../../../http/content-encoding.js';
-import { redirect, sendBody } from '../../../http/respond.js';
+import { compressFast, preferredCoding, redirect, sendBody } from '../../../http/answer/index.js';
 import { loadStaticFolder, sendStaticFile, type StaticFile, type StaticOptions } from '../../../http/static-files.js';
 import { isHttpError } from '../../../http/errors.js';
 import { HTML_CSP } from '../../../http/security-headers.js';

@@ -1,4 +1,4 @@
-import { prepareJson, type PreparedAnswer } from '../../../http/prepared-answer.js';
+import { prepareJson, type PreparedAnswer } from '../../../http/answer/index.js';
 import { createLru, type LruOptions } from '../../../lib/lru.js';
 import { createSingleFlight } from '../../../lib/single-flight.js';
 import type { Sql } from '../../../db/pool.js';

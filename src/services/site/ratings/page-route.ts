@@ -1,12 +1,10 @@
-import { compressFast } from '../../../http/content-encoding.js';
-import { prepareAnswer, sendPrepared } from '../../../http/prepared-answer.js';
+import { compressFast, prepareAnswer, sendJsonBytes, sendPrepared, servedStale } from '../../../http/answer/index.js';
 import { sha256Base64 } from '../../../lib/sha256-base64.js';
-import { outageCopiesOf, servedCopy } from '../store/outage-copies.js';
-import { sendJsonBytes } from '../../../http/respond.js';
+import { outageCopiesOf } from '../store/outage-copies.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { generationsOf } from '../generations.js';
 import { clockOf } from '../../../db/pool.js';
-import { databaseNotAnswering, STALE_AFTER_MS, staleFor, staleStatus } from '../store/kept-answers.js';
+import { databaseNotAnswering, STALE_AFTER_MS, STALE_DETAIL, staleFor } from '../store/kept-answers.js';
 import { LATE, settledWithin } from '../../../lib/settled-within.js';
 import { findVisiblePlugin } from '../store/visibility.js';
 import { createKeptRatingsPages } from './kept-pages.js';
@@ -81,7 +79,7 @@ export function ratingsPageHandler(deps: SiteDeps) {
       const current = last !== undefined && last.visibility === generations.lastRead()?.visibility;
       // A page was last confirmed current when it was built: replies change it without moving the generation.
       const secondsStale = current ? staleFor(deps.sql, error, deps.config.staleIfErrorSeconds, last.servedAt) : undefined;
-      return secondsStale === undefined ? undefined : servedCopy(last!, [...last!.packed.headers, 'Cache-Status', staleStatus(secondsStale)]);
+      return secondsStale === undefined ? undefined : servedStale(last!.packed, secondsStale, STALE_DETAIL);
     };
     const reading = (async () => {
       const plugin = await findVisiblePlugin(deps.sql, ctx.params.id!, user);

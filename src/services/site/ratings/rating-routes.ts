@@ -1,6 +1,6 @@
 import { HttpError } from '../../../http/errors.js';
 import { rateLimited } from '../../../http/rate-limited.js';
-import { sendJson } from '../../../http/respond.js';
+import { sendJson } from '../../../http/answer/index.js';
 import type { SharedRateLimiter } from '../../../db/shared-rate-limiter.js';
 import { inTransaction, runNamed } from '../../../db/queries.js';
 import { requireUser } from '../auth/guards.js';

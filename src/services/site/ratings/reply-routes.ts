@@ -1,6 +1,6 @@
 import { HttpError } from '../../../http/errors.js';
 import { rateLimited } from '../../../http/rate-limited.js';
-import { sendJson, sendOk } from '../../../http/respond.js';
+import { sendJson, sendOk } from '../../../http/answer/index.js';
 import type { SharedRateLimiter } from '../../../db/shared-rate-limiter.js';
 import { inTransaction, runNamed } from '../../../db/queries.js';
 import type { RatingsCreateReplyRow } from '../../../db/query-rows.js';

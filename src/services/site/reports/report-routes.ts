@@ -1,7 +1,7 @@
 import { HttpError } from '../../../http/errors.js';
 import { integerParam, singleParam } from '../../../http/query-params.js';
 import { rateLimited } from '../../../http/rate-limited.js';
-import { sendJson } from '../../../http/respond.js';
+import { sendJson } from '../../../http/answer/index.js';
 import { runNamed } from '../../../db/queries.js';
 import type { ReportsFindRatingRow } from '../../../db/query-rows.js';
 import { createSharedRateLimiter } from '../../../db/shared-rate-limiter.js';

@@ -1,5 +1,5 @@
 import { HttpError, validationFailed } from '../../../http/errors.js';
-import { sendJson } from '../../../http/respond.js';
+import { sendJson } from '../../../http/answer/index.js';
 import type { Sql } from '../../../db/pool.js';
 import { inTransaction, runNamed } from '../../../db/queries.js';
 import type { ReportsLockRow } from '../../../db/query-rows.js';

@@ -1,6 +1,6 @@
 import { badRequest } from '../../../http/errors.js';
 import { singleParam } from '../../../http/query-params.js';
-import { sendJson } from '../../../http/respond.js';
+import { sendJson } from '../../../http/answer/index.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { PLUGIN_ID } from '../store/visibility.js';
 import { installSeries, windowFrom } from './install-stats-route.js';

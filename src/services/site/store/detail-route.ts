@@ -1,3 +1,4 @@
+import { sendPrepared } from '../../../http/answer/index.js';
 import { runQuery } from '../../../db/queries.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { findPluginRecord } from './plugin-reads.js';
@@ -45,7 +46,7 @@ export function detailHandler(deps: SiteDeps, keptAnswers: KeptAnswers) {
     // gets the visitors' bytes, an author or administrator their own; a 404 is
     // thrown, never kept.
     const question = JSON.stringify(['detail', id.toLowerCase(), related]);
-    await keptAnswers.send(ctx, { shared: question, own: question }, user, detail);
+    sendPrepared(ctx, await keptAnswers.answer({ shared: question, own: question }, user, detail, ctx));
   };
 }
 

@@ -1,6 +1,6 @@
 import { HttpError } from '../../../http/errors.js';
 import { rateLimited } from '../../../http/rate-limited.js';
-import { sendJson } from '../../../http/respond.js';
+import { sendJson } from '../../../http/answer/index.js';
 import { createSharedRateLimiter } from '../../../db/shared-rate-limiter.js';
 import { runQuery } from '../../../db/queries.js';
 import type { SiteContext, SiteDeps } from '../context.js';

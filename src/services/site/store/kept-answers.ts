@@ -1,9 +1,7 @@
 import { createLru, type Lru, type LruOptions } from '../../../lib/lru.js';
-import { prepareJson, sendPrepared, type PreparedAnswer } from '../../../http/prepared-answer.js';
-import type { HeaderList } from '../../../http/answer-head.js';
+import { prepareJson, servedStale, type PreparedAnswer } from '../../../http/answer/index.js';
 import { createSingleFlight } from '../../../lib/single-flight.js';
 import { LATE, settledWithin } from '../../../lib/settled-within.js';
-import { staleCacheStatus } from '../../../http/cache-status.js';
 import { isHttpError, type HttpError } from '../../../http/errors.js';
 import { breakerOf } from '../../../db/breaker.js';
 import { databaseUnavailable } from '../../../db/deadline.js';
@@ -13,7 +11,7 @@ import type { SiteContext, SiteMiddleware } from '../context.js';
 import { generationsOf, type Generations } from '../generations.js';
 import { DEFAULT_STALE_IF_ERROR_SECONDS } from '../settings.js';
 import type { Viewer } from './visibility.js';
-import { outageCopiesOf, servedCopy, type OutageCopies } from './outage-copies.js';
+import { outageCopiesOf, type OutageCopies } from './outage-copies.js';
 
 // The store's lists and details (and the review queue) are the same bytes until the
 // catalogue changes, and building a page of 100 plugins (rows parsed, records
@@ -43,7 +41,7 @@ import { outageCopiesOf, servedCopy, type OutageCopies } from './outage-copies.j
 // While PostgreSQL cannot be reached (the pool's breaker is open, db/breaker.ts),
 // the generation cannot be read, and a visitor is served the visitors' answer kept
 // for the question, for up to STALE_IF_ERROR_SECONDS after the database went away,
-// marked in Cache-Status (http/cache-status.ts) with its age since it was last
+// marked in Cache-Status (http/answer/prepared.ts: servedStale) with its age since it was last
 // confirmed current; without one, the 503. Only an answer of the VISIBILITY
 // generation this process last read is served (sql/008, sql/009: it moves only when
 // what a visitor may see changes): one built before a plugin was hidden or removed,
@@ -128,10 +126,13 @@ export interface KeptAnswers {
    * the session lookup, so a logged-in caller waits one round trip, not two.
    */
   readAhead: SiteMiddleware;
-  /** Sends the answer to `question` as `viewer` sees it, `no-store`, built by `build(viewer)` when missing. */
-  send(ctx: SiteContext, question: Question, viewer: Viewer, build: (viewer: Viewer) => Promise<unknown>): Promise<void>;
-  /** The answer to `question` as `viewer` sees it under the current generation, built when missing. */
-  answer(question: Question, viewer: Viewer, build: (viewer: Viewer) => Promise<unknown>): Promise<PreparedAnswer>;
+  /**
+   * The answer to `question` as `viewer` sees it under the current generation
+   * (`no-store`), built by `build(viewer)` when missing, for the route to send
+   * (sendPrepared). `ctx`: the request, whose generation read readAhead may have
+   * started; without it, a read of its own.
+   */
+  answer(question: Question, viewer: Viewer, build: (viewer: Viewer) => Promise<unknown>, ctx?: SiteContext): Promise<PreparedAnswer>;
 }
 
 export interface KeptAnswersOptions {
@@ -147,8 +148,8 @@ export interface KeptAnswersOptions {
   headers?: Record<string, string>;
 }
 
-/** What a kept answer served stale says in Cache-Status: the database could not be reached. */
-const STALE_DETAIL = 'stale-db-unreachable';
+/** What a kept answer served stale says in Cache-Status (servedStale): the database could not be reached. */
+export const STALE_DETAIL = 'stale-db-unreachable';
 
 /**
  * When `error` is the 503 of a database that does not answer, the seconds since
@@ -170,9 +171,6 @@ export function staleFor(sql: Sql, error: unknown, staleIfErrorSeconds: number, 
 
 /** What a read that has not come back in STALE_AFTER_MS counts as: a database not answering in time. */
 export const databaseNotAnswering = (): HttpError => databaseUnavailable();
-
-/** The Cache-Status of an answer served stale, `secondsStale` after it was last confirmed current. */
-export const staleStatus = (secondsStale: number): string => staleCacheStatus(secondsStale, STALE_DETAIL);
 
 export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): KeptAnswers {
   const staleIfErrorSeconds = options.staleIfErrorSeconds ?? DEFAULT_STALE_IF_ERROR_SECONDS;
@@ -217,9 +215,7 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
     if (found === undefined || found.visibility !== last.visibility) return undefined;
     const secondsStale = staleFor(sql, error, staleIfErrorSeconds, found.generation === last.store ? last.at : found.servedAt);
     if (secondsStale === undefined) return undefined;
-    const stale = (headers: HeaderList) => Object.freeze([...headers, 'Cache-Status', staleStatus(secondsStale)]);
-    if (copy !== undefined) return servedCopy(copy, stale(copy.packed.headers));
-    return { ...cached!.answer, headers: stale(cached!.answer.headers) };
+    return servedStale(copy !== undefined ? copy.packed : cached!.answer, secondsStale, STALE_DETAIL);
   };
   // A visitor's wait for a shared read, bounded by STALE_AFTER_MS: one timer per read, not per request.
   const boundedReads = new WeakMap<Promise<Generations>, Promise<Generations | typeof LATE>>();
@@ -257,7 +253,7 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
     const generation = tag.store;
     return building(`${generation} ${key}`, async () => {
       // Sent with no-store: no ETag to hash. The header is in the prepared list, so
-      // sending it copies no list per request (http/respond.ts).
+      // sending it copies no list per request (http/answer/send.ts).
       const answer = prepareJson(await build(), { etag: false, cacheControl: NO_STORE, headers: options.headers });
       // A slower build of an older generation never replaces a newer answer.
       const current = cache.get(key);
@@ -314,11 +310,8 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
 
   return {
     readAhead,
-    async send(ctx, question, viewer, build) {
-      // A visitor's request needs no read of its own to remember (readAhead started none).
-      const shared = mayBeLoggedIn(ctx) ? generations.readFor(ctx) : generations.read();
-      sendPrepared(ctx, await answerTo(question, viewer, build, shared));
-    },
-    answer: (question, viewer, build) => answerTo(question, viewer, build, generations.read()),
+    // A visitor's request needs no read of its own to remember (readAhead started none).
+    answer: (question, viewer, build, ctx) =>
+      answerTo(question, viewer, build, ctx !== undefined && mayBeLoggedIn(ctx) ? generations.readFor(ctx) : generations.read()),
   };
 }

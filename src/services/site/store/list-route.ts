@@ -1,3 +1,4 @@
+import { sendPrepared } from '../../../http/answer/index.js';
 import { badRequest } from '../../../http/errors.js';
 import { integerParam, singleParam } from '../../../http/query-params.js';
 import { queryText, runQuery, runNamed } from '../../../db/queries.js';
@@ -69,7 +70,7 @@ export function listHandler(deps: SiteDeps, keptAnswers: KeptAnswers) {
         const plugins = await records(queued.filter((row) => row.id !== null), viewer);
         return listAnswer(plugins, queued[0]?.total ?? 0, limit, offset);
       };
-      return keptAnswers.send(ctx, { own: JSON.stringify(['queue', scope, limit, offset, review]) }, user, queue);
+      return sendPrepared(ctx, await keptAnswers.answer({ own: JSON.stringify(['queue', scope, limit, offset, review]) }, user, queue, ctx));
     }
     const featured = flag(query, 'featured');
     const q = singleParam(query, 'q');
@@ -112,12 +113,9 @@ export function listHandler(deps: SiteDeps, keptAnswers: KeptAnswers) {
     // caller, so it is always their own.
     const search = terms === undefined ? null : (terms?.lower ?? '');
     const question = ['list', status, sort, tag, featured, limit, offset, search];
-    await keptAnswers.send(
-      ctx,
-      { shared: scope ? undefined : JSON.stringify(question), own: JSON.stringify([...question, scope ?? null, isPublic, review]) },
-      user,
-      page,
-    );
+    const shared = scope ? undefined : JSON.stringify(question);
+    const own = JSON.stringify([...question, scope ?? null, isPublic, review]);
+    sendPrepared(ctx, await keptAnswers.answer({ shared, own }, user, page, ctx));
   };
 }
 

@@ -1,7 +1,5 @@
 import { createLru } from '../../../lib/lru.js';
-import { packAnswer, unpackAnswer, type PackedAnswer } from '../../../http/packed-answer.js';
-import type { HeaderList } from '../../../http/answer-head.js';
-import type { PreparedAnswer } from '../../../http/prepared-answer.js';
+import { packAnswer, type PackedAnswer, type PreparedAnswer } from '../../../http/answer/index.js';
 import type { Sql } from '../../../db/pool.js';
 
 // Outage copies (kept-answers.ts says when they are served): the visitors' answers
@@ -12,7 +10,7 @@ import type { Sql } from '../../../db/pool.js';
 // One store per database pool, so per process in production: the store's lists and
 // details, the versions' answers and the launchers' update checks share one bound,
 // and an operator reads one figure for what the process keeps for outages
-// (site_outage_copies_bytes in /metrics). Each is kept packed (http/packed-answer.ts:
+// (site_outage_copies_bytes in /metrics). Each is kept packed (http/answer/prepared.ts, packAnswer:
 // gzip only, about a tenth of a JSON list): copies are many and rarely read, and the
 // bound is what a process grows by after its caches fill.
 
@@ -87,6 +85,3 @@ export function outageCopiesOf(sql: Sql): OutageCopies {
   if (copies === undefined) byPool.set(sql, (copies = createOutageCopies()));
   return copies;
 }
-
-/** A copy ready to serve with `headers` as its head (the answer's own, and Cache-Status). */
-export const servedCopy = (copy: OutageCopy, headers: HeaderList): PreparedAnswer => unpackAnswer(copy.packed, headers);

@@ -1,6 +1,6 @@
 import { HttpError, validationFailed } from '../../../http/errors.js';
 import { objectBody } from '../../../http/json-body.js';
-import { sendOk } from '../../../http/respond.js';
+import { sendOk } from '../../../http/answer/index.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { requireAdmin, requireUser } from '../auth/guards.js';
 import { imageLinkRule } from './image-links.js';

@@ -1,4 +1,4 @@
-import { sendJson } from '../../../../http/respond.js';
+import { sendJson } from '../../../../http/answer/index.js';
 import { runNamed } from '../../../../db/queries.js';
 import type { SiteContext, SiteDeps } from '../../context.js';
 import { PLUGIN_ID, pluginNotFound } from '../visibility.js';

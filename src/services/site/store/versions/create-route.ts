@@ -2,7 +2,7 @@ import { HttpError, payloadTooLarge, validationFailed } from '../../../../http/e
 import { jsonBody } from '../../../../http/json-body.js';
 import { declaresMoreThan, isMultipartForm, maxFormBytes, parseMultipart, type MultipartLimits } from '../../../../http/multipart/index.js';
 import { rateLimited } from '../../../../http/rate-limited.js';
-import { sendOk } from '../../../../http/respond.js';
+import { sendOk } from '../../../../http/answer/index.js';
 import { inTransaction } from '../../../../db/queries.js';
 import type { SharedRateLimiter } from '../../../../db/shared-rate-limiter.js';
 import { requireUser } from '../../auth/guards.js';

@@ -1,3 +1,4 @@
+import { sendPrepared } from '../../../../http/answer/index.js';
 import { notFound } from '../../../../http/errors.js';
 import { runQuery } from '../../../../db/queries.js';
 import type { SiteContext, SiteDeps } from '../../context.js';
@@ -19,12 +20,13 @@ export function listVersionsHandler(deps: SiteDeps, kept: KeptAnswers) {
   return async (ctx: SiteContext) => {
     const id = ctx.params.id!;
     const question = JSON.stringify(['versions', id.toLowerCase()]);
-    await kept.send(ctx, { shared: question, own: question }, ctx.locals.user, async (viewer: Viewer) => {
+    const versions = async (viewer: Viewer) => {
       const plugin = await findVisiblePlugin(deps.sql, id, viewer);
       const all = isOwnerOrAdmin(plugin, viewer);
       const rows = await runQuery<VersionRow>(deps.sql, 'store/versions/list-versions', [plugin.id, all, MAX_LISTED_VERSIONS]);
       return { success: true, versions: rows.map(versionRecord) };
-    });
+    };
+    sendPrepared(ctx, await kept.answer({ shared: question, own: question }, ctx.locals.user, versions, ctx));
   };
 }
 
@@ -33,7 +35,7 @@ export function getVersionHandler(deps: SiteDeps, kept: KeptAnswers) {
     const id = ctx.params.id!;
     const version = ctx.params.version!;
     const question = JSON.stringify(['version', id.toLowerCase(), version]);
-    await kept.send(ctx, { shared: question, own: question }, ctx.locals.user, async (viewer: Viewer) => {
+    const found = async (viewer: Viewer) => {
       const plugin = await findVisiblePlugin(deps.sql, id, viewer);
       if (!couldBeVersion(version)) throw versionNotFound();
       const [row] = await runQuery<VersionRow>(deps.sql, 'store/versions/find-version', [plugin.id, version]);
@@ -41,6 +43,7 @@ export function getVersionHandler(deps: SiteDeps, kept: KeptAnswers) {
       if (!row || (row.status !== 'approved' && !own)) throw versionNotFound();
       // Its manifest, permissions and checks for its author and administrators only.
       return { success: true, version: { ...(own ? ownVersionRecord(row) : versionRecord(row)), files: row.files ?? [] } };
-    });
+    };
+    sendPrepared(ctx, await kept.answer({ shared: question, own: question }, ctx.locals.user, found, ctx));
   };
 }

@@ -1,7 +1,7 @@
 import { HttpError } from '../../../../http/errors.js';
 import { createHashMemo } from '../../../../lib/hash-memo.js';
 import { parseJsonBytes } from '../../../../http/json-body.js';
-import { sendPrepared } from '../../../../http/prepared-answer.js';
+import { sendNoContent, sendPrepared } from '../../../../http/answer/index.js';
 import { rateLimited, type RateDecision } from '../../../../http/rate-limited.js';
 import type { BatchedRateLimiter } from '../../../../db/batched-rate-limiter.js';
 import { breakerOf } from '../../../../db/breaker.js';
@@ -47,14 +47,16 @@ export const crossOriginAnswers: SiteMiddleware = async (_ctx, next) => {
 
 /** OPTIONS /apps/api/updates: the CORS preflight of a JSON POST from another origin. */
 export function updatesPreflight(ctx: SiteContext): void {
-  ctx.res.writeHead(204, {
-    ...CORS,
-    'Access-Control-Allow-Methods': 'POST, OPTIONS',
-    'Access-Control-Allow-Headers': 'Content-Type',
-    'Access-Control-Max-Age': '86400',
-  });
-  ctx.res.end();
+  sendNoContent(ctx, 204, PREFLIGHT);
 }
+
+/** The preflight's head, made once (a frozen list is written in one step). */
+const PREFLIGHT = Object.freeze([
+  ...Object.entries(CORS).flat(),
+  'Access-Control-Allow-Methods', 'POST, OPTIONS',
+  'Access-Control-Allow-Headers', 'Content-Type',
+  'Access-Control-Max-Age', '86400',
+]);
 
 export function updatesHandler(deps: SiteDeps, kept: KeptAnswers, limiter: BatchedRateLimiter) {
   const scheme = deps.config.installScheme;

@@ -2,7 +2,7 @@ import { badRequest, payloadTooLarge, validationFailed } from '../../../../http/
 import { runQuery } from '../../../../db/queries.js';
 import { declaresMoreThan, isMultipartForm, parseMultipart } from '../../../../http/multipart/index.js';
 import { rateLimited } from '../../../../http/rate-limited.js';
-import { sendOk } from '../../../../http/respond.js';
+import { sendOk } from '../../../../http/answer/index.js';
 import type { SharedRateLimiter } from '../../../../db/shared-rate-limiter.js';
 import { requireUser } from '../../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../../context.js';

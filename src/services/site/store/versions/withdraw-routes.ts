@@ -1,4 +1,4 @@
-import { sendOk } from '../../../../http/respond.js';
+import { sendOk } from '../../../../http/answer/index.js';
 import { runQuery } from '../../../../db/queries.js';
 import { requireAdmin, requireUser } from '../../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../../context.js';
