@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, posix, relative, sep } from 'node:path';
-import { answeredNotModified, compressBest, preferredCoding, sendBody, strongEtag, type Coding } from './answer/index.js';
+import { answeredNotModified, compressBest, preferredCoding, sendBody, strongEtag, type Coding, type HeaderList } from './answer/index.js';
 import type { Context, Handler } from './context.js';
 import { HttpError } from './errors.js';
 import { minified, MINIFIED_FILE } from './minify.js';
@@ -165,18 +165,46 @@ export function staticHandler(files: StaticFiles, fixedName?: string): Handler<a
  * The file, compressed when the client takes it, 304 when its ETag matches.
  * `extra` headers (a page's Vary, say) join ours; HTML gets HTML_CSP unless `extra` has a CSP.
  */
-export function sendStaticFile(ctx: Context<any>, file: StaticFile, extra: Record<string, string> = {}, status = 200): void {
+export function sendStaticFile(ctx: Context<any>, file: StaticFile, extra?: Record<string, string>, status = 200): void {
   const compressible = file.encoded.br !== undefined || file.encoded.gzip !== undefined;
   const coding = compressible ? preferredCoding(ctx.req.headers['accept-encoding']) : undefined;
   const variant = coding ? file.encoded[coding] : undefined;
   const etag = variant?.etag ?? file.etag;
+  // Without extra headers (every script, stylesheet and icon page), the heads are made once per file and coding.
+  const heads = extra === undefined ? preparedHeads(file, variant ? coding : undefined) : undefined;
+  const headers = heads?.notModified ?? fileHeaders(file, etag, extra);
+  if (status === 200 && answeredNotModified(ctx, etag, headers)) return;
+  if (heads !== undefined) return sendBody(ctx, status, variant?.body ?? file.body, file.contentType, heads.whole);
+  if (variant) (headers as Record<string, string>)['Content-Encoding'] = coding!;
+  sendBody(ctx, status, variant?.body ?? file.body, file.contentType, headers);
+}
+
+/** A file's own headers (a 304's whole head): ETag, Cache-Control, `extra`, Vary, a page's CSP. */
+function fileHeaders(file: StaticFile, etag: string, extra: Record<string, string> = {}): Record<string, string> {
   const headers: Record<string, string> = { ETag: etag, 'Cache-Control': file.cacheControl, ...extra };
-  if (compressible) headers.Vary = headers.Vary ? `${headers.Vary}, Accept-Encoding` : 'Accept-Encoding';
+  if (file.encoded.br !== undefined || file.encoded.gzip !== undefined) headers.Vary = headers.Vary ? `${headers.Vary}, Accept-Encoding` : 'Accept-Encoding';
   // A page may bring its own (the site's names its image host).
   if (file.contentType.startsWith('text/html')) headers['Content-Security-Policy'] ??= HTML_CSP;
-  if (status === 200 && answeredNotModified(ctx, etag, headers)) return;
-  if (variant) headers['Content-Encoding'] = coding!;
-  sendBody(ctx, status, variant?.body ?? file.body, file.contentType, headers);
+  return headers;
+}
+
+/** A file's heads in one coding (or none): a 304's, and the 200's with its Content-Encoding. */
+interface FileHeads {
+  readonly notModified: HeaderList;
+  readonly whole: HeaderList;
+}
+const heads = new WeakMap<StaticFile, Partial<Record<Coding | 'identity', FileHeads>>>();
+
+function preparedHeads(file: StaticFile, coding: Coding | undefined): FileHeads {
+  let known = heads.get(file);
+  if (known === undefined) heads.set(file, (known = {}));
+  return (known[coding ?? 'identity'] ??= makeHeads(file, coding));
+}
+
+function makeHeads(file: StaticFile, coding: Coding | undefined): FileHeads {
+  const etag = coding === undefined ? file.etag : file.encoded[coding]!.etag;
+  const notModified = Object.freeze(Object.entries(fileHeaders(file, etag)).flat());
+  return { notModified, whole: coding === undefined ? notModified : Object.freeze([...notModified, 'Content-Encoding', coding]) };
 }
 
 function isPlainRelativePath(name: string): boolean {

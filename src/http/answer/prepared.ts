@@ -14,7 +14,7 @@ import { sendBody, JSON_COMPRESS_MIN_BYTES } from './send.js';
 // request. sendPrepared is the one way to send one.
 //
 // A prepared answer kept for long and sent rarely (the outage copies a site serves
-// while PostgreSQL is away, site/store/outage-copies.ts) is packed (packAnswer) and
+// while PostgreSQL is away, services/site/store/outage-copies.ts) is packed (packAnswer) and
 // unpacked to be sent; one served from a cache past its freshness says so
 // (servedStale: Cache-Status).
 
