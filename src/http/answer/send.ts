@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeader, OutgoingHttpHeaders } from 'node:http';
 import { isHeaderList, writeBodyHead, writeEmptyHead, type HeaderList } from './head.js';
-import { compressFast, preferredCoding, type Coding } from './coding.js';
+import { compressFast, preferredCoding } from './coding.js';
 import type { Context } from '../context.js';
 
 // An answer made for this request, whose body is known before its head is written
@@ -35,22 +35,21 @@ export function sendBody(ctx: Context<any>, status: number, body: string | Buffe
 export const JSON_COMPRESS_MIN_BYTES = 8 * 1024;
 
 export function sendJson(ctx: Context<any>, status: number, value: unknown, headers?: ExtraHeaders): void {
-  sendJsonBytes(ctx, status, Buffer.from(JSON.stringify(value)), compressFast, headers);
+  sendJsonBytes(ctx, status, Buffer.from(JSON.stringify(value)), headers);
 }
 
 /**
- * JSON already serialized, compressed by `compress` when large and accepted: a
- * prepared answer (prepared.ts) keeps what it made instead.
+ * JSON already serialized (a ratings page also keeps its bytes for an outage),
+ * compressed when large and accepted, each time: a prepared answer (prepared.ts)
+ * keeps what it made instead.
  */
-export function sendJsonBytes(
-  ctx: Context<any>, status: number, body: Buffer, compress: (body: Buffer, coding: Coding) => Buffer, headers?: ExtraHeaders,
-): void {
+export function sendJsonBytes(ctx: Context<any>, status: number, body: Buffer, headers?: ExtraHeaders): void {
   if (body.length >= JSON_COMPRESS_MIN_BYTES) {
     const coding = preferredCoding(ctx.req.headers['accept-encoding']);
     if (coding !== undefined) {
       const head = headerList(headers);
       head.push('Content-Encoding', coding, 'Vary', 'Accept-Encoding');
-      sendBody(ctx, status, compress(body, coding), 'application/json; charset=utf-8', head);
+      sendBody(ctx, status, compressFast(body, coding), 'application/json; charset=utf-8', head);
       return;
     }
   }

@@ -1,4 +1,4 @@
-import { compressFast, prepareAnswer, sendJsonBytes, sendPrepared, servedStale } from '../../../http/answer/index.js';
+import { prepareAnswer, sendJsonBytes, sendPrepared, servedStale } from '../../../http/answer/index.js';
 import { sha256Base64 } from '../../../lib/sha256-base64.js';
 import { outageCopiesOf } from '../store/outage-copies.js';
 import type { SiteContext, SiteDeps } from '../context.js';
@@ -99,6 +99,6 @@ export function ratingsPageHandler(deps: SiteDeps) {
     }
     const bytes = Buffer.from(JSON.stringify(body));
     keepForOutage(key, bytes, generation);
-    sendJsonBytes(ctx, 200, bytes, compressFast, NO_STORE);
+    sendJsonBytes(ctx, 200, bytes, NO_STORE);
   };
 }
