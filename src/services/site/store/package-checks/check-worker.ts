@@ -6,7 +6,7 @@ import type { Sql } from '../../../../db/pool.js';
 import { inTransaction, runNamed } from '../../../../db/queries.js';
 import type { StorePackageChecksClaimRow as Claimed, StorePackageChecksLockClaimedRow as LockedRow } from '../../../../db/query-rows.js';
 import { recordAudit } from '../../audit/audit-log.js';
-import { fetchPackage, type FetchLimits, type FetchOutcome } from './fetch-package.js';
+import { CheckInterrupted, fetchPackage, type FetchLimits, type FetchOutcome } from './fetch-package.js';
 import type { ImageHostClient } from '../../image-host/client.js';
 import { applyPackageRules, type RulesVerdict } from './package-rules.js';
 
@@ -16,7 +16,9 @@ import { applyPackageRules, type RulesVerdict } from './package-rules.js';
 // row whose process died mid-check is claimed again when its lease ends. A result
 // is saved only by its claimant, and only while the row still checks the same
 // download. The loop is woken by NOTIFY package_checks, sent when a transaction
-// that queued a check commits.
+// that queued a check commits. A check under way when its process stops is
+// stopped with it (fetch-package.ts) and put back in the queue, due at once, so
+// another process does it; the link's last result stays as it was.
 
 export const PACKAGE_CHECK_CHANNEL = 'package_checks';
 export const POLL_INTERVAL_MS = 5_000;
@@ -78,10 +80,15 @@ export function createCheckWorker(deps: CheckWorkerDeps, options: CheckWorkerOpt
       if (result.status === 'changed' && locked.status !== 'changed') await tellOfChange(t, locked, result.sha256!);
     });
 
-  const check = async (row: Claimed, { claim }: Lease) => {
+  const check = async (row: Claimed, { claim }: Lease, stop: AbortSignal) => {
     try {
-      await record(row, claim, await fetchPackage(deps.dispatcher, deps.inspector, row.download, deps.limits));
+      await record(row, claim, await fetchPackage(deps.dispatcher, deps.inspector, row.download, deps.limits, stop));
     } catch (error) {
+      if (error instanceof CheckInterrupted) {
+        log.info('package check stopped with the process; back in the queue', { plugin: row.plugin_id });
+        await runNamed(deps.sql, 'store/package-checks/retry-later', { plugin_id: row.plugin_id, claim, due_at: new Date(clock()) });
+        return;
+      }
       // Ours, not the link's (the image host down, busy or answering nonsense): the
       // link keeps its last result and is checked again later.
       log.warn('package check could not finish; tried again later', { plugin: row.plugin_id, err: error });

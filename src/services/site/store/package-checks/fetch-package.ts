@@ -11,6 +11,11 @@ import type { InspectedPackage } from '../../image-host/package-answer.js';
 // time limit and at PACKAGE_MAX_BYTES (a declared larger file is never read; an
 // undeclared one is cut one chunk past the limit). The bytes are hashed and sent
 // on to the image host's inspection as they arrive; nothing is written here.
+//
+// A check is also stopped when its process stops (the job loop's signal): closing
+// a site never waits out the time limit of a slow download. That says nothing of
+// the link, so it is no outcome: CheckInterrupted is thrown, and the worker puts
+// the check back in the queue for another process.
 
 export const MAX_REDIRECTS = 3;
 export const FETCH_USER_AGENT = 'launcher-web-package-check/1';
@@ -31,9 +36,28 @@ export type FetchOutcome =
 
 class TooLarge extends Error {}
 
-export async function fetchPackage(dispatcher: Dispatcher, inspector: ImageHostClient, download: string, limits: FetchLimits): Promise<FetchOutcome> {
+/** The check was stopped with its process, before it had an outcome. */
+export class CheckInterrupted extends Error {
+  constructor() {
+    super('the package check was stopped with its process');
+    this.name = 'CheckInterrupted';
+  }
+}
+
+/** `stop`: aborted when the process stops; the fetch and the inspection end at once, with CheckInterrupted. */
+export async function fetchPackage(
+  dispatcher: Dispatcher, inspector: ImageHostClient, download: string, limits: FetchLimits, stop?: AbortSignal,
+): Promise<FetchOutcome> {
+  if (stop?.aborted) throw new CheckInterrupted();
+  // One signal for the request, the body and the inspection: the time limit or the stop, whichever comes first.
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new DOMException('time limit', 'TimeoutError')), limits.timeoutMs);
+  const onStop = () => deadline.abort(new CheckInterrupted());
+  stop?.addEventListener('abort', onStop, { once: true });
+  const outcome = (found: FetchOutcome): FetchOutcome => {
+    if (stop?.aborted) throw new CheckInterrupted();
+    return found;
+  };
   const seconds = Math.round(limits.timeoutMs / 100) / 10;
   const tooLarge = `The file is larger than PACKAGE_MAX_BYTES (${limits.maxBytes} bytes)`;
   try {
@@ -49,7 +73,7 @@ export async function fetchPackage(dispatcher: Dispatcher, inspector: ImageHostC
           signal: deadline.signal,
         });
       } catch (error) {
-        return failure(error, url, deadline.signal.aborted, seconds);
+        return outcome(failure(error, url, deadline.signal.aborted, seconds));
       }
       if (REDIRECTS.has(answer.statusCode)) {
         discard(answer.body);
@@ -92,6 +116,7 @@ export async function fetchPackage(dispatcher: Dispatcher, inspector: ImageHostC
         if (inspected.sha256 !== sha256 || inspected.size !== size) return { kind: 'unreachable', reason: 'the file changed while it was read' };
         return { kind: 'fetched', sha256, size, report: inspected };
       } catch (error) {
+        if (stop?.aborted) throw new CheckInterrupted();
         if (causedBy(error, TooLarge)) return { kind: 'refused', reason: tooLarge };
         if (deadline.signal.aborted) return { kind: 'unreachable', reason: `the download took longer than ${seconds} s` };
         // A failure of the link (cut mid-body) is unreachable; the image host's own is thrown (the check is tried again later).
@@ -103,6 +128,7 @@ export async function fetchPackage(dispatcher: Dispatcher, inspector: ImageHostC
     }
   } finally {
     clearTimeout(timer);
+    stop?.removeEventListener('abort', onStop);
   }
 }
 
