@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { OutgoingHttpHeader, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { isClientGone } from '../client-gone.js';
 import type { Context } from '../context.js';
@@ -32,7 +32,8 @@ export function sendStreamed(ctx: Context<any>, status: number, head: ExtraHeade
     if (body !== undefined && typeof body !== 'function') body.destroy();
     return Promise.resolve();
   }
-  res.writeHead(status, head as never);
+  // A readonly list is only read: writeHead copies what it is given.
+  res.writeHead(status, head as OutgoingHttpHeaders | OutgoingHttpHeader[]);
   if (body === undefined || ctx.method === 'HEAD') {
     if (body !== undefined && typeof body !== 'function') body.destroy();
     res.end();
