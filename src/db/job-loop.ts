@@ -107,6 +107,10 @@ export function createJobLoop<Job>(options: JobLoopOptions<Job>): JobLoop {
     const now = clock();
     const lease: Lease = { claim: randomUUID(), now: new Date(now), until: new Date(now + options.leaseMs), limit: concurrency };
     const jobs = await options.claim(lease);
+    // When each claim began and what it took, at debug level: for an operator whose
+    // queue seems stuck, and for a test of several processes that waits until each
+    // has claimed again after a job was done (test/site/two-processes.test.ts).
+    log.debug(`${name} claim`, { claimAt: lease.now.toISOString(), jobs: jobs.length });
     await Promise.all(
       jobs.map((job) =>
         options.work(job, lease, stopping.signal).catch((error: unknown) => {

@@ -17,6 +17,7 @@ import { UPDATE_CHECKS_PER_MINUTE, UPDATE_CHECKS_UNFLUSHED } from '../../src/ser
 import { setCookie } from '../helpers/fake-idp.js';
 import { closeTestSql, tempDir, testSql } from '../helpers/servers.js';
 import { insertPlugin, testUser, type TestUser } from '../helpers/store-fixtures.js';
+import { waitFor } from '../helpers/time.js';
 
 const PUBLIC_URL = 'http://site.test';
 /** A port the webhook may name (WEBHOOK_ALLOWED_PORTS); nothing needs to listen there. */
@@ -46,7 +47,8 @@ function startSiteProcess(): Promise<SiteProcess> {
       ADMIN_USERS: 'tp-admin',
       WEBHOOK_ALLOWED_PORTS: String(WEBHOOK_PORT),
       LAUNCHER_CONFIG: join(projectRoot(), 'config', 'launcher.example.json'),
-      LOG_LEVEL: 'info',
+      // Debug: each job loop's claims are logged with their time (src/db/job-loop.ts).
+      LOG_LEVEL: 'debug',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -191,14 +193,22 @@ test('a webhook delivery is attempted once, by one of the two processes', async 
   // The approval (through whichever process) notifies the owner and queues one delivery; both processes' workers hear of it.
   const review = await call('/apps/api/plugins/tp-pending/review', json('POST', { action: 'approve' }, { cookie: admin.cookie }));
   assert.is(review.status, 200, review.text);
-  const attempts = async () => (await sql<Array<{ attempts: number }>>`
-    select d.attempts from webhook_deliveries d join users u on u.id = d.user_id where u.username = 'tp-owner'`).map((row) => row.attempts);
-  const started = Date.now();
-  while ((await attempts()).every((n) => n === 0) && Date.now() - started < 10_000) await new Promise((resolve) => setTimeout(resolve, 100));
-  // Longer than a poll of either worker (1.5 s): a second claim would show now. The
-  // host does not resolve, so the attempt fails and waits for its retry (30 s on).
-  await new Promise((resolve) => setTimeout(resolve, 2000));
-  assert.equal(await attempts(), [1]);
+  const deliveries = () => sql<Array<{ attempts: number; claim: string | null }>>`
+    select d.attempts, d.claim from webhook_deliveries d join users u on u.id = d.user_id where u.username = 'tp-owner'`;
+  // The host does not resolve, so the attempt fails and waits for its retry (30 s on).
+  await waitFor('the attempt and its failure recorded', async () => {
+    const rows = await deliveries();
+    return rows.length === 1 && rows[0]!.attempts > 0 && rows[0]!.claim === null;
+  }, 10_000);
+  // A claim counts its attempt as it takes the row, before it is logged, and a
+  // process claims one batch at a time: once each process has logged a claim that
+  // began after this, every claim either made that could take the delivery has
+  // been counted.
+  const recorded = Date.now();
+  const claimedSince = (site: SiteProcess) =>
+    [...site.output().matchAll(/"msg":"webhook delivery claim","claimAt":"([^"]+)"/g)].some((claim) => Date.parse(claim[1]!) > recorded);
+  await waitFor('both processes to claim again after the attempt', () => sites.every(claimedSince), 10_000);
+  assert.equal((await deliveries()).map((row) => row.attempts), [1]);
 });
 
 test.run();
