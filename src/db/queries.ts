@@ -97,7 +97,7 @@ export function checkQueries(): void {
  * unknown name is a bug in the caller and throws before anything is sent. Its
  * rows are typed as PostgreSQL describes them (src/db/query-rows.ts).
  */
-export function runNamed<N extends TypedQuery>(sql: Sql, name: N, params: Readonly<QueryParams[N]>): Promise<Array<QueryRows[N]>>;
+export function runNamed<N extends keyof QueryParams>(sql: Sql, name: N, params: Readonly<QueryParams[N]>): Promise<Array<QueryRows[N]>>;
 /** The same with a row type written by the caller, for code not yet reading query-rows.ts. */
 export function runNamed<T extends object = Record<string, unknown>>(sql: Sql, name: string, params: Readonly<Record<string, unknown>>): Promise<T[]>;
 export function runNamed(sql: Sql, name: string, params: Readonly<Record<string, unknown>>): Promise<object[]> {
@@ -111,14 +111,6 @@ export function runNamed(sql: Sql, name: string, params: Readonly<Record<string,
   for (const given in params) if (!names.includes(given)) throw new Error(`${name}: ${given} is no parameter of it (${names.join(', ')})`);
   return runQuery(sql, name, values);
 }
-
-/**
- * The queries whose rows runNamed types itself. Those of the plugin store still
- * get the row type their callers write (issue 32: their call sites are being
- * changed by others); a query leaves this list when its calls read query-rows.ts.
- */
-type CallerTyped = Exclude<Extract<keyof QueryParams, `store/${string}`>, `store/package-checks/${string}` | 'store/lock-plugin'>;
-type TypedQuery = Exclude<keyof QueryParams, CallerTyped>;
 
 /** What postgres.js's query object offers beyond a promise (see `abandon`). */
 interface PendingQuery<T> extends PromiseLike<T> {

@@ -237,7 +237,7 @@ export interface StatsInstallDaysManyRow {
 /** A row of sql/queries/store/count-install-click.sql. */
 export interface StoreCountInstallClickRow {
   id: string;
-  install_count: string | null;
+  install_count: string;
 }
 
 /** A row of sql/queries/store/create-plugin.sql. */
@@ -247,13 +247,13 @@ export interface StoreCreatePluginRow {
 
 /** A row of sql/queries/store/find-installable.sql. */
 export interface StoreFindInstallableRow {
-  id: string | null;
-  name: string | null;
-  version: string | null;
-  author: string | null;
-  description: string | null;
-  permissions: string[] | null;
-  download: string | null;
+  id: string;
+  name: string;
+  version: string;
+  author: string;
+  description: string;
+  permissions: string[];
+  download: string;
   sha256: string | null;
   submitter: string | null;
 }
@@ -262,7 +262,7 @@ export interface StoreFindInstallableRow {
 export interface StoreFindPluginAccessRow {
   id: string;
   status: string;
-  submitter_id: string | null;
+  submitter_id: string;
 }
 
 /** A row of sql/queries/store/find-plugin-record.sql. */
@@ -373,9 +373,9 @@ export interface StoreFindPluginRecordsRow {
 
 /** A row of sql/queries/store/generation.sql. */
 export interface StoreGenerationRow {
-  generation: string | null;
-  visibility: string | null;
-  viewer_submits: boolean | null;
+  generation: string;
+  visibility: string;
+  viewer_submits: boolean;
 }
 
 /** A row of sql/queries/store/list-installs.sql. */
@@ -692,7 +692,7 @@ export interface StorePackageChecksScheduleLockRow {
 
 /** A row of sql/queries/store/purge-install-clicks.sql. */
 export interface StorePurgeInstallClicksRow {
-  deleted: number | null;
+  deleted: number;
 }
 
 /** A row of sql/queries/store/related-plugins.sql. */
@@ -743,9 +743,9 @@ export interface StoreRelatedPluginsRow {
 
 /** A row of sql/queries/store/review-counts.sql. */
 export interface StoreReviewCountsRow {
-  pending: number | null;
-  updates: number | null;
-  reports: number | null;
+  pending: number;
+  updates: number;
+  reports: number;
 }
 
 /** A row of sql/queries/store/review-pending-update.sql. */

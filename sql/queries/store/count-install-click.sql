@@ -11,6 +11,7 @@
 -- install_count never disagree.
 -- No row comes back when the plugin is absent or not approved.
 -- params: $1 plugin_id, $2 address
+-- not null: install_count
 with plugin as (
   select id, install_count from plugins where lower(id) = lower($1) and status = 'approved'
      for no key update

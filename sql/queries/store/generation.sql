@@ -11,6 +11,7 @@
 -- administrator rows). A scalar subquery keeps its ORDER BY, which only the
 -- submitter index (plugins_submitter_updated) gives without sorting every row.
 -- params: $1 viewer_id
+-- not null: generation, visibility, viewer_submits
 -- With the visibility generation (sql/008), which tags the answers built after it.
 select g.generation::text as generation, g.visibility::text as visibility,
        (select true from plugins p

@@ -1,6 +1,7 @@
 -- Click rows over an hour old de-duplicate nothing; delete up to $1 of them and say
 -- how many went.
 -- params: $1 batch
+-- not null: deleted
 with deleted as (
   delete from plugin_install_clicks
    where ctid = any (array(

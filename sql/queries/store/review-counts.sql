@@ -4,6 +4,8 @@
 -- plugin_pending_updates_submitted, one row per update), and open reports (an
 -- index-only count of reports_queue).
 -- params: none
+-- plugin_status_counts holds a row per status from sql/002_plugins.sql on.
+-- not null: pending, updates, reports
 select (select c.plugins from plugin_status_counts c where c.status = 'pending')::integer as pending,
        (select count(*) from plugin_pending_updates u join plugins p on p.id = u.plugin_id
          where p.status = 'approved')::integer as updates,

@@ -1,4 +1,4 @@
-import { runQuery } from '../../../db/queries.js';
+import { runNamed } from '../../../db/queries.js';
 import type { SiteDeps } from '../context.js';
 
 // A click row older than an hour no longer de-duplicates anything; the purge only
@@ -14,7 +14,7 @@ export const CLICK_PURGE_MAX_BATCHES = 20;
 export async function purgeOldClicks(deps: Pick<SiteDeps, 'sql'>, batch = CLICK_PURGE_BATCH, maxBatches = CLICK_PURGE_MAX_BATCHES): Promise<number> {
   let total = 0;
   for (let i = 0; i < maxBatches; i++) {
-    const [row] = await runQuery<{ deleted: number }>(deps.sql, 'store/purge-install-clicks', [batch]);
+    const [row] = await runNamed(deps.sql, 'store/purge-install-clicks', { batch });
     const deleted = row?.deleted ?? 0;
     total += deleted;
     if (deleted < batch) break;

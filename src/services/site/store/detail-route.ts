@@ -1,8 +1,8 @@
 import { sendPrepared } from '../../../http/answer/index.js';
-import { runQuery } from '../../../db/queries.js';
+import { runNamed } from '../../../db/queries.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { findPluginRecord } from './plugin-reads.js';
-import { pluginRecord, type PluginRow } from './records.js';
+import { pluginRecord, pluginRowOf } from './records.js';
 import type { KeptAnswers } from './kept-answers.js';
 import { canSee, isOwnerOrAdmin, pluginNotFound, type Viewer } from './visibility.js';
 import { addPackages } from './versions/package-review.js';
@@ -35,10 +35,10 @@ export function detailHandler(deps: SiteDeps, keptAnswers: KeptAnswers) {
       addPackageCheck(plugin, await findPackageCheck(deps.sql, row.id), full);
       const body: Record<string, unknown> = { success: true, plugin };
       if (related) {
-        const rows = await runQuery<PluginRow>(deps.sql, 'store/related-plugins', [
-          row.id, row.tags.map((tag) => tag.toLowerCase()), row.submitter_id, MAX_RELATED,
-        ]);
-        body.related = rows.map((item) => pluginRecord(item, viewer));
+        const rows = await runNamed(deps.sql, 'store/related-plugins', {
+          plugin_id: row.id, tags: row.tags.map((tag) => tag.toLowerCase()), submitter_id: row.submitter_id, limit: MAX_RELATED,
+        });
+        body.related = rows.map((item) => pluginRecord(pluginRowOf(item), viewer));
       }
       return body;
     };

@@ -2,7 +2,8 @@ import { HttpError } from '../../../http/errors.js';
 import { rateLimited } from '../../../http/rate-limited.js';
 import { sendJson } from '../../../http/answer/index.js';
 import { createSharedRateLimiter } from '../../../db/shared-rate-limiter.js';
-import { runQuery } from '../../../db/queries.js';
+import { runNamed } from '../../../db/queries.js';
+import type { StoreFindInstallableRow } from '../../../db/query-rows.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { PLUGIN_ID } from './visibility.js';
 import { hashOfDownload } from './versions/hosted-hash.js';
@@ -17,20 +18,8 @@ export const CLICKS_PER_MINUTE = 60;
 /** Readable from any origin: launchers' web views and other sites link to plugins. */
 const CROSS_ORIGIN = { 'Access-Control-Allow-Origin': '*' } as const;
 
-interface InstallRow {
-  id: string;
-  name: string;
-  version: string;
-  author: string;
-  description: string;
-  permissions: string[];
-  download: string;
-  sha256: string | null;
-  submitter: string | null;
-}
-
-async function findApproved(deps: SiteDeps, id: string): Promise<InstallRow> {
-  const [row] = PLUGIN_ID.test(id) ? await runQuery<InstallRow>(deps.sql, 'store/find-installable', [id]) : [];
+async function findApproved(deps: SiteDeps, id: string): Promise<StoreFindInstallableRow> {
+  const [row] = PLUGIN_ID.test(id) ? await runNamed(deps.sql, 'store/find-installable', { plugin_id: id }) : [];
   if (!row) throw new HttpError(404, 'NOT_FOUND', 'Plugin not found', { headers: { ...CROSS_ORIGIN } });
   return row;
 }
@@ -84,7 +73,7 @@ export function installLink(
 }
 
 /** Who a launcher names as the plugin's author: its `author`, else its submitter's username. */
-const authorOf = (plugin: InstallRow): string => (plugin.author !== '' ? plugin.author : (plugin.submitter ?? ''));
+const authorOf = (plugin: StoreFindInstallableRow): string => (plugin.author !== '' ? plugin.author : (plugin.submitter ?? ''));
 
 /** GET /apps/api/plugins/:id/manifest.json: {name, master, download, version}, no envelope. */
 export function manifestHandler(deps: SiteDeps) {
@@ -111,7 +100,7 @@ export function installClickHandler(deps: SiteDeps) {
     if (!PLUGIN_ID.test(id)) throw new HttpError(404, 'NOT_FOUND', 'Plugin not found');
     const decision = await limiter.hit(ctx.ip);
     if (!decision.allowed) throw rateLimited(decision, 'Too many install clicks; try again later');
-    const [row] = await runQuery<{ id: string; install_count: string }>(deps.sql, 'store/count-install-click', [id, ctx.ip]);
+    const [row] = await runNamed(deps.sql, 'store/count-install-click', { plugin_id: id, address: ctx.ip });
     if (!row) throw new HttpError(404, 'NOT_FOUND', 'Plugin not found');
     sendJson(ctx, 200, { success: true, id: row.id, installCount: Number(row.install_count) }, { 'Cache-Control': 'no-store' });
   };

@@ -5,7 +5,7 @@ import { LATE, settledWithin } from '../../../lib/settled-within.js';
 import { isHttpError, type HttpError } from '../../../http/errors.js';
 import { breakerOf } from '../../../db/breaker.js';
 import { databaseUnavailable } from '../../../db/deadline.js';
-import { runQuery } from '../../../db/queries.js';
+import { runNamed } from '../../../db/queries.js';
 import { clockOf, type Sql } from '../../../db/pool.js';
 import type { SiteContext, SiteMiddleware } from '../context.js';
 import { generationsOf, type Generations } from '../generations.js';
@@ -227,8 +227,12 @@ export function createKeptAnswers(sql: Sql, options: KeptAnswersOptions = {}): K
     }
     return read;
   };
-  type GenerationRow = { generation: string; visibility: string; viewer_submits: boolean };
-  const readGeneration = (viewerId: string) => runQuery<GenerationRow>(sql, 'store/generation', [viewerId]).then((rows) => rows[0]!);
+  const readGeneration = (viewerId: string) =>
+    runNamed(sql, 'store/generation', { viewer_id: viewerId }).then(([row]) => {
+      // store_generation holds its one row from sql/008_generations.sql on.
+      if (row === undefined) throw new Error('store/generation: store_generation has no row');
+      return row;
+    });
   // Whether a user has submitted any plugin, under the generation it was read at:
   // it changes only with a write to plugins, which moves the generation, so while
   // the generation is the same the user needs only the shared read above, not a

@@ -1,10 +1,10 @@
 import { sendPrepared } from '../../../http/answer/index.js';
 import { badRequest } from '../../../http/errors.js';
 import { integerParam, singleParam } from '../../../http/query-params.js';
-import { queryText, runQuery, runNamed } from '../../../db/queries.js';
+import { queryText, runNamed } from '../../../db/queries.js';
 import { requireAdmin, requireUser } from '../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../context.js';
-import { pluginRecord, type PluginRow } from './records.js';
+import { pluginRecord, pluginRowOf, type DescribedPluginRow, type PluginRow } from './records.js';
 import { searchTerms } from './search-terms.js';
 import type { KeptAnswers } from './kept-answers.js';
 import { listVisibility, type PluginStatus, type Viewer } from './visibility.js';
@@ -59,15 +59,18 @@ export function listHandler(deps: SiteDeps, keptAnswers: KeptAnswers) {
     const review = query.getAll('include').some((value) => value.split(',').some((item) => item.trim() === 'review'));
     if (review && scope !== 'admin' && scope !== 'mine') throw badRequest('include=review needs scope=admin or scope=mine', 'include');
     if (review && limit > MAX_REVIEW_LIST_LIMIT) throw badRequest(`include=review lists at most ${MAX_REVIEW_LIST_LIMIT} plugins a page`, 'limit');
-    const records = (rows: PluginRow[], viewer: Viewer) =>
-      review ? reviewRecords(deps, rows, viewer) : Promise.resolve(rows.map((row) => pluginRecord(row, viewer)));
+    // A list's rows, less the one an empty page answers its total on (no plugin: a null id).
+    const records = (described: DescribedPluginRow[], viewer: Viewer) => {
+      const rows = described.filter((row) => row.id !== null).map(pluginRowOf);
+      return review ? reviewRecords(deps, rows, viewer) : Promise.resolve(rows.map((row) => pluginRecord(row, viewer)));
+    };
     // The review queue of pending updates: a list of its own, scoped, no other filter.
     if (singleParam(query, 'update') !== undefined) {
       if (singleParam(query, 'update') !== 'pending') throw badRequest('update must be "pending"', 'update');
       if (scope !== 'admin' && scope !== 'mine') throw badRequest('update=pending needs scope=admin or scope=mine', 'update');
       const queue = async (viewer: Viewer) => {
-        const queued = await runQuery<PluginRow & { total: number }>(deps.sql, 'store/list-pending-updates', [limit, offset, submitter]);
-        const plugins = await records(queued.filter((row) => row.id !== null), viewer);
+        const queued = await runNamed(deps.sql, 'store/list-pending-updates', { limit, offset, submitter_id: submitter });
+        const plugins = await records(queued, viewer);
         return listAnswer(plugins, queued[0]?.total ?? 0, limit, offset);
       };
       return sendPrepared(ctx, await keptAnswers.answer({ own: JSON.stringify(['queue', scope, limit, offset, review]) }, user, queue, ctx));
@@ -91,7 +94,7 @@ export function listHandler(deps: SiteDeps, keptAnswers: KeptAnswers) {
         limit,
         offset,
       };
-      const rows: Array<PluginRow & { total: number }> = terms
+      const rows = terms
         ? await runNamed(deps.sql, 'store/search', {
           ...filters,
           query_lower: terms.lower,
@@ -102,7 +105,7 @@ export function listHandler(deps: SiteDeps, keptAnswers: KeptAnswers) {
           sort: sort ?? 'relevance',
         })
         : await runNamed(deps.sql, LIST_QUERIES[sort ?? 'updated'], filters);
-      const plugins = await records(rows.filter((row) => row.id !== null), viewer);
+      const plugins = await records(rows, viewer);
       return listAnswer(plugins, rows[0]?.total ?? 0, limit, offset);
     };
     // Kept per store generation (kept-answers.ts) under what decides them, so neither
@@ -127,7 +130,7 @@ export function listHandler(deps: SiteDeps, keptAnswers: KeptAnswers) {
  */
 async function reviewRecords(deps: SiteDeps, rows: PluginRow[], viewer: Viewer): Promise<Array<Record<string, unknown>>> {
   if (rows.length === 0) return [];
-  const full = await runQuery<PluginRow>(deps.sql, 'store/find-plugin-records', [rows.map((row) => row.id)]);
+  const full = (await runNamed(deps.sql, 'store/find-plugin-records', { plugin_ids: rows.map((row) => row.id) })).map(pluginRowOf);
   const byId = new Map(full.map((row) => [row.id, row]));
   const pairs = rows.map((listed) => {
     // A plugin deleted between the two reads stays as listed.

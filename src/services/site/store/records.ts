@@ -1,6 +1,7 @@
+import type { StoreFindPluginRecordRow, StoreRelatedPluginsRow } from '../../../db/query-rows.js';
 import { markdownTree } from '../markdown/plugin-markdown.js';
 import type { PluginStatus, Viewer } from './visibility.js';
-import { isOwnerOrAdmin } from './visibility.js';
+import { isOwnerOrAdmin, pluginStatusOf } from './visibility.js';
 
 /*
  * The store's tables (sql/002_plugins.sql, sql/004_search.sql), for whoever
@@ -51,7 +52,14 @@ import { isOwnerOrAdmin } from './visibility.js';
  * points), as the API does.
  */
 
-/** A row of the plugin_records view, as postgres.js returns it (bigint as string). */
+/**
+ * A row of the plugin_records view (details) or plugin_summaries (lists), as
+ * PostgreSQL describes it: every column of a view may be null as far as it can
+ * tell, so pluginRowOf checks the ones a record always has.
+ */
+export type DescribedPluginRow = StoreRelatedPluginsRow & Partial<Pick<StoreFindPluginRecordRow, 'long_description' | 'live_entry_kind'>>;
+
+/** A row of the plugin_records view, as postgres.js returns it (bigint as string), its columns checked. */
 export interface PluginRow {
   id: string;
   submitter_id: string;
@@ -89,6 +97,45 @@ export interface PluginRow {
   /** Details only: what the live hosted version runs (sql/007 entry_kind), null for an outside link. */
   live_entry_kind?: string | null;
   [pendingColumn: `pending_${string}`]: unknown;
+}
+
+/**
+ * The plugin of a described row. The views take these columns from plugins, where
+ * they are NOT NULL, so a null is a bug in a view or query: it throws, naming the
+ * column, rather than answering a record without it.
+ */
+export function pluginRowOf(row: DescribedPluginRow): PluginRow {
+  const present = <K extends keyof DescribedPluginRow>(column: K): NonNullable<DescribedPluginRow[K]> => {
+    const value = row[column];
+    if (value === null || value === undefined) throw new Error(`plugin ${row.id ?? '?'}: its ${column} is null`);
+    return value as NonNullable<DescribedPluginRow[K]>;
+  };
+  const action = row.review_action;
+  if (action !== null && action !== 'approve' && action !== 'reject') throw new Error(`plugin ${row.id ?? '?'}: review_action ${action} is neither approve nor reject`);
+  const { long_description: longDescription, ...rest } = row;
+  return {
+    ...rest,
+    ...(longDescription === undefined ? {} : { long_description: present('long_description') }),
+    id: present('id'),
+    submitter_id: present('submitter_id'),
+    name: present('name'),
+    version: present('version'),
+    author: present('author'),
+    description: present('description'),
+    download: present('download'),
+    tags: present('tags'),
+    permissions: present('permissions'),
+    screenshots: present('screenshots') as unknown[],
+    status: pluginStatusOf(present('status')),
+    featured: present('featured'),
+    install_count: present('install_count'),
+    rating_count: present('rating_count'),
+    rating_sum: present('rating_sum'),
+    review_action: action,
+    created_at: present('created_at'),
+    updated_at: present('updated_at'),
+    revision: present('revision'),
+  };
 }
 
 /** API field name -> column, for the fields an edit may change. */

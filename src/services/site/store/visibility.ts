@@ -1,5 +1,5 @@
 import { notFound } from '../../../http/errors.js';
-import { runQuery } from '../../../db/queries.js';
+import { runNamed } from '../../../db/queries.js';
 import type { Sql } from '../../../db/pool.js';
 import type { SessionUser } from '../context.js';
 
@@ -16,6 +16,12 @@ import type { SessionUser } from '../context.js';
 // status (see plugin-writes.ts).
 
 export type PluginStatus = 'pending' | 'approved' | 'rejected';
+
+/** A plugins.status as PostgreSQL answers it (text; the domain plugin_status of sql/002_plugins.sql allows these three). */
+export function pluginStatusOf(status: string): PluginStatus {
+  if (status === 'pending' || status === 'approved' || status === 'rejected') return status;
+  throw new Error(`plugin status ${JSON.stringify(status)} is none of pending, approved, rejected`);
+}
 
 /** What the rule needs to know about a plugin. */
 export interface PluginAccess {
@@ -62,9 +68,9 @@ export async function findVisiblePlugin(
   options: { approvedOnly?: boolean } = {},
 ): Promise<PluginAccess> {
   if (!PLUGIN_ID.test(id)) throw pluginNotFound();
-  const [row] = await runQuery<{ id: string; status: PluginStatus; submitter_id: string }>(sql, 'store/find-plugin-access', [id]);
+  const [row] = await runNamed(sql, 'store/find-plugin-access', { plugin_id: id });
   if (!row) throw pluginNotFound();
-  const plugin: PluginAccess = { id: row.id, status: row.status, submitterId: String(row.submitter_id) };
+  const plugin: PluginAccess = { id: row.id, status: pluginStatusOf(row.status), submitterId: row.submitter_id };
   if (options.approvedOnly ? plugin.status !== 'approved' : !canSee(plugin, viewer)) throw pluginNotFound();
   return plugin;
 }
