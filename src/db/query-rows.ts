@@ -828,7 +828,7 @@ export interface StoreVersionsBlockedFilesOfRow {
 
 /** A row of sql/queries/store/versions/bytes-in-use.sql. */
 export interface StoreVersionsBytesInUseRow {
-  used: boolean | null;
+  used: boolean;
 }
 
 /** A row of sql/queries/store/versions/bytes-removed.sql. */
@@ -838,7 +838,7 @@ export interface StoreVersionsBytesRemovedRow {
 
 /** A row of sql/queries/store/versions/check-updates.sql. */
 export interface StoreVersionsCheckUpdatesRow {
-  n: number | null;
+  n: number;
   id: string | null;
   version: string | null;
   sha256: string | null;
@@ -859,7 +859,7 @@ export interface StoreVersionsFindPackagesRow {
   version: string;
   changelog: string;
   sha256: string;
-  size: string | null;
+  size: string;
   download: string;
   status: string;
   created_at: Date;
@@ -877,7 +877,7 @@ export interface StoreVersionsFindPackagesOfRow {
   version: string;
   changelog: string;
   sha256: string;
-  size: string | null;
+  size: string;
   download: string;
   status: string;
   created_at: Date;
@@ -891,7 +891,7 @@ export interface StoreVersionsFindVersionRow {
   version: string;
   changelog: string;
   sha256: string;
-  size: string | null;
+  size: string;
   download: string;
   status: string;
   created_at: Date;
@@ -929,7 +929,7 @@ export interface StoreVersionsListVersionsRow {
   version: string;
   changelog: string;
   sha256: string;
-  size: string | null;
+  size: string;
   download: string;
   status: string;
   created_at: Date;
@@ -938,10 +938,10 @@ export interface StoreVersionsListVersionsRow {
 
 /** A row of sql/queries/store/versions/live-for-checks.sql. */
 export interface StoreVersionsLiveForChecksRow {
-  status: string | null;
-  permissions: string[] | null;
+  status: string;
+  permissions: string[];
   version: string | null;
-  has_manifest: boolean | null;
+  has_manifest: boolean;
   version_permissions: unknown | null;
   entry_kind: string | null;
 }
@@ -1017,9 +1017,9 @@ export interface StoreVersionsReserveVersionRow {
 
 /** A row of sql/queries/store/versions/similar-plugins.sql. */
 export interface StoreVersionsSimilarPluginsRow {
-  id: string | null;
-  name: string | null;
-  close: string | null;
+  id: string;
+  name: string;
+  close: string;
 }
 
 /** A row of sql/queries/store/versions/version-for-checks.sql. */
@@ -1027,11 +1027,11 @@ export interface StoreVersionsVersionForChecksRow {
   plugin_id: string;
   version: string;
   status: string;
-  submitter_id: string | null;
+  submitter_id: string;
   manifest_source: unknown | null;
   findings: unknown;
   checks: unknown;
-  files: unknown | null;
+  files: unknown;
 }
 
 /** A row of sql/queries/store/versions/version-taken.sql. */

@@ -8,6 +8,8 @@
 -- of the versions' primary key; only a live version too new for $2 costs a walk of
 -- the plugin's approved versions, newest first (plugin_versions_newest).
 -- params: $1 ids, $2 launcher
+-- Each asked id's ordinality.
+-- not null: n
 select asked.n::int as n, p.id, offer.version, offer.sha256, offer.download, offer.size::text as size, offer.changelog
   from unnest($1::text[]) with ordinality as asked (id, n)
   left join plugins p on lower(p.id) = lower(asked.id) and p.status = 'approved'

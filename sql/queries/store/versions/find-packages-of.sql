@@ -3,6 +3,7 @@
 -- probe of the versions' primary key each. Of what a package says, its checks
 -- only: the queue shows their count of warnings.
 -- params: $1 plugin_ids, $2 versions
+-- not null: size
 select v.plugin_id, v.version, v.changelog, v.sha256, v.size::text as size, v.download, v.status, v.created_at, v.entry_count, v.files,
        v.checks
   from unnest($1::text[], $2::text[]) as wanted (plugin_id, version)

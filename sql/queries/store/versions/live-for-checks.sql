@@ -3,6 +3,8 @@
 -- serves one (its permissions and entry kind; manifest null for a version uploaded
 -- before manifests were read).
 -- params: $1 plugin_id
+-- The plugin's own columns beside its outer-joined version, and a test.
+-- not null: status, permissions, has_manifest
 select p.status, p.permissions, v.version, v.manifest is not null as has_manifest,
        v.permissions as version_permissions, v.entry_kind
   from plugins p

@@ -4,6 +4,8 @@
 -- trigram GiST indexes of sql/004, not by reading every plugin. Plugin $1 itself
 -- and the plugins of submitter $2 are left out.
 -- params: $1 plugin_id, $2 submitter_id, $3 name_key, $4 id_key, $5 threshold
+-- Columns of plugins and a literal, through a union.
+-- not null: id, name, close
 select id, name, close
   from (
     (select p.id, p.name, 'name' as close, similarity(store_compact(p.name), $3::text) as alike

@@ -1,6 +1,7 @@
 -- Version $2 of plugin $1 as its checks are computed again from it: what the image
 -- host reported (the manifest as found, the findings, every file) and its checks now.
 -- params: $1 plugin_id, $2 version
+-- not null: submitter_id, files
 select v.plugin_id, v.version, v.status, p.submitter_id::text as submitter_id,
        v.manifest_source, v.findings, v.checks,
        (select coalesce(json_agg(json_build_object('name', f.name, 'sha256', f.sha256) order by f.position), '[]'::json)

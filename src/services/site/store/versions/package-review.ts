@@ -1,8 +1,8 @@
 import type { Sql } from '../../../../db/pool.js';
-import { runQuery } from '../../../../db/queries.js';
+import { runNamed } from '../../../../db/queries.js';
 import type { PluginRow } from '../records.js';
 import type { PackageEntry } from '../../image-host/package-answer.js';
-import { ownVersionRecord, versionRecord, type VersionRow } from './records.js';
+import { ownVersionRecord, versionRecord, versionRowOf, type VersionRow } from './records.js';
 
 // What a reviewer sees of hosted files (issue 19, "Reviews pin the bytes"): on a
 // plugin's record for its author and administrators (detail only),
@@ -54,8 +54,8 @@ function wantedNumbers(row: PluginRow): { live: string; pending: string | null }
 /** Adds `package` and `pendingUpdate.package` to `record` (built from `row` for its author or an administrator). */
 export async function addPackages(sql: Sql, row: PluginRow, record: Record<string, unknown>): Promise<void> {
   const { live, pending } = wantedNumbers(row);
-  const rows = await runQuery<VersionRow>(sql, 'store/versions/find-packages', [row.id, pending === null ? [live] : [live, pending]]);
-  applyPackages(row, record, rows);
+  const rows = await runNamed(sql, 'store/versions/find-packages', { plugin_id: row.id, versions: pending === null ? [live] : [live, pending] });
+  applyPackages(row, record, rows.map(versionRowOf));
 }
 
 /** addPackages for many records at once (the review queue's include=review), as summaries (above): one round trip. */
@@ -72,12 +72,13 @@ export async function addPackagesToMany(sql: Sql, pairs: Array<{ row: PluginRow;
       numbers.push(pending);
     }
   }
-  const found = await runQuery<VersionRow & { plugin_id: string }>(sql, 'store/versions/find-packages-of', [ids, numbers]);
+  const found = await runNamed(sql, 'store/versions/find-packages-of', { plugin_ids: ids, versions: numbers });
   const byPlugin = new Map<string, VersionRow[]>();
-  for (const version of found) {
-    const list = byPlugin.get(version.plugin_id);
+  for (const described of found) {
+    const version = versionRowOf(described);
+    const list = byPlugin.get(described.plugin_id);
     if (list) list.push(version);
-    else byPlugin.set(version.plugin_id, [version]);
+    else byPlugin.set(described.plugin_id, [version]);
   }
   for (const { row, record } of pairs) applyPackages(row, record, byPlugin.get(row.id) ?? [], true);
 }

@@ -1,11 +1,11 @@
 import { sendPrepared } from '../../../../http/answer/index.js';
 import { notFound } from '../../../../http/errors.js';
-import { runQuery } from '../../../../db/queries.js';
+import { runNamed } from '../../../../db/queries.js';
 import type { SiteContext, SiteDeps } from '../../context.js';
 import type { KeptAnswers } from '../kept-answers.js';
 import { findVisiblePlugin, isOwnerOrAdmin, type Viewer } from '../visibility.js';
 import { MAX_LISTED_VERSIONS } from './limits.js';
-import { ownVersionRecord, versionRecord, type VersionRow } from './records.js';
+import { ownVersionRecord, versionRecord, versionRowOf } from './records.js';
 import { couldBeVersion } from './version-number.js';
 
 // GET /apps/api/plugins/:id/versions and .../versions/:version. Visitors see a
@@ -23,8 +23,8 @@ export function listVersionsHandler(deps: SiteDeps, kept: KeptAnswers) {
     const versions = async (viewer: Viewer) => {
       const plugin = await findVisiblePlugin(deps.sql, id, viewer);
       const all = isOwnerOrAdmin(plugin, viewer);
-      const rows = await runQuery<VersionRow>(deps.sql, 'store/versions/list-versions', [plugin.id, all, MAX_LISTED_VERSIONS]);
-      return { success: true, versions: rows.map(versionRecord) };
+      const rows = await runNamed(deps.sql, 'store/versions/list-versions', { plugin_id: plugin.id, all, limit: MAX_LISTED_VERSIONS });
+      return { success: true, versions: rows.map((row) => versionRecord(versionRowOf(row))) };
     };
     sendPrepared(ctx, await kept.answer({ shared: question, own: question }, ctx.locals.user, versions, ctx));
   };
@@ -38,9 +38,10 @@ export function getVersionHandler(deps: SiteDeps, kept: KeptAnswers) {
     const found = async (viewer: Viewer) => {
       const plugin = await findVisiblePlugin(deps.sql, id, viewer);
       if (!couldBeVersion(version)) throw versionNotFound();
-      const [row] = await runQuery<VersionRow>(deps.sql, 'store/versions/find-version', [plugin.id, version]);
+      const [described] = await runNamed(deps.sql, 'store/versions/find-version', { plugin_id: plugin.id, version });
       const own = isOwnerOrAdmin(plugin, viewer);
-      if (!row || (row.status !== 'approved' && !own)) throw versionNotFound();
+      if (!described || (described.status !== 'approved' && !own)) throw versionNotFound();
+      const row = versionRowOf(described);
       // Its manifest, permissions and checks for its author and administrators only.
       return { success: true, version: { ...(own ? ownVersionRecord(row) : versionRecord(row)), files: row.files ?? [] } };
     };

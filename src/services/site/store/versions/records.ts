@@ -1,3 +1,4 @@
+import type { StoreVersionsFindVersionRow } from '../../../../db/query-rows.js';
 import { markdownTree } from '../../markdown/plugin-markdown.js';
 import type { Check } from './manifest/checks.js';
 import type { LauncherManifest } from './manifest/launcher-manifest.js';
@@ -8,6 +9,33 @@ import type { PackageEntry } from '../../image-host/package-answer.js';
 // sql/queries/store/versions/*.sql.
 
 export type VersionStatus = 'pending' | 'approved' | 'rejected' | 'withdrawn' | 'removed';
+const VERSION_STATUSES: readonly string[] = ['pending', 'approved', 'rejected', 'withdrawn', 'removed'] satisfies VersionStatus[];
+
+/** A plugin_versions.status as PostgreSQL answers it (text; the domain plugin_version_status of sql/007_versions.sql allows these five). */
+export function versionStatusOf(status: string): VersionStatus {
+  if (VERSION_STATUSES.includes(status)) return status as VersionStatus;
+  throw new Error(`version status ${JSON.stringify(status)} is none of ${VERSION_STATUSES.join(', ')}`);
+}
+
+/**
+ * A row of a version query as PostgreSQL describes it: lists answer the columns
+ * without the package's JSON, a version or package all of them.
+ */
+type DescribedVersionRow = Omit<StoreVersionsFindVersionRow, 'files' | 'manifest' | 'permissions' | 'checks' | 'entry_kind'> &
+  Partial<Pick<StoreVersionsFindVersionRow, 'files' | 'manifest' | 'permissions' | 'checks' | 'entry_kind'>>;
+
+/** The version of a described row: its status checked, its JSON columns typed as the upload wrote them (sql/007_versions.sql). */
+export function versionRowOf(row: DescribedVersionRow): VersionRow {
+  const { files, manifest, permissions, checks, status, ...columns } = row;
+  return {
+    ...columns,
+    status: versionStatusOf(status),
+    ...(files === undefined ? {} : { files: files as PackageEntry[] }),
+    ...(manifest === undefined ? {} : { manifest: manifest as LauncherManifest | null }),
+    ...(permissions === undefined ? {} : { permissions: permissions as Permission[] }),
+    ...(checks === undefined ? {} : { checks: checks as Check[] }),
+  };
+}
 
 export interface VersionRow {
   version: string;

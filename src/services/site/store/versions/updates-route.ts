@@ -7,6 +7,7 @@ import type { BatchedRateLimiter } from '../../../../db/batched-rate-limiter.js'
 import { breakerOf } from '../../../../db/breaker.js';
 import type { Sql } from '../../../../db/pool.js';
 import { runNamed } from '../../../../db/queries.js';
+import type { StoreVersionsCheckUpdatesRow } from '../../../../db/query-rows.js';
 import type { SiteContext, SiteDeps, SiteMiddleware } from '../../context.js';
 import type { KeptAnswers } from '../kept-answers.js';
 import { installLink } from '../install-routes.js';
@@ -24,16 +25,6 @@ import { UPDATE_BODY_HASHES } from './limits.js';
 
 /** Prepared into every kept answer of the route (feature.ts), with its `Cache-Control: no-store`. */
 export const CORS = { 'Access-Control-Allow-Origin': '*' } as const;
-
-interface LiveRow {
-  n: number;
-  id: string | null;
-  version: string | null;
-  sha256: string | null;
-  download: string | null;
-  size: string | null;
-  changelog: string | null;
-}
 
 /** Every answer of the route, errors included, is readable from any origin. */
 export const crossOriginAnswers: SiteMiddleware = async (_ctx, next) => {
@@ -78,7 +69,7 @@ export function updatesHandler(deps: SiteDeps, kept: KeptAnswers, limiter: Batch
     const answer = await kept.answer({ shared: key, own: key }, null, async () => {
       const question = updatesInput(parseJsonBytes(bytes));
       const asked = normalized(question.plugins);
-      const rows = await runNamed<LiveRow>(deps.sql, 'store/versions/check-updates', { ids: asked.map((entry) => entry.id), launcher: question.launcher });
+      const rows = await runNamed(deps.sql, 'store/versions/check-updates', { ids: asked.map((entry) => entry.id), launcher: question.launcher });
       return updatesAnswer(asked, rows, scheme, imageHost);
     });
     sendPrepared(ctx, answer);
@@ -102,7 +93,7 @@ export function uncountedWhileUnreachable(sql: Sql): (error: unknown) => RateDec
 
 const UNCOUNTED: RateDecision = { allowed: true, remaining: 0, retryAfterSeconds: 1 };
 
-function updatesAnswer(asked: Installed[], rows: LiveRow[], scheme: string, imageHost: string): Record<string, unknown> {
+function updatesAnswer(asked: Installed[], rows: StoreVersionsCheckUpdatesRow[], scheme: string, imageHost: string): Record<string, unknown> {
   const updates: unknown[] = [];
   const unknown: string[] = [];
   asked.forEach((installed, index) => {

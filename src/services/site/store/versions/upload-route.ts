@@ -1,5 +1,5 @@
 import { badRequest, payloadTooLarge, validationFailed } from '../../../../http/errors.js';
-import { runQuery } from '../../../../db/queries.js';
+import { runNamed } from '../../../../db/queries.js';
 import { declaresMoreThan, isMultipartForm, parseMultipart } from '../../../../http/multipart/index.js';
 import { rateLimited } from '../../../../http/rate-limited.js';
 import { sendOk } from '../../../../http/answer/index.js';
@@ -138,8 +138,9 @@ export function uploadVersionHandler(deps: SiteDeps, client: ImageHostClient, li
  */
 export async function forgetRefusedFile(deps: SiteDeps, client: ImageHostClient, sha256: string, ctx: SiteContext): Promise<void> {
   try {
-    const [row] = await runQuery<{ used: boolean }>(deps.sql, 'store/versions/bytes-in-use', [sha256]);
-    if (!row!.used) await client.removePackage(sha256, ctx.id);
+    const [row] = await runNamed(deps.sql, 'store/versions/bytes-in-use', { sha256 });
+    // exists() answers one row; without it, nothing is known unused and the file stays.
+    if (row !== undefined && !row.used) await client.removePackage(sha256, ctx.id);
   } catch (error) {
     ctx.log.warn('a refused package was not deleted from the image host', { sha256, err: error });
   }

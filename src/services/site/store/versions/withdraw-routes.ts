@@ -1,9 +1,9 @@
 import { sendOk } from '../../../../http/answer/index.js';
-import { runQuery } from '../../../../db/queries.js';
+import { runNamed } from '../../../../db/queries.js';
 import { requireAdmin, requireUser } from '../../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../../context.js';
 import type { ImageHostClient } from '../../image-host/client.js';
-import { versionRecord, type VersionRow } from './records.js';
+import { versionRecord, versionRowOf } from './records.js';
 import { takeVersionOff } from './version-writes.js';
 
 /** POST /apps/api/plugins/:id/versions/:version/withdraw (owner or administrator): {success, version}. */
@@ -11,8 +11,10 @@ export function withdrawHandler(deps: SiteDeps) {
   return async (ctx: SiteContext) => {
     const user = requireUser(ctx);
     const off = await takeVersionOff(deps.sql, ctx.params.id!, ctx.params.version!, user, 'withdrawn');
-    const [row] = await runQuery<VersionRow>(deps.sql, 'store/versions/find-version', [off.pluginId, off.version]);
-    sendOk(ctx, { version: versionRecord(row!) });
+    const [row] = await runNamed(deps.sql, 'store/versions/find-version', { plugin_id: off.pluginId, version: off.version });
+    // Versions are never deleted (withdrawn and removed are statuses), so the one just taken off is there.
+    if (row === undefined) throw new Error(`version ${off.version} of ${off.pluginId} is gone after it was withdrawn`);
+    sendOk(ctx, { version: versionRecord(versionRowOf(row)) });
   };
 }
 

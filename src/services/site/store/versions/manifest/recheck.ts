@@ -1,8 +1,8 @@
 import type { Sql } from '../../../../../db/pool.js';
-import { inTransaction, runNamed, runQuery } from '../../../../../db/queries.js';
+import { inTransaction, runNamed } from '../../../../../db/queries.js';
 import type { Check } from './checks.js';
 import { lockPlugin } from '../../plugin-state.js';
-import { recheckStored, type StoredVersionRow } from './version-checks.js';
+import { readStoredVersion, recheckStored } from './version-checks.js';
 
 // npm run recheck (src/recheck.ts): the checks of every pending and live version
 // computed again under the current rules, from what was kept of each package
@@ -22,14 +22,14 @@ const same = (a: string[], b: string[]) => a.length === b.length && a.every((cod
 
 /** Rechecks every candidate, each in its own transaction under its plugin's lock; answers the changes and the count. */
 export async function recheckAll(sql: Sql): Promise<{ checked: number; changes: RecheckChange[] }> {
-  const candidates = await runQuery<{ plugin_id: string; version: string }>(sql, 'store/versions/recheck-candidates');
+  const candidates = await runNamed(sql, 'store/versions/recheck-candidates', {});
   const changes: RecheckChange[] = [];
   for (const { plugin_id: pluginId, version } of candidates) {
     const change = await inTransaction(sql, async (t) => {
       // Reviews and uploads take the plugin's lock first: what a review reads is what it decides.
       await lockPlugin(t, pluginId);
-      const [row] = await runNamed<StoredVersionRow>(t, 'store/versions/version-for-checks', { plugin_id: pluginId, version });
-      if (!row?.manifest_source) return null;
+      const row = await readStoredVersion(t, pluginId, version);
+      if (row === null) return null;
       const result = await recheckStored(t, row);
       if ('refused' in result) return { plugin: pluginId, version, before: codes(row.checks), after: codes(row.checks), refused: result.refused };
       const before = codes(result.before);

@@ -19,13 +19,12 @@ export const MAX_CHECKS_PER_CODE = 100;
 const compact = (value: string): string => value.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
 
 async function liveVersion(t: Sql, pluginId: string): Promise<LiveVersion | null> {
-  const [row] = await runNamed<{ status: string; permissions: string[]; has_manifest: boolean | null; version_permissions: Permission[] | null; entry_kind: string | null }>(
-    t, 'store/versions/live-for-checks', { plugin_id: pluginId },
-  );
+  const [row] = await runNamed(t, 'store/versions/live-for-checks', { plugin_id: pluginId });
   if (!row || row.status !== 'approved') return null;
-  // A hosted version read since manifests are: what its manifest grants. Else what
-  // players were shown: the plugin's own field (an outside link, an older version).
-  if (row.has_manifest === true) return { permissions: (row.version_permissions ?? []).map((p) => p.id), entryKind: row.entry_kind };
+  // A hosted version read since manifests are: what its manifest grants (the JSON
+  // the upload wrote, sql/007_versions.sql). Else what players were shown: the plugin's own field
+  // (an outside link, an older version).
+  if (row.has_manifest) return { permissions: ((row.version_permissions ?? []) as Permission[]).map((p) => p.id), entryKind: row.entry_kind };
   return { permissions: row.permissions, entryKind: null };
 }
 
@@ -33,7 +32,7 @@ async function similarPlugins(t: Sql, pluginId: string, submitterId: string, nam
   const nameKey = compact(name);
   const idKey = compact(pluginId);
   if (nameKey.length < SHORTEST_COMPARED && idKey.length < SHORTEST_COMPARED) return [];
-  const rows = await runNamed<{ id: string; name: string; close: 'name' | 'id' }>(t, 'store/versions/similar-plugins', {
+  const rows = await runNamed(t, 'store/versions/similar-plugins', {
     plugin_id: pluginId,
     submitter_id: submitterId,
     // A key too short to compare is replaced by one nothing is like.
@@ -43,7 +42,9 @@ async function similarPlugins(t: Sql, pluginId: string, submitterId: string, nam
   });
   // One check per plugin, by what is closest first.
   const seen = new Set<string>();
-  return rows.filter((row) => !seen.has(row.id) && seen.add(row.id)).map((row) => ({ ...row, mine: row.close === 'name' ? name : pluginId }));
+  return rows
+    .filter((row) => !seen.has(row.id) && seen.add(row.id))
+    .map((row) => (row.close === 'name' ? { id: row.id, name: row.name, close: 'name', mine: name } : { id: row.id, name: row.name, close: 'id', mine: pluginId }));
 }
 
 /** `checks` with at most MAX_CHECKS_PER_CODE of each code; the ones left out counted in one more. */
@@ -93,8 +94,9 @@ export async function checkVersion(
 /** Of a new package's files, the names whose bytes are blocked (the caller holds the blocklist's shared lock). */
 export async function blockedAmong(t: Sql, files: PackageFile[]): Promise<string[]> {
   if (files.length === 0) return [];
-  const rows = await runNamed<{ name: string }>(t, 'store/versions/blocked-among', { names: files.map((f) => f.name), hashes: files.map((f) => f.sha256) });
-  return rows.map((row) => row.name);
+  const rows = await runNamed(t, 'store/versions/blocked-among', { names: files.map((f) => f.name), hashes: files.map((f) => f.sha256) });
+  // Null only for a null among the names asked, which no file has.
+  return rows.flatMap((row) => (row.name === null ? [] : [row.name]));
 }
 
 /** A stored version as its checks are computed again (version-for-checks.sql, recheck-candidates.sql). */
@@ -107,6 +109,26 @@ export interface StoredVersionRow {
   findings: Finding[];
   checks: Check[];
   files: PackageFile[];
+}
+
+/**
+ * Version `version` of plugin `pluginId` as its checks are computed again; null
+ * when there is none or it was uploaded before manifests were kept (nothing to
+ * compute them from). Its JSON is typed as the upload wrote it (sql/007_versions.sql).
+ */
+export async function readStoredVersion(t: Sql, pluginId: string, version: string): Promise<StoredVersionRow | null> {
+  const [row] = await runNamed(t, 'store/versions/version-for-checks', { plugin_id: pluginId, version });
+  if (row === undefined || row.manifest_source === null) return null;
+  return {
+    plugin_id: row.plugin_id,
+    version: row.version,
+    status: row.status,
+    submitter_id: row.submitter_id,
+    manifest_source: row.manifest_source as FoundManifest,
+    findings: row.findings as Finding[],
+    checks: row.checks as Check[],
+    files: row.files as PackageFile[],
+  };
 }
 
 /** The stored report of `row`, as the image host gave it at upload. */
@@ -127,7 +149,7 @@ export async function recheckStored(t: Sql, row: StoredVersionRow): Promise<{ be
   } catch (error) {
     return { refused: (error as Error).message };
   }
-  const blocked = (await runNamed<{ name: string }>(t, 'store/versions/blocked-files-of', { plugin_id: row.plugin_id, version: row.version })).map((r) => r.name);
+  const blocked = (await runNamed(t, 'store/versions/blocked-files-of', { plugin_id: row.plugin_id, version: row.version })).map((r) => r.name);
   const checked = await checkVersion(t, { id: row.plugin_id, submitterId: row.submitter_id }, read, row.findings, blocked);
   await runNamed(t, 'store/versions/set-checks', {
     plugin_id: row.plugin_id,
@@ -142,10 +164,10 @@ export async function recheckStored(t: Sql, row: StoredVersionRow): Promise<{ be
 
 /** After a removal blocked files: the pending versions holding them get the blocked-file check. */
 export async function blockPendingHolders(t: Sql, removed: { pluginId: string; version: string }): Promise<number> {
-  const holders = await runNamed<{ plugin_id: string; version: string }>(t, 'store/versions/pending-holding-blocked', { plugin_id: removed.pluginId, version: removed.version });
+  const holders = await runNamed(t, 'store/versions/pending-holding-blocked', { plugin_id: removed.pluginId, version: removed.version });
   for (const holder of holders) {
-    const [row] = await runNamed<StoredVersionRow>(t, 'store/versions/version-for-checks', { plugin_id: holder.plugin_id, version: holder.version });
-    if (row?.manifest_source) await recheckStored(t, row);
+    const row = await readStoredVersion(t, holder.plugin_id, holder.version);
+    if (row !== null) await recheckStored(t, row);
   }
   return holders.length;
 }
