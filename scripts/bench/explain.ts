@@ -1,7 +1,7 @@
 import type { Sql } from '../../src/db/pool.js';
 
 // The plans of what a route really runs: the site is mounted in-process on a pool
-// that records every query (runQuery goes through sql.unsafe with its text and
+// that records every query (runNamed goes through sql.unsafe with its text and
 // bound parameters), one request is made, and each recorded query is run again
 // under EXPLAIN (ANALYZE, BUFFERS) with the same parameters. Nothing is copied from
 // the route's code, so the plans cannot drift from it.

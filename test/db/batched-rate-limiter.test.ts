@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createBatchedRateLimiter } from '../../src/db/batched-rate-limiter.js';
 import { createPool } from '../../src/db/pool.js';
-import { runQuery } from '../../src/db/queries.js';
+import { runNamed } from '../../src/db/queries.js';
 import { startPgProxy } from '../helpers/pg-proxy.js';
 import { closeTestSql, testSql } from '../helpers/servers.js';
 import { manualClock, waitFor } from '../helpers/time.js';
@@ -50,7 +50,7 @@ test('a flush reads back only the keys near their limit, and the limit still hol
   const name = 'test:batched-near';
   const limit = 10;
   const unflushed = 3;
-  const added = await runQuery<{ key: string; hits: number }>(testSql(), 'rate-limit/add', [name, ['far', 'near'], [1, limit - unflushed + 1], limit, MINUTE, limit - unflushed]);
+  const added = await runNamed(testSql(), 'rate-limit/add', { limiter: name, keys: ['far', 'near'], hits: [1, limit - unflushed + 1], limit, window_ms: MINUTE, above: limit - unflushed });
   assert.equal(added.map((row) => [row.key, row.hits]), [['near', limit - unflushed + 1]], 'only the key above limit - unflushed');
   assert.is(await storedHits(name, 'far'), 1, 'the other is counted all the same');
   // Hits of many keys far from the limit, and of one that reaches it, over several flushes.

@@ -9,14 +9,14 @@ import * as assert from 'uvu/assert';
 import { breakerOf, CONFIRM_TIMEOUT_MS } from '../../src/db/breaker.js';
 import { QUERY_TIMEOUT_MS, withDeadline } from '../../src/db/deadline.js';
 import { createPool, databaseIsReady } from '../../src/db/pool.js';
-import { runQuery } from '../../src/db/queries.js';
+import { runNamed } from '../../src/db/queries.js';
 import { HttpError } from '../../src/http/errors.js';
 import { startPgProxy } from '../helpers/pg-proxy.js';
 
 /** Time allowed beyond a bound on a busy test machine. */
 const SLACK_MS = 1500;
 
-const generation = (sql: ReturnType<typeof createPool>) => runQuery(sql, 'store/generation', [null]);
+const generation = (sql: ReturnType<typeof createPool>) => runNamed(sql, 'store/generation', { viewer_id: null });
 
 async function rejection(pending: Promise<unknown>): Promise<{ error: unknown; ms: number }> {
   const started = performance.now();

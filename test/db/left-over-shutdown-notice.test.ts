@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import postgres from 'postgres';
 import { createPool, POOL_SIZE } from '../../src/db/pool.js';
 import { breakerOf } from '../../src/db/breaker.js';
-import { inTransaction, runQuery } from '../../src/db/queries.js';
+import { inTransaction, runNamed } from '../../src/db/queries.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -38,7 +38,7 @@ test('a shutdown notice left from before a reconnect fails no query later', asyn
   const sql = await poolWithCutOffQuery('queries');
   try {
     // Enough at once that every connection of the pool is used, the cut-off one too.
-    const answers = await Promise.allSettled(Array.from({ length: POOL_SIZE * 2 }, () => runQuery(sql, 'site/generations')));
+    const answers = await Promise.allSettled(Array.from({ length: POOL_SIZE * 2 }, () => runNamed(sql, 'site/generations', {})));
     const failed = answers.filter((a) => a.status === 'rejected').map((a) => String((a as PromiseRejectedResult).reason?.code ?? (a as PromiseRejectedResult).reason));
     assert.equal(failed, [], 'every query answered');
     assert.is(breakerOf(sql)!.downSince, 0, 'the breaker stayed closed');
@@ -50,7 +50,7 @@ test('a shutdown notice left from before a reconnect fails no query later', asyn
 test('a shutdown notice left from before a reconnect fails no transaction later', async () => {
   const sql = await poolWithCutOffQuery('transactions');
   try {
-    const answers = await Promise.allSettled(Array.from({ length: POOL_SIZE * 2 }, () => inTransaction(sql, (tx) => runQuery(tx, 'site/generations'))));
+    const answers = await Promise.allSettled(Array.from({ length: POOL_SIZE * 2 }, () => inTransaction(sql, (tx) => runNamed(tx, 'site/generations', {}))));
     const failed = answers.filter((a) => a.status === 'rejected').map((a) => String((a as PromiseRejectedResult).reason?.code ?? (a as PromiseRejectedResult).reason));
     assert.equal(failed, [], 'every transaction answered');
   } finally {

@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPool } from '../../src/db/pool.js';
-import { runQuery } from '../../src/db/queries.js';
+import { runNamed } from '../../src/db/queries.js';
 import { createSharedRateLimiter, MAX_KEY_LENGTH, storedKey } from '../../src/db/shared-rate-limiter.js';
 import { closeTestSql, testSql } from '../helpers/servers.js';
 
@@ -97,10 +97,10 @@ test('the purge deletes expired windows only, a bounded batch at a time', async 
   await sql`insert into rate_limits (limiter, key, hits, resets_at)
             select 'test:purge', 'old-' || i, 1, now() - interval '1 minute' from generate_series(1, 5) i`;
   await sql`insert into rate_limits (limiter, key, hits, resets_at) values ('test:purge', 'live', 1, now() + interval '1 minute')`;
-  await runQuery(sql, 'rate-limit/purge', [3]);
+  await runNamed(sql, 'rate-limit/purge', { batch: 3 });
   const count = async () => (await sql`select count(*)::int as n from rate_limits where limiter = 'test:purge'`)[0]!.n;
   assert.is(await count(), 3);
-  await runQuery(sql, 'rate-limit/purge', [100]);
+  await runNamed(sql, 'rate-limit/purge', { batch: 100 });
   assert.is(await count(), 1);
 });
 

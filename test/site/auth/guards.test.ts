@@ -17,7 +17,7 @@ import { closeTestSql, startTestSite, tempDir, testConfig, testLogger, testSql }
 
 test.after(() => closeTestSql());
 
-/** Counts every query that goes through the pool (runQuery uses sql.unsafe). */
+/** Counts every query that goes through the pool (runNamed uses sql.unsafe). */
 function countingSql(sql: Sql): { sql: Sql; count(): number } {
   let count = 0;
   const proxy = new Proxy(sql, {

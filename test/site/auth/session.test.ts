@@ -33,7 +33,7 @@ async function sessionFor(username: string, ttlSql = "interval '30 days'"): Prom
   return { cookie: `sid=${token}`, token };
 }
 
-/** Counts every query that goes through the pool (runQuery uses sql.unsafe). */
+/** Counts every query that goes through the pool (runNamed uses sql.unsafe). */
 function countingSql(sql: Sql): { sql: Sql; count(): number } {
   let count = 0;
   const proxy = new Proxy(sql, {

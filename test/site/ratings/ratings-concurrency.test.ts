@@ -120,7 +120,7 @@ test('replies racing the deletion of their rating end as 201 or 404, never 500, 
   }
 });
 
-/** Counts every query the site sends through runQuery (sql.unsafe) and transactions. */
+/** Counts every query the site sends through runNamed (sql.unsafe) and transactions. */
 function countingSql(target: Sql): { sql: Sql; count(): number } {
   let count = 0;
   const proxy = new Proxy(target, {

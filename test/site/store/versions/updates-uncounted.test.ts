@@ -6,14 +6,14 @@ import * as assert from 'uvu/assert';
 import { breakerOf } from '../../../../src/db/breaker.js';
 import { databaseUnreachable } from '../../../../src/db/deadline.js';
 import { createPool } from '../../../../src/db/pool.js';
-import { runQuery } from '../../../../src/db/queries.js';
+import { runNamed } from '../../../../src/db/queries.js';
 import { HttpError } from '../../../../src/http/errors.js';
 import { uncountedWhileUnreachable } from '../../../../src/services/site/store/versions/updates-route.js';
 import { startPgProxy } from '../../../helpers/pg-proxy.js';
 
 /** A query's timeout as the deadline maps it: 503 UNAVAILABLE with Retry-After. */
 const timedOut = () => databaseUnreachable();
-const generation = (sql: ReturnType<typeof createPool>) => runQuery(sql, 'store/generation', [null]);
+const generation = (sql: ReturnType<typeof createPool>) => runNamed(sql, 'store/generation', { viewer_id: null });
 
 // Defect: any 503 from counting the hit (a timeout on a slow database too) let the
 // caller by uncounted, so one address got unlimited update checks with distinct

@@ -11,7 +11,7 @@ import { closeTestSql, startTestImghost, startTestSite, testSql, type TestServer
 import { newPlugin, storeClient, type StoreClient } from '../store-client.js';
 import { packageOf, uploadVersion } from './versions-client.js';
 import { releaseVersion, reserveVersion } from '../../../../src/services/site/store/versions/version-writes.js';
-import { runQuery } from '../../../../src/db/queries.js';
+import { runNamed } from '../../../../src/db/queries.js';
 
 let imghost: TestServer;
 let site: TestServer;
@@ -297,7 +297,7 @@ test('taking a number never waits for a lock another transaction holds on an old
   try {
     const taken = await sql.begin(async (t) => {
       await t`set local lock_timeout = '1s'`;
-      return runQuery(t as unknown as Sql, 'store/versions/reserve-version', ['ver-clear-b', '1.0.0', 120]);
+      return runNamed(t as unknown as Sql, 'store/versions/reserve-version', { plugin_id: 'ver-clear-b', version: '1.0.0', hold_seconds: 120 });
     });
     assert.is(taken.length, 1);
   } finally {
