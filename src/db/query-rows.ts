@@ -755,8 +755,8 @@ export interface StoreReviewPendingUpdateRow {
 
 /** A row of sql/queries/store/review-state.sql. */
 export interface StoreReviewStateRow {
-  has_pending_update: boolean | null;
-  revision: string | null;
+  has_pending_update: boolean;
+  revision: string;
 }
 
 /** A row of sql/queries/store/review-status.sql. */
@@ -833,7 +833,7 @@ export interface StoreVersionsBytesInUseRow {
 
 /** A row of sql/queries/store/versions/bytes-removed.sql. */
 export interface StoreVersionsBytesRemovedRow {
-  removed: boolean | null;
+  removed: boolean;
 }
 
 /** A row of sql/queries/store/versions/check-updates.sql. */
@@ -913,7 +913,7 @@ export interface StoreVersionsInsertVersionRow {
   version: string;
   changelog: string;
   sha256: string;
-  size: string | null;
+  size: string;
   download: string;
   status: string;
   created_at: Date;
@@ -994,9 +994,9 @@ export interface StoreVersionsPendingHoldingBlockedRow {
 
 /** A row of sql/queries/store/versions/plugin-state.sql. */
 export interface StoreVersionsPluginStateRow {
-  status: string | null;
-  version: string | null;
-  download: string | null;
+  status: string;
+  version: string;
+  download: string;
   sha256: string | null;
   pending_changed: string[] | null;
   pending_version: string | null;
@@ -1012,7 +1012,7 @@ export interface StoreVersionsRecheckCandidatesRow {
 
 /** A row of sql/queries/store/versions/reserve-version.sql. */
 export interface StoreVersionsReserveVersionRow {
-  held_until: string | null;
+  held_until: string;
 }
 
 /** A row of sql/queries/store/versions/similar-plugins.sql. */
@@ -1036,7 +1036,7 @@ export interface StoreVersionsVersionForChecksRow {
 
 /** A row of sql/queries/store/versions/version-taken.sql. */
 export interface StoreVersionsVersionTakenRow {
-  taken: boolean | null;
+  taken: boolean;
 }
 
 /** A row of sql/queries/tokens/count-live.sql. */

@@ -6,6 +6,8 @@
 -- this one and decides in the same transaction, and nobody can change the plugin or
 -- its pending update in between (every writer of either takes the row lock first).
 -- params: $1 plugin_id
+-- A test of plugins' status, and greatest() of a NOT NULL revision.
+-- not null: has_pending_update, revision
 select pending.plugin_id is not null and p.status = 'approved' as has_pending_update,
        greatest(p.revision, pending.revision)::text as revision
   from plugins p

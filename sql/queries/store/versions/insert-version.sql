@@ -5,6 +5,7 @@
 -- params: $1 plugin_id, $2 version, $3 changelog, $4 sha256, $5 size, $6 download
 -- params: $7 entry_count, $8 files_json, $9 manifest_json, $10 manifest_source_json
 -- params: $11 findings_json, $12 permissions_json, $13 checks_json, $14 entry_kind
+-- not null: size
 insert into plugin_versions (plugin_id, version, changelog, sha256, size, download, entry_count, files,
                              manifest, manifest_source, findings, permissions, checks, entry_kind)
 values ($1, $2, $3, $4, $5, $6, $7, $8::text::jsonb,

@@ -5,6 +5,7 @@
 -- Its end (as text, to the microsecond) tells this hold from a later one of the
 -- same number, should this one expire and be taken over (release-version.sql).
 -- params: $1 plugin_id, $2 version, $3 hold_seconds
+-- not null: held_until
 -- The clearing skips holds another transaction has locked: two uploads taking over
 -- two such holds at once would otherwise each wait for the other's (a deadlock).
 with cleared as (

@@ -6,7 +6,7 @@ import { changedFields, pluginSnapshot, type Fields } from '../audit/audit-log.j
 import { notify } from '../notifications/notify.js';
 import { isBlocked, type Check } from './versions/manifest/checks.js';
 import { bytesRemoved } from './versions/removed-bytes.js';
-import { canSee, isOwnerOrAdmin, PLUGIN_ID, pluginNotFound, type PluginAccess, type PluginStatus } from './visibility.js';
+import { canSee, isOwnerOrAdmin, PLUGIN_ID, pluginNotFound, pluginStatusOf, type PluginAccess } from './visibility.js';
 
 // The plugin row's lock, and what changes a plugin's state together with its
 // versions. Every write to a plugin (an edit, a review, a report's unlist, a
@@ -30,9 +30,9 @@ export interface LockedPlugin extends PluginAccess {
  */
 export async function lockPlugin(t: Sql, id: string): Promise<LockedPlugin | undefined> {
   if (!PLUGIN_ID.test(id)) return undefined;
-  const [row] = await runNamed<{ id: string; status: PluginStatus; submitter_id: string }>(t, 'store/lock-plugin', { plugin_id: id });
+  const [row] = await runNamed(t, 'store/lock-plugin', { plugin_id: id });
   if (!row) return undefined;
-  return { id: row.id, status: row.status, submitterId: String(row.submitter_id) } as LockedPlugin;
+  return { id: row.id, status: pluginStatusOf(row.status), submitterId: row.submitter_id } as LockedPlugin;
 }
 
 /**
@@ -107,7 +107,7 @@ export async function syncLivePermissions(t: Sql, plugin: LockedPlugin): Promise
  * caller then unlists the plugin (unlistPlugin) once the version is off.
  */
 export async function goBackFrom(t: Sql, plugin: LockedPlugin, version: string): Promise<string | null> {
-  const [earlier] = await runNamed<{ version: string; download: string; sha256: string }>(t, 'store/versions/earlier-approved', { plugin_id: plugin.id, version });
+  const [earlier] = await runNamed(t, 'store/versions/earlier-approved', { plugin_id: plugin.id, version });
   if (!earlier) return null;
   await runNamed(t, 'store/versions/set-live', { plugin_id: plugin.id, version: earlier.version, download: earlier.download, sha256: earlier.sha256 });
   await syncLivePermissions(t, plugin);
@@ -122,14 +122,13 @@ export async function goBackFrom(t: Sql, plugin: LockedPlugin, version: string):
  * bytes removed for malware go live under any version.
  */
 async function refuseTakenOffLive(t: Sql, plugin: LockedPlugin): Promise<void> {
-  const [live] = await runNamed<{ sha256: string | null; version_status: string | null; checks: Check[] | null }>(t, 'store/versions/live-version', {
-    plugin_id: plugin.id,
-  });
+  const [live] = await runNamed(t, 'store/versions/live-version', { plugin_id: plugin.id });
   if (live === undefined) return;
   if (live.version_status === 'withdrawn' || live.version_status === 'removed') {
     throw new HttpError(409, 'CONFLICT', `The version this plugin carries was ${live.version_status}: it cannot go live again; its author uploads a new version`);
   }
-  if (live.checks !== null && isBlocked(live.checks)) {
+  // checks: the JSON the upload wrote (sql/007_versions.sql); null when no version matches what the plugin serves.
+  if (live.checks !== null && isBlocked(live.checks as Check[])) {
     throw new HttpError(409, 'CONFLICT', 'A check blocks this version (a file of a package removed as malware, or a secret: its checks say which): it cannot go live; reject it');
   }
   if (live.sha256 !== null && (await bytesRemoved(t, live.sha256))) {

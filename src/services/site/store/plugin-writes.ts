@@ -1,6 +1,7 @@
 import { HttpError } from '../../../http/errors.js';
 import type { Sql } from '../../../db/pool.js';
-import { inTransaction, runQuery, runNamed } from '../../../db/queries.js';
+import { inTransaction, runNamed } from '../../../db/queries.js';
+import type { StorePackageChecksForReviewRow } from '../../../db/query-rows.js';
 import type { SessionUser } from '../context.js';
 import { auditedPluginChange, recordAudit } from '../audit/audit-log.js';
 import { notify } from '../notifications/notify.js';
@@ -102,8 +103,10 @@ export async function reviewPlugin(sql: Sql, id: string, reviewer: SessionUser, 
   return inTransaction(sql, async (t) => {
     const locked = await lockPlugin(t, id);
     if (!locked) throw pluginNotFound();
-    const [state] = await runQuery<{ has_pending_update: boolean; revision: string }>(t, 'store/review-state', [locked.id]);
-    if (review.revision !== null && review.revision !== state!.revision) {
+    const [state] = await runNamed(t, 'store/review-state', { plugin_id: locked.id });
+    // The plugin is locked, so its row is there.
+    if (state === undefined) throw new Error(`store/review-state: the locked plugin ${locked.id} has no row`);
+    if (review.revision !== null && review.revision !== state.revision) {
       throw new HttpError(409, 'CONFLICT', 'The plugin changed since you read it: read it again and review what it is now', { field: 'revision' });
     }
     if (action === 'unlist') {
@@ -112,8 +115,8 @@ export async function reviewPlugin(sql: Sql, id: string, reviewer: SessionUser, 
       await recordAudit(t, { actor: reviewer, action: 'review.unlist', target: { type: 'plugin', plugin: locked.id }, ...change });
       return locked.id;
     }
-    const hasUpdate = state!.has_pending_update;
-    const params = [locked.id, action, reason, reviewer.id];
+    const hasUpdate = state.has_pending_update;
+    const params = { plugin_id: locked.id, action, reason, reviewer_id: reviewer.id };
     if (!hasUpdate && locked.status === (action === 'approve' ? 'approved' : 'rejected')) {
       throw new HttpError(409, 'CONFLICT', `Nothing to review: the plugin is ${locked.status} and has no pending update`);
     }
@@ -122,7 +125,7 @@ export async function reviewPlugin(sql: Sql, id: string, reviewer: SessionUser, 
     // An outside link's check (package-checks/): a file known bad is never approved, one checked ok is pinned.
     const check = action === 'approve' ? await checkForApproval(t, locked.id) : undefined;
     await auditedPluginChange(t, audit, async () => {
-      await runQuery(t, hasUpdate ? 'store/review-pending-update' : 'store/review-status', params);
+      await runNamed(t, hasUpdate ? 'store/review-pending-update' : 'store/review-status', params);
       if (check?.status === 'ok' && check.sha256 !== null) {
         await runNamed(t, 'store/package-checks/pin', { plugin_id: locked.id, sha256: check.sha256, download: check.download });
       }
@@ -148,8 +151,8 @@ export async function reviewPlugin(sql: Sql, id: string, reviewer: SessionUser, 
  * outside link: refused or mismatch is 409 CONFLICT on `download` (pending and
  * unreachable leave approval as it was, and the review page says so).
  */
-async function checkForApproval(t: Sql, pluginId: string): Promise<{ status: string; sha256: string | null; download: string } | undefined> {
-  const [check] = await runNamed<{ status: string; sha256: string | null; download: string }>(t, 'store/package-checks/for-review', { plugin_id: pluginId });
+async function checkForApproval(t: Sql, pluginId: string): Promise<StorePackageChecksForReviewRow | undefined> {
+  const [check] = await runNamed(t, 'store/package-checks/for-review', { plugin_id: pluginId });
   if (check?.status === 'refused') {
     throw new HttpError(409, 'CONFLICT', 'The download was checked and refused: it cannot be approved (see packageCheck.reason)', { field: 'download' });
   }

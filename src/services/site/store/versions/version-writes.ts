@@ -1,16 +1,15 @@
 import { HttpError } from '../../../../http/errors.js';
 import type { Sql } from '../../../../db/pool.js';
-import { inTransaction, runNamed, runQuery } from '../../../../db/queries.js';
+import { inTransaction, runNamed } from '../../../../db/queries.js';
 import { recordAudit } from '../../audit/audit-log.js';
 import type { SessionUser } from '../../context.js';
 import { notify } from '../../notifications/notify.js';
 import { goBackFrom, lockOwnPlugin, unlistPlugin, type LockedPlugin } from '../plugin-state.js';
-import type { PluginStatus } from '../visibility.js';
 import { isBlocked, type Check } from './manifest/checks.js';
 import type { ReadManifest } from './manifest/launcher-manifest.js';
 import { blockedAmong, blockPendingHolders, checkVersion } from './manifest/version-checks.js';
 import type { StoredPackage } from '../../image-host/package-answer.js';
-import type { VersionRow, VersionStatus } from './records.js';
+import { versionRowOf, versionStatusOf, type VersionRow, type VersionStatus } from './records.js';
 import { bytesRemoved, markBytesRemoved } from './removed-bytes.js';
 import { couldBeVersion } from './version-number.js';
 
@@ -41,8 +40,10 @@ export async function checkVersionFree(sql: Sql, id: string, user: SessionUser, 
   return inTransaction(sql, async (t) => {
     const plugin = await lockForVersions(t, id, user);
     if (version !== null) {
-      const [row] = await runQuery<{ taken: boolean }>(t, 'store/versions/version-taken', [plugin.id, version]);
-      if (row!.taken) throw versionTaken();
+      const [row] = await runNamed(t, 'store/versions/version-taken', { plugin_id: plugin.id, version });
+      // A select without from answers its one row always.
+      if (row === undefined) throw new Error('store/versions/version-taken answered no row');
+      if (row.taken) throw versionTaken();
     }
     return plugin.id;
   });
@@ -67,7 +68,7 @@ export const VERSION_HOLD_SECONDS = 120;
 export async function reserveVersion(sql: Sql, id: string, user: SessionUser, version: string): Promise<VersionHold> {
   return inTransaction(sql, async (t) => {
     const plugin = await lockForVersions(t, id, user);
-    const [held] = await runQuery<{ held_until: string }>(t, 'store/versions/reserve-version', [plugin.id, version, VERSION_HOLD_SECONDS]);
+    const [held] = await runNamed(t, 'store/versions/reserve-version', { plugin_id: plugin.id, version, hold_seconds: VERSION_HOLD_SECONDS });
     if (!held) throw versionTaken();
     return { pluginId: plugin.id, version, heldUntil: held.held_until };
   });
@@ -82,7 +83,7 @@ export interface VersionHold {
 
 /** Lets go of a number an upload held and did not insert (its file refused, its client gone); a later hold of it stays. */
 export async function releaseVersion(sql: Sql, hold: VersionHold): Promise<void> {
-  await runQuery(sql, 'store/versions/release-version', [hold.pluginId, hold.version, hold.heldUntil]);
+  await runNamed(sql, 'store/versions/release-version', { plugin_id: hold.pluginId, version: hold.version, held_until: hold.heldUntil });
 }
 
 /**
@@ -118,25 +119,25 @@ export async function insertVersionIn(
   // The image host refuses removed bytes too, but a removal may land between its check and this insert.
   if (await bytesRemoved(t, stored.sha256)) throw removedFile();
   // A removal blocking files waits for this insert, then gives it the check itself (blockPendingHolders).
-  await runQuery(t, 'store/versions/lock-blocklist-shared');
+  await runNamed(t, 'store/versions/lock-blocklist-shared', {});
   const blocked = await blockedAmong(t, stored.report.files);
   const checked = await checkVersion(t, plugin, read, stored.report.findings, blocked);
   if (isBlocked(checked.checks)) throw new RefusedByChecks(checked.checks);
-  const [row] = await runNamed<VersionRow>(t, 'store/versions/insert-version', {
+  const [inserted] = await runNamed(t, 'store/versions/insert-version', {
     plugin_id: plugin.id, version: input.version, changelog: input.changelog, sha256: stored.sha256,
     size: stored.size, download: stored.download, entry_count: stored.entryCount, files_json: JSON.stringify(stored.entries),
     manifest_json: JSON.stringify(checked.manifest), manifest_source_json: JSON.stringify(stored.report.manifest),
     findings_json: JSON.stringify(stored.report.findings), permissions_json: JSON.stringify(checked.permissions),
     checks_json: JSON.stringify(checked.checks), entry_kind: checked.entryKind,
   });
-  if (!row) throw versionTaken();
+  if (!inserted) throw versionTaken();
   await runNamed(t, 'store/versions/insert-version-files', {
     plugin_id: plugin.id, version: input.version,
     names: stored.report.files.map((file) => file.name), hashes: stored.report.files.map((file) => file.sha256),
   });
   // The number goes from held (reserveVersion) to used in this transaction: whoever
   // held it, no upload can use it now.
-  await runQuery(t, 'store/versions/end-version-holds', [plugin.id, input.version]);
+  await runNamed(t, 'store/versions/end-version-holds', { plugin_id: plugin.id, version: input.version });
   // The store's edit queries, with only version, download and sha256 changed.
   const params = {
     plugin_id: plugin.id,
@@ -147,7 +148,7 @@ export async function insertVersionIn(
   };
   if (plugin.status === 'approved') await runNamed(t, 'store/merge-pending-update', params);
   else await runNamed(t, 'store/apply-plugin-edit', { ...params, featured: null, reopen: plugin.status === 'rejected' });
-  return row;
+  return versionRowOf(inserted);
 }
 
 /** 400 field "file" for a version with a `block` check (the upload route then has the image host delete the file). */
@@ -158,13 +159,6 @@ export class RefusedByChecks extends HttpError {
     const more = blocks.length > 1 ? ` (and ${blocks.length - 1} more ${blocks.length === 2 ? 'problem' : 'problems'})` : '';
     super(400, 'VALIDATION_FAILED', `Not an acceptable package: ${blocks[0]!.message}${more}`, { field: 'file' });
   }
-}
-
-interface PluginState {
-  status: PluginStatus;
-  version: string;
-  download: string;
-  sha256: string | null;
 }
 
 /** What a withdrawal or removal did, for the route's answer. */
@@ -198,21 +192,24 @@ export async function takeVersionOff(
   return inTransaction(sql, async (t) => {
     const plugin = await lockForVersions(t, id, user);
     const [found] = couldBeVersion(version)
-      ? await runQuery<{ version: string; sha256: string; download: string; status: VersionStatus }>(t, 'store/versions/lock-version', [plugin.id, version])
+      ? await runNamed(t, 'store/versions/lock-version', { plugin_id: plugin.id, version })
       : [];
     // An author sees all their versions; nothing else to hide.
     if (!found) throw new HttpError(404, 'NOT_FOUND', 'Version not found');
-    if (found.status === 'removed' || (found.status === 'withdrawn' && to === 'withdrawn')) {
+    const status = versionStatusOf(found.status);
+    if (status === 'removed' || (status === 'withdrawn' && to === 'withdrawn')) {
       // A removal asked again repeats the image host's deletion (after a 502, say) when the bytes are removed.
-      const bytesRemoved = to === 'removed' && (await runQuery<{ removed: boolean }>(t, 'store/versions/bytes-removed', [found.sha256]))[0]!.removed;
+      const bytesRemoved = to === 'removed' && (await runNamed(t, 'store/versions/bytes-removed', { sha256: found.sha256 })).some((row) => row.removed);
       return { pluginId: plugin.id, version: found.version, sha256: found.sha256, live: null, already: true, bytesRemoved };
     }
-    const [state] = await runQuery<PluginState>(t, 'store/versions/plugin-state', [plugin.id]);
-    await runQuery(t, 'store/versions/drop-from-pending-update', [plugin.id, found.version]);
-    let live: string | null = state!.version;
-    const carried = state!.version === found.version && state!.download === found.download && state!.sha256 === found.sha256;
+    const [state] = await runNamed(t, 'store/versions/plugin-state', { plugin_id: plugin.id });
+    // The plugin is locked, so its row is there.
+    if (state === undefined) throw new Error(`store/versions/plugin-state: the locked plugin ${plugin.id} has no row`);
+    await runNamed(t, 'store/versions/drop-from-pending-update', { plugin_id: plugin.id, version: found.version });
+    let live: string | null = state.version;
+    const carried = state.version === found.version && state.download === found.download && state.sha256 === found.sha256;
     if (carried) live = await goBackFrom(t, plugin, found.version);
-    await runQuery(t, 'store/versions/set-status', [plugin.id, found.version, to]);
+    await runNamed(t, 'store/versions/set-status', { plugin_id: plugin.id, version: found.version, status: to });
     const bytesRemoved = to === 'removed' && (await markBytesRemoved(t, plugin.id, found.version, found.sha256));
     if (to === 'removed') await blockFilesOf(t, plugin.id, found.version);
     if (carried && live === null) {
@@ -227,7 +224,7 @@ export async function takeVersionOff(
         actor: user,
         action: to === 'removed' ? 'version.remove' : 'version.withdraw',
         target: { type: 'plugin', plugin: plugin.id },
-        before: { version: found.version, status: found.status, live: state!.version },
+        before: { version: found.version, status, live: state.version },
         after: { version: found.version, status: to, live },
       });
       await notify(t, {
@@ -251,7 +248,7 @@ const removedFile = () => new HttpError(400, 'VALIDATION_FAILED', 'Not an accept
  * see the new entries or be inserted first, and then found here.
  */
 async function blockFilesOf(t: Sql, pluginId: string, version: string): Promise<void> {
-  await runQuery(t, 'store/versions/lock-blocklist');
+  await runNamed(t, 'store/versions/lock-blocklist', {});
   await runNamed(t, 'store/versions/block-files-of-removed', { plugin_id: pluginId, version });
   await blockPendingHolders(t, { pluginId, version });
 }
