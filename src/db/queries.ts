@@ -13,8 +13,10 @@ import type { QueryParams, QueryRows } from './query-rows.js';
 //
 //   -- params: $1 plugin_id, $2 changed_fields, $3 name
 //
-// (several such lines add up; `-- params: none` for a query without any); it is
-// then run with runNamed and an object, so a call reads like the SQL it runs.
+// (several such lines add up; `-- params: none` for a query without any), and every
+// query does (test/db/query-shapes.test.ts). It is run with runNamed and an object,
+// so a call reads like the SQL it runs; runQuery, which takes them in $n order, is
+// this module's own (test/db/run-query-private.test.ts).
 // Loading checks that every $n of the text has a name, every name a $n, and
 // runNamed that every name is passed, nothing more. What each query returns is
 // typed in src/db/query-rows.ts, written from PostgreSQL's own description of it
@@ -97,19 +99,17 @@ export function checkQueries(): void {
  * unknown name is a bug in the caller and throws before anything is sent. Its
  * rows are typed as PostgreSQL describes them (src/db/query-rows.ts).
  */
-export function runNamed<N extends keyof QueryParams>(sql: Sql, name: N, params: Readonly<QueryParams[N]>): Promise<Array<QueryRows[N]>>;
-/** The same with a row type written by the caller, for code not yet reading query-rows.ts. */
-export function runNamed<T extends object = Record<string, unknown>>(sql: Sql, name: string, params: Readonly<Record<string, unknown>>): Promise<T[]>;
-export function runNamed(sql: Sql, name: string, params: Readonly<Record<string, unknown>>): Promise<object[]> {
+export function runNamed<N extends keyof QueryParams>(sql: Sql, name: N, params: Readonly<QueryParams[N]>): Promise<Array<QueryRows[N]>> {
   queryText(name);
   const names = declared.get(name);
-  if (names === undefined) throw new Error(`sql/queries/${name}.sql declares no "-- params:"; use runQuery`);
+  if (names === undefined) throw new Error(`sql/queries/${name}.sql declares no "-- params:" (write "-- params: none" for a query without any)`);
+  const given = params as Readonly<Record<string, unknown>>;
   const values = names.map((param) => {
-    if (!(param in params)) throw new Error(`${name}: parameter ${param} is not given`);
-    return params[param];
+    if (!(param in given)) throw new Error(`${name}: parameter ${param} is not given`);
+    return given[param];
   });
-  for (const given in params) if (!names.includes(given)) throw new Error(`${name}: ${given} is no parameter of it (${names.join(', ')})`);
-  return runQuery(sql, name, values);
+  for (const param in given) if (!names.includes(param)) throw new Error(`${name}: ${param} is no parameter of it (${names.join(', ')})`);
+  return runQuery<QueryRows[N]>(sql, name, values);
 }
 
 /** What postgres.js's query object offers beyond a promise (see `abandon`). */
@@ -122,9 +122,10 @@ interface PendingQuery<T> extends PromiseLike<T> {
 /**
  * Runs a named query with bound parameters (never string-built SQL), bounded in
  * time: past QUERY_TIMEOUT_MS it rejects with 503 UNAVAILABLE (see deadline.ts);
- * while the pool's breaker is open (breaker.ts), at once.
+ * while the pool's breaker is open (breaker.ts), at once. runNamed's alone: its
+ * positional parameters are checked only in number.
  */
-export function runQuery<T extends object = Record<string, unknown>>(sql: Sql, name: string, params: unknown[] = []): Promise<T[]> {
+function runQuery<T extends object>(sql: Sql, name: string, params: unknown[]): Promise<T[]> {
   const text = queryText(name);
   const names = declared.get(name);
   if (names !== undefined && params.length !== names.length) throw new Error(`${name} takes ${names.length} parameters (${names.join(', ')}), not ${params.length}`);
@@ -186,7 +187,7 @@ function abandon<T>(query: PendingQuery<T>, breaker: Breaker | undefined): void 
  * request gets 503 at once. Work that finishes after that is rolled back rather
  * than committed, so the answer does not lie about it; a transaction stuck on a
  * hung server is ended by PostgreSQL (statement_timeout,
- * idle_in_transaction_session_timeout). Each query inside should use runQuery(tx, ...).
+ * idle_in_transaction_session_timeout). Each query inside should use runNamed(tx, ...).
  */
 export function inTransaction<T>(sql: Sql, work: (tx: Sql) => Promise<T>, ms = 2 * QUERY_TIMEOUT_MS): Promise<T> {
   const breaker = breakerOf(sql);
