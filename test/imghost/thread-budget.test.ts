@@ -7,9 +7,9 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MAX_CONCURRENT_PNG_RENDERS } from '../../src/services/imghost/icons/limits.js';
 import {
   IO_RESERVED_THREADS,
+  MAX_CONCURRENT_PNG_RENDERS,
   libuvPoolSize,
   MAX_DECODE_CONCURRENCY,
   memoryLimitMb,

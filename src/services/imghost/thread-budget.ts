@@ -1,5 +1,4 @@
 import { availableParallelism } from 'node:os';
-import { MAX_CONCURRENT_PNG_RENDERS } from './icons/limits.js';
 
 // sharp runs every decode, conversion and PNG render on a thread of libuv's pool,
 // the same pool that carries every file read, write, stat and fsync. With the
@@ -14,6 +13,11 @@ import { MAX_CONCURRENT_PNG_RENDERS } from './icons/limits.js';
 // src/thread-pool.cts which does, and here the decode concurrency is fitted into
 // whatever pool we actually got.
 
+/**
+ * sharp renders at most this many PNGs at once (icons/icon-renderer.ts); the
+ * machine has few cores. Set here, beside the decodes, as it shares their threads.
+ */
+export const MAX_CONCURRENT_PNG_RENDERS = 2;
 /** Pool threads never given to sharp, so file I/O always finds one free. */
 export const IO_RESERVED_THREADS = 2;
 /**

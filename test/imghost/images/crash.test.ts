@@ -2,7 +2,7 @@
 // and first WebP conversions, restarted on the same data folder, and everything it
 // answered 200 must still be there, byte for byte, with no partial file anywhere.
 // (SIGKILL loses the process, not the page cache: what a power cut would lose is
-// covered by the fsync before each rename and of the folder after, see durable.ts.)
+// covered by the fsync before each rename and of the folder after, see storage/durable.ts.)
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';

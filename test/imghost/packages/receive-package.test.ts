@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HttpError } from '../../../src/http/errors.js';
 import { silentLogger } from '../../../src/lib/log.js';
-import { createTempArea } from '../../../src/services/imghost/images/temp-files.js';
+import { createTempArea } from '../../../src/services/imghost/storage/temp-files.js';
 import { receivePackage } from '../../../src/services/imghost/packages/receive-package.js';
 import { tempDir } from '../../helpers/servers.js';
 

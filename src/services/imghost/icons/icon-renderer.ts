@@ -4,13 +4,13 @@ import type { IconFile } from './icon-files.js';
 import type { IconQuery } from './icon-query.js';
 import {
   ICON_CACHE_CONTROL,
-  MAX_CONCURRENT_PNG_RENDERS,
   MAX_QUEUED_PNG_RENDERS,
   RENDER_CACHE_MAX_BYTES,
   RENDER_CACHE_MAX_ENTRIES,
   SVG_CSP,
 } from './limits.js';
 import { createLru } from '../../../lib/lru.js';
+import { MAX_CONCURRENT_PNG_RENDERS } from '../thread-budget.js';
 import { svgToPng } from './png.js';
 import { createSingleFlight } from '../../../lib/single-flight.js';
 import { renderSvg } from './svg-template.js';

@@ -19,8 +19,6 @@ export const DEFAULT_PNG_SIZE = 128;
  * pixels of a very tall icon (sharp would otherwise render it in full).
  */
 export const MAX_PNG_PIXELS = MAX_PNG_SIZE * MAX_PNG_SIZE * 4;
-/** sharp renders at most this many PNGs at once; the machine has few cores. */
-export const MAX_CONCURRENT_PNG_RENDERS = 2;
 /** Renders waiting beyond this are refused with 503, so a burst cannot queue without bound. */
 export const MAX_QUEUED_PNG_RENDERS = 256;
 

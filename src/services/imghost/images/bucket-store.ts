@@ -12,7 +12,7 @@ import { FORMAT_LIST, FORMATS, type ImageFormat } from './formats.js';
 import { openFile } from './open-file.js';
 import { sameContent } from './same-content.js';
 import { LOOKUP_CACHE_ENTRIES, md5Taken, type ImageStore, type LocalCopy, type StoredFile } from './store.js';
-import { createTempArea } from './temp-files.js';
+import { createTempArea } from '../storage/temp-files.js';
 
 // Images in a bucket (STORAGE_URL=s3://...), under the same names as on disk
 // (store.ts), below the prefix:

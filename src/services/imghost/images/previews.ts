@@ -4,7 +4,7 @@ import { HttpError } from '../../../http/errors.js';
 import type { Logger } from '../../../lib/log.js';
 import type { TaskQueue as Limiter } from '../../../lib/task-queue.js';
 import { BucketUnavailable } from '../storage/bucket-unavailable.js';
-import { insufficientStorage, isDiskFull } from './disk-errors.js';
+import { insufficientStorage, isDiskFull } from '../storage/disk-errors.js';
 import { convertToWebp } from './imaging.js';
 import type { ImageStore, StoredFile } from './store.js';
 

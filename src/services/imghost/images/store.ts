@@ -4,18 +4,18 @@ import type { Readable } from 'node:stream';
 import { HttpError } from '../../../http/errors.js';
 import type { Logger } from '../../../lib/log.js';
 import { createLru } from '../../../lib/lru.js';
-import { syncDirectory, syncFile } from './durable.js';
+import { syncDirectory, syncFile } from '../storage/durable.js';
 import { FORMAT_LIST, FORMATS, type ImageFormat } from './formats.js';
 import { openFile } from './open-file.js';
 import { sameContent } from './same-content.js';
-import { createTempArea, type TempArea } from './temp-files.js';
+import { createTempArea, type TempArea } from '../storage/temp-files.js';
 import type { ByteRange } from '../../../http/byte-range.js';
 
 // Storage layout under IMAGES_DIR ($DATA_DIR/images), content-addressed:
 //
 //   <md5[0:2]>/<md5>.<ext>          the original, ext from its content: jpg png gif webp
 //   <md5[0:2]>/<md5>.preview.webp   its WebP preview, made on first request
-//   .tmp/<writer>_<random>.<ext>    uploads and conversions being written (temp-files.ts)
+//   .tmp/<writer>_<random>.<ext>    uploads and conversions being written (storage/temp-files.ts)
 //
 // The md5 alone names an image: the timestamp of a URL is not part of the name, so
 // the same bytes are stored once and every URL ever handed out for them works. One
@@ -26,7 +26,7 @@ import type { ByteRange } from '../../../http/byte-range.js';
 // committed in the same instant by two processes could both pass it). The two-character
 // shard keeps folders small (256 of them) without a database. A file appears under
 // its final name only by rename(2) from .tmp (same file system, so atomic), after
-// an fsync, and the folder is fsync'd after the rename (durable.ts): neither a
+// an fsync, and the folder is fsync'd after the rename (storage/durable.ts): neither a
 // reader nor a power cut ever sees half a file. `.preview.webp` cannot collide with
 // an original, whose name has exactly one dot.
 //

@@ -7,7 +7,7 @@ import type { TaskQueue as Limiter } from '../../../lib/task-queue.js';
 import { wouldAcceptUpload } from '../continue-check.js';
 import type { ImghostContext } from '../context.js';
 import { bucketFailureToHttp } from '../storage/object-storage.js';
-import { insufficientStorage, isDiskFull } from './disk-errors.js';
+import { insufficientStorage, isDiskFull } from '../storage/disk-errors.js';
 import { answerFilename } from './formats.js';
 import { checkImage } from './imaging.js';
 import { maxUploadBody, receiveImage, type ReceivedImage } from './receive.js';

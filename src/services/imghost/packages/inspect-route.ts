@@ -1,7 +1,7 @@
 import { refuseRestOfBody } from '../../../http/refuse-body.js';
 import { sendJson } from '../../../http/answer/index.js';
 import type { ImghostContext } from '../context.js';
-import { insufficientStorage, isDiskFull } from '../images/disk-errors.js';
+import { insufficientStorage, isDiskFull } from '../storage/disk-errors.js';
 import { inspectionReport, packagePrecheck, receiveAndInspect, type PackageUploadOptions } from './upload-route.js';
 
 export const PACKAGE_INSPECT_PATH = '/api/packages/inspect';

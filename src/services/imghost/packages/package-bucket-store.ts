@@ -1,7 +1,7 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../../../lib/log.js';
-import { createTempArea } from '../images/temp-files.js';
+import { createTempArea } from '../storage/temp-files.js';
 import type { ObjectStorage } from '../storage/object-storage.js';
 import { createMissMemory } from '../storage/miss-memory.js';
 import { BucketUnavailable } from '../storage/bucket-unavailable.js';

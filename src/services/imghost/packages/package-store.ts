@@ -6,17 +6,17 @@ import type { Readable } from 'node:stream';
 import type { Logger } from '../../../lib/log.js';
 import { createLru } from '../../../lib/lru.js';
 import { sendFileRange } from './file-sender.js';
-import { syncDirectory, syncFile } from '../images/durable.js';
-import { createTempArea, type TempArea } from '../images/temp-files.js';
+import { syncDirectory, syncFile } from '../storage/durable.js';
+import { createTempArea, type TempArea } from '../storage/temp-files.js';
 
 // Storage layout under PACKAGES_DIR ($DATA_DIR/packages), content-addressed by SHA-256:
 //
 //   <sha256[0:2]>/<sha256>.zip       the package, written once, never changed
 //   <sha256[0:2]>/<sha256>.removed   an administrator removed it (malware): 410 from then on
-//   .tmp/<writer>_<random>.zip       uploads being received (images/temp-files.ts)
+//   .tmp/<writer>_<random>.zip       uploads being received (storage/temp-files.ts)
 //
 // As with images, a file appears under its final name only by rename(2) after an
-// fsync, and the folder is fsync'd after (durable.ts). The same bytes are kept once:
+// fsync, and the folder is fsync'd after (storage/durable.ts). The same bytes are kept once:
 // a second upload finds the name taken and drops its temporary copy. A lookup is
 // made per request, not remembered: another host sharing the folder may mark a
 // package removed at any moment. A download opens the file and looks for the marker

@@ -6,7 +6,7 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { isClientGone } from '../../../http/client-gone.js';
 import { HttpError, payloadTooLarge } from '../../../http/errors.js';
-import type { TempArea } from '../images/temp-files.js';
+import type { TempArea } from '../storage/temp-files.js';
 
 export interface ReceivedPackage {
   temp: string;

@@ -6,7 +6,7 @@ import type { TaskQueue } from '../../../lib/task-queue.js';
 import { wouldAcceptUpload } from '../continue-check.js';
 import type { ImghostContext } from '../context.js';
 import { bucketFailureToHttp } from '../storage/object-storage.js';
-import { insufficientStorage, isDiskFull } from '../images/disk-errors.js';
+import { insufficientStorage, isDiskFull } from '../storage/disk-errors.js';
 import { createTokenCheck } from '../images/upload-token.js';
 import { packageUrl } from '../../../lib/package-names.js';
 import type { PackageStore } from './package-store.js';

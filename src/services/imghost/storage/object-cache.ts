@@ -2,8 +2,8 @@ import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { Logger } from '../../../lib/log.js';
 import { createSingleFlight } from '../../../lib/single-flight.js';
-import { syncFile } from '../images/durable.js';
-import { createTempArea } from '../images/temp-files.js';
+import { syncFile } from './durable.js';
+import { createTempArea } from './temp-files.js';
 
 // Hot objects of the bucket on local disk ($DATA_DIR/cache), under the same names
 // they have in the bucket (less the prefix), bounded by STORAGE_CACHE_MAX_BYTES and

@@ -15,7 +15,7 @@ import {
   STALE_TEMP_MS,
   tempName,
   type TempOwner,
-} from '../../../src/services/imghost/images/temp-files.js';
+} from '../../../src/services/imghost/storage/temp-files.js';
 import { listFiles, waitFor } from '../../fixtures/images/client.js';
 import { makePng } from '../../fixtures/images/generate.js';
 import { startTestImghost, tempDir } from '../../helpers/servers.js';
