@@ -30,7 +30,7 @@
 // Brotli-compressed on both sides.
 // (BENCH_WHO, default "visitor,author,admin", picks whose rows run; BENCH_ROWS, texts
 // separated by commas, only the rows whose label contains one of them). Answers are kept
-// per store generation (src/services/site/store/kept-answers.ts: the visitors' shared, an
+// per store generation (src/services/site/kept-answers.ts: the visitors' shared, an
 // author's or administrator's their own), so the load measures a kept answer; the
 // "first after a change" column is the answer built afresh after the generation
 // moved (median of 5), and "a write every N ms" one more run of ours while another

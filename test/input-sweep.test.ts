@@ -17,7 +17,7 @@ import { createImghost } from '../src/services/imghost/app.js';
 import { IMGHOST_OPENAPI } from '../src/services/imghost/openapi/document.js';
 import { createSite } from '../src/services/site/app.js';
 import { SITE_OPENAPI } from '../src/services/site/openapi/document.js';
-import { TOKEN_SCOPES } from '../src/services/site/tokens/scopes.js';
+import { TOKEN_SCOPES } from '../src/services/site/auth/tokens/scopes.js';
 import { makePng } from './fixtures/images/generate.js';
 import { startFakeIdp, type FakeIdp } from './helpers/fake-idp.js';
 import { operations, type Json } from './helpers/openapi.js';

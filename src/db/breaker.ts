@@ -6,7 +6,7 @@ import { opensBreaker } from './deadline.js';
 // refused or reset connection, a server shutting down or starting: deadline.ts),
 // every later query is refused at once with 503 UNAVAILABLE instead of each
 // request finding it out again, and the site serves the visitor answers it holds
-// (store/kept-answers.ts). One probe at a time asks `select 1` in the background;
+// (src/services/site/kept-answers.ts). One probe at a time asks `select 1` in the background;
 // the first query that succeeds, the probe's or one still under way, closes it.
 //
 // A timeout (a connect that did not finish in time, a sent query that outlived its

@@ -49,7 +49,7 @@ export interface PoolOptions {
 /**
  * What an outage of a pool is measured by: when its breaker opened, when a
  * generation read came back, and so how stale a kept answer is and whether
- * STALE_IF_ERROR_SECONDS is over (store/kept-answers.ts). Per pool, as the breaker,
+ * STALE_IF_ERROR_SECONDS is over (src/services/site/kept-answers.ts). Per pool, as the breaker,
  * the generation reader and the outage copies are, so a test that moves it ends an
  * outage's window without sleeping through it.
  */

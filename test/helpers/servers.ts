@@ -10,9 +10,8 @@ import { createPool, lastConnectionCloseOf, type Sql } from '../../src/db/pool.j
 import { databaseAddressOf, strayRejectionHandler } from '../../src/db/stray-rejections.js';
 import { createImghost } from '../../src/services/imghost/app.js';
 import { createSite } from '../../src/services/site/app.js';
-import type { WebhookWorkerOptions } from '../../src/services/site/webhooks/delivery-worker.js';
 import type { Clock } from '../../src/lib/clock.js';
-import type { PackageCheckOptions } from '../../src/services/site/store/package-checks/feature.js';
+import type { PackageCheckOptions, WebhookWorkerOptions } from '../../src/services/site/context.js';
 
 export function testLogger(): Logger {
   return process.env.TEST_LOG ? createLogger({ test: true }) : silentLogger;

@@ -35,7 +35,7 @@ function parseCoding(header: string): Coding | undefined {
 /**
  * The first of `codings` (in the order given: the caller's preference) that an
  * `Accept-Encoding` header accepts, else none. For an answer kept in one coding
- * only (store/outage-copies.ts), not parsed once per header as preferredCoding is:
+ * only (src/services/site/outage-copies.ts), not parsed once per header as preferredCoding is:
  * it is asked only while the database is away.
  */
 export function acceptedCoding(header: string | undefined, codings: readonly Coding[]): Coding | undefined {

@@ -13,9 +13,9 @@ import { sendBody, JSON_COMPRESS_MIN_BYTES } from './send.js';
 // writeHead: no JSON.stringify, no hashing, no zlib, no header objects built per
 // request. sendPrepared is the one way to send one.
 //
-// A prepared answer kept for long and sent rarely (the outage copies a site serves
-// while PostgreSQL is away, services/site/store/outage-copies.ts) is packed (packAnswer) and
-// unpacked to be sent; one served from a cache past its freshness says so
+// A prepared answer kept for long and sent rarely (the outage copies a site
+// serves while PostgreSQL is away, src/services/site/outage-copies.ts) is packed
+// (packAnswer) and unpacked to be sent; one served from a cache past its freshness says so
 // (servedStale: Cache-Status).
 
 export const JSON_TYPE = 'application/json; charset=utf-8';

@@ -24,7 +24,7 @@ import { statsFeature } from './stats/feature.js';
 import { auditFeature } from './audit/feature.js';
 import { reportsFeature } from './reports/feature.js';
 import { notificationsFeature } from './notifications/feature.js';
-import { tokensFeature } from './tokens/feature.js';
+import { tokensFeature } from './auth/tokens/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
 import { versionsFeature } from './store/versions/feature.js';
 import { packageChecksFeature } from './store/package-checks/feature.js';

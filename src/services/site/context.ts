@@ -3,8 +3,11 @@ import type { Context, Handler, Middleware, Route } from '../../http/context.js'
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/log.js';
 import type { Sql } from '../../db/pool.js';
-import type { WebhookWorkerOptions } from './webhooks/delivery-worker.js';
-import type { PackageCheckOptions } from './store/package-checks/feature.js';
+import type { Dispatcher } from 'undici';
+import type { OutboundSettings } from './outbound/proxy-settings.js';
+
+/** Who asks: a logged-in user, or a visitor (null). */
+export type Viewer = SessionUser | null;
 
 export interface SessionUser {
   id: string;
@@ -45,4 +48,35 @@ export interface SiteDeps {
   now?: Clock;
   /** The package checks' time limit and workers, for tests; likewise never from configuration. */
   packageChecks?: PackageCheckOptions;
+}
+
+// The options of the site's two workers, for tests; here, below the features, as
+// SiteDeps carries them (webhooks/delivery-worker.ts, store/package-checks/feature.ts).
+
+export interface WebhookWorkerOptions {
+  /** Now, in milliseconds; wall time unless a test moves time itself. */
+  clock?: Clock;
+  /** Where deliveries go through; createDeliveryDispatcher({ports}) unless given (then not closed by stop). */
+  dispatcher?: Dispatcher;
+  /** The ports the dispatcher made here allows (the site passes SiteSettings.webhookPorts); 443 and 8443 unless given. */
+  ports?: readonly number[];
+  /** The proxies and trusted roots the dispatcher made here uses (the site passes SiteSettings.outbound); none unless given. */
+  outbound?: OutboundSettings;
+  pollIntervalMs?: number;
+  concurrency?: number;
+  /** False: the site does not start its worker (a test drives one of its own). */
+  start?: boolean;
+}
+
+/** For tests: never set from configuration (src/boot.ts does not), so production runs the real ones. */
+export interface PackageCheckOptions {
+  /** The time limit of one check; CHECK_TIME_LIMIT_MS unless a test shortens it. */
+  timeoutMs?: number;
+  pollIntervalMs?: number;
+  scheduleIntervalMs?: number;
+  /** False: no worker or schedule runs (a test drives them). */
+  start?: boolean;
+  /** The address policy (tests' files are on 127.0.0.1 when not proxied). */
+  addressAllowed?: (address: string) => boolean;
+  resolve?: (hostname: string) => Promise<string[]>;
 }

@@ -4,7 +4,7 @@ import { clockOf, type Sql } from '../../db/pool.js';
 import type { SiteContext } from './context.js';
 
 // The numbers that tell a site process whether what it kept is still exact: the
-// store's generation (kept lists and details, store/kept-answers.ts) and the
+// store's generation (kept lists and details, src/services/site/kept-answers.ts) and the
 // sessions' (kept session lookups, auth/kept-sessions.ts). Both live in PostgreSQL
 // and move in the committing transaction, so they are exact across processes. They
 // are read in one statement, shared by the requests that arrive while reads are on
@@ -34,7 +34,7 @@ export interface GenerationReader {
    * The generations of the newest read that succeeded on this process, and when it
    * came back: what this process last knew to be current. While the database is
    * away, only answers of that visibility generation may be served stale
-   * (store/kept-answers.ts).
+   * (kept-answers.ts).
    */
   lastRead(): LastRead | undefined;
 }

@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import { ConfigError, envReader, httpUrl, type Env, type EnvReader } from '../../settings/env.js';
 import { loadSharedSettings, type SharedSettings } from '../../settings/shared.js';
-import { hostIsTrusted } from './store/download-hosts.js';
 import { outboundFrom, type OutboundSettings } from './outbound/proxy-settings.js';
 
 export interface OAuthConfig {
@@ -101,6 +100,16 @@ function downloadHostsFrom(value: string | undefined): string[] {
   const bad = hosts.find((host) => !HOST_NAME.test(host));
   if (bad !== undefined) throw new ConfigError('DOWNLOAD_HOSTS', `must be comma-separated host names such as store.bloret.com, without scheme, port or path (got "${bad}")`);
   return hosts;
+}
+
+/**
+ * Whether `host` (a URL's host name) is one of `hosts` or under one of them, as the
+ * launcher matches: `host == t or host.endswith("." + t)`, both in lower case. Here
+ * for DOWNLOAD_HOSTS; the store's download links use it too (store/download-hosts.ts).
+ */
+export function hostIsTrusted(host: string, hosts: readonly string[]): boolean {
+  const lower = host.toLowerCase();
+  return hosts.some((trusted) => lower === trusted || lower.endsWith(`.${trusted}`));
 }
 
 /**

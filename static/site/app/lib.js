@@ -194,7 +194,7 @@ export function pluginIcon(plugin, size = 'icon') {
 export const pluginPath = (id) => '/apps/plugin/' + enc(id);
 
 /**
- * The server's plugin rules, put into the page when it was rendered (src/services/site/pages/rules.ts).
+ * The server's plugin rules, put into the page when it was rendered (src/services/site/store/page-rules.ts).
  * @type {{ fields: string[], maxLength: Record<string, number>, maxScreenshots: number, maxImageBytes: number, maxTags: number, maxTagLength: number }}
  */
 export const RULES = JSON.parse(document.getElementById('rules')?.textContent || 'null');

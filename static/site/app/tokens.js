@@ -1,5 +1,5 @@
 // @ts-check
-// API tokens (src/services/site/tokens): create one, its secret shown once to copy; list;
+// API tokens (src/services/site/auth/tokens): create one, its secret shown once to copy; list;
 // revoke. And the webhook (src/services/site/webhooks): its address, its signing secret
 // shown once, rotate, remove, the deliveries.
 import './header.js';

@@ -3,7 +3,7 @@
 // ratings pages, the update check), marked stale in
 // Cache-Status (RFC 9211); writes and answers never seen before get 503
 // UNAVAILABLE with Retry-After at once; /readyz says 503; all of it ends by
-// itself when the database is back (src/db/breaker.ts, store/kept-answers.ts).
+// itself when the database is back (src/db/breaker.ts, src/services/site/kept-answers.ts).
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

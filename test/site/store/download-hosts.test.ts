@@ -4,7 +4,8 @@
 // warns of an outside link a launcher with default settings refuses.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DEFAULT_LIST_WARNING, LAUNCHER_DEFAULT_TRUSTED_HOSTS, hostIsTrusted } from '../../../src/services/site/store/download-hosts.js';
+import { DEFAULT_LIST_WARNING, LAUNCHER_DEFAULT_TRUSTED_HOSTS } from '../../../src/services/site/store/download-hosts.js';
+import { hostIsTrusted } from '../../../src/services/site/settings.js';
 import { BLORET_TRUSTED_HOSTS } from '../../clients/client-readers.js';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
 import { newPlugin, pluginIn, storeClient, storeUsers, type StoreClient, type Users } from './store-client.js';

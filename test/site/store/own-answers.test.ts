@@ -1,5 +1,5 @@
 // Authors' and administrators' answers (their lists, details and the review queue)
-// are kept per store generation like the visitors' (src/services/site/store/kept-answers.ts),
+// are kept per store generation like the visitors' (src/services/site/kept-answers.ts),
 // each under its user: a kept answer must never be served after any write,
 // committed through this process, another one or plain SQL, and never to another
 // user.

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import type { Sql } from '../../../src/db/pool.js';
 import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
 import { insertPlugin, testUser, type TestUser } from '../../helpers/store-fixtures.js';
-import { tokenClient } from '../tokens/token-client.js';
+import { tokenClient } from '../auth/tokens/token-client.js';
 
 let site: TestServer;
 let call: ReturnType<typeof tokenClient>;

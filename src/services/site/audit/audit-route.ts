@@ -4,7 +4,7 @@ import { sendJson } from '../../../http/answer/index.js';
 import { runNamed } from '../../../db/queries.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { requireAdmin } from '../auth/guards.js';
-import { PLUGIN_ID } from '../store/visibility.js';
+import { PLUGIN_ID } from '../plugin-id.js';
 
 export const DEFAULT_AUDIT_LIMIT = 50;
 export const MAX_AUDIT_LIMIT = 200;

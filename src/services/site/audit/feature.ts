@@ -5,7 +5,7 @@ import { auditHandler } from './audit-route.js';
 
 /**
  * The audit log: administrators' actions, recorded by the features that perform
- * them (audit-log.ts, in their own transactions), read here by administrators.
+ * them (src/services/site/audit-log.ts, in their own transactions), read here by administrators.
  */
 export function auditFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals> {
   return {

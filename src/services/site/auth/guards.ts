@@ -4,9 +4,9 @@ import { rateLimited } from '../../../http/rate-limited.js';
 import type { Next } from '../../../http/context.js';
 import { createSharedRateLimiter, type SharedRateLimiter } from '../../../db/shared-rate-limiter.js';
 import type { SessionUser, SiteContext, SiteDeps, SiteMiddleware } from '../context.js';
-import { TOKEN_REQUESTS_PER_WINDOW, TOKEN_WINDOW_MS } from '../tokens/limits.js';
-import type { TokenScope } from '../tokens/scopes.js';
-import { useToken } from '../tokens/token-store.js';
+import { TOKEN_REQUESTS_PER_WINDOW, TOKEN_WINDOW_MS } from './tokens/limits.js';
+import type { TokenScope } from './tokens/scopes.js';
+import { useToken } from './tokens/token-store.js';
 import { clearSessionCookie, sessionCookieName } from './cookies.js';
 import { bearerSecret } from './bearer.js';
 import { createKeptSessions, KEPT_SESSIONS } from './kept-sessions.js';
@@ -17,7 +17,7 @@ import { createKeptSessions, KEPT_SESSIONS } from './kept-sessions.js';
 // touch the database for a cookie), and the user is then in ctx.locals.user for
 // its handler, where requireUser / requireAdmin read it.
 //
-// Personal API tokens (src/services/site/tokens) are an alternative to the cookie, sent as
+// Personal API tokens (src/services/site/auth/tokens) are an alternative to the cookie, sent as
 // `Authorization: Bearer lwt_...`. A route accepts one only through
 // `userOrToken(scope)`; every other guard answers 403 to a token, so a leaked
 // token can publish plugins but never review, rate, reply or make more tokens.

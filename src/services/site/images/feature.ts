@@ -9,7 +9,7 @@ import { imageRedirect } from './image-redirect.js';
 import { UPLOAD_WINDOW_MS, UPLOADS_PER_WINDOW } from './limits.js';
 import { uploadHandler } from './upload-route.js';
 
-// Media upload: logged-in users' images, relayed to the image host (service B);
+// Image upload (POST /apps/api/media/upload): logged-in users' images, relayed to the image host (service B);
 // and the in-site name of an image on it (redirected to, or fetched and sent).
 
 /** `imageHost` is the site's one client of the image host: the site closes it, after its features. */

@@ -1,8 +1,8 @@
 import { IMAGE_FORM_LIMITS, maxFormBytes, type MultipartLimits } from '../../../http/multipart/index.js';
 
-// Every bound of the media upload, in one place: the documented 8 MiB per image, a
-// small form around it, and the uploads per user (the image host's own timeouts are
-// in ../image-host/limits.ts).
+// Every bound of the image upload (POST /apps/api/media/upload), in one place: the
+// documented 8 MiB per image, a small form around it, and the uploads per user (the
+// image host's own timeouts are in ../image-host/limits.ts).
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

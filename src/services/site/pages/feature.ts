@@ -12,7 +12,7 @@ import { canSee } from '../store/visibility.js';
 import { loadCatalogues } from './catalogue.js';
 import { LANGUAGES, pickLanguage, type Language } from './language.js';
 import { escapeHtml, renderPage, type PageDefinition } from './templates.js';
-import { PAGE_RULES } from './rules.js';
+import { PAGE_RULES } from '../store/page-rules.js';
 
 // The web pages of the site: the landing page, the plugin store, a plugin's page
 // (at exactly /apps/plugin/<id>: the Bloret launcher links there), submit and
@@ -84,7 +84,7 @@ export function pagesFeature(deps: SiteDeps, guards: Guards): Feature<SiteLocals
       { method: 'GET', path: '/apps/edit/:id', handler: serve(PAGES.submit) },
       { method: 'GET', path: '/apps/mine', handler: serve(PAGES.mine) },
       { method: 'GET', path: '/apps/review', handler: serve(PAGES.review) },
-      // Personal API tokens (src/services/site/tokens): create, copy once, list, revoke.
+      // Personal API tokens (src/services/site/auth/tokens): create, copy once, list, revoke.
       { method: 'GET', path: '/apps/tokens', handler: serve(PAGES.tokens) },
     ],
   };

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { assetPath, prepareFile, type StaticFile, type StaticFiles } from '../../../http/static-files.js';
 import type { Catalogue } from './catalogue.js';
 import { inlineIcon } from './icons.js';
-import { limitValues, type PageRules } from './rules.js';
+import { limitValues, type PageRules } from '../store/page-rules.js';
 
 // Pages are rendered once per language at start-up, from a layout and a fragment
 // per page (static/site/pages/*.html): `{{key}}` is a catalogue string (escaped),

@@ -1,10 +1,10 @@
 import { prepareAnswer, sendJsonBytes, sendPrepared, servedStale } from '../../../http/answer/index.js';
 import { sha256Base64 } from '../../../lib/sha256-base64.js';
-import { outageCopiesOf } from '../store/outage-copies.js';
+import { outageCopiesOf } from '../outage-copies.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { generationsOf } from '../generations.js';
 import { clockOf } from '../../../db/pool.js';
-import { databaseNotAnswering, STALE_AFTER_MS, STALE_DETAIL, staleFor } from '../store/kept-answers.js';
+import { databaseNotAnswering, STALE_AFTER_MS, STALE_DETAIL, staleFor } from '../kept-answers.js';
 import { LATE, settledWithin } from '../../../lib/settled-within.js';
 import { findVisiblePlugin } from '../store/visibility.js';
 import { createKeptRatingsPages } from './kept-pages.js';
@@ -13,8 +13,8 @@ import { parsePageRequest } from './validation.js';
 
 /**
  * The last ratings page built for each visitor's question is kept only to be served
- * while PostgreSQL cannot be reached (STALE_IF_ERROR_SECONDS, store/kept-answers.ts),
- * among the process's outage copies (store/outage-copies.ts: packed, one bound for
+ * while PostgreSQL cannot be reached (STALE_IF_ERROR_SECONDS, src/services/site/kept-answers.ts),
+ * among the process's outage copies (src/services/site/outage-copies.ts: packed, one bound for
  * every answer a process keeps for outages). Not reused while it answers: replies
  * and the raters' names change a page without moving the store generation. Each is
  * tagged with the visibility generation (sql/008) this process last read when it was

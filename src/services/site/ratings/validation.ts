@@ -1,7 +1,7 @@
 import { validationFailed } from '../../../http/errors.js';
 import { objectBody } from '../../../http/json-body.js';
 import { integerParam } from '../../../http/query-params.js';
-import { text } from '../store/text-rules.js';
+import { text } from '../text-rules.js';
 
 // The rating and reply rules (docs/api.md, "Ratings and replies" and "Limits"). Body fields failing a rule are 400 VALIDATION_FAILED naming the field;
 // a bad `limit` or `offset` is a malformed query, 400 BAD_REQUEST naming it (as for

@@ -3,7 +3,7 @@ import { sendJson } from '../../../http/answer/index.js';
 import type { Sql } from '../../../db/pool.js';
 import { inTransaction, runNamed } from '../../../db/queries.js';
 import type { ReportsLockRow } from '../../../db/query-rows.js';
-import { recordAudit, type AuditTarget, type Fields } from '../audit/audit-log.js';
+import { recordAudit, type AuditTarget, type Fields } from '../audit-log.js';
 import { requireAdmin } from '../auth/guards.js';
 import { couldBeUsername } from '../auth/usernames.js';
 import type { SessionUser, SiteContext, SiteDeps } from '../context.js';

@@ -1,6 +1,6 @@
 import { validationFailed } from '../../../http/errors.js';
 import { objectBody } from '../../../http/json-body.js';
-import { text } from '../store/text-rules.js';
+import { text } from '../text-rules.js';
 import { MAX_USERNAME_LENGTH } from '../auth/usernames.js';
 import { PLUGIN_ID } from '../store/visibility.js';
 

@@ -3,7 +3,7 @@ import { runNamed } from '../../../db/queries.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { findPluginRecord } from './plugin-reads.js';
 import { pluginRecord, pluginRowOf } from './records.js';
-import type { KeptAnswers } from './kept-answers.js';
+import type { KeptAnswers } from '../kept-answers.js';
 import { canSee, isOwnerOrAdmin, pluginNotFound, type Viewer } from './visibility.js';
 import { addPackages } from './versions/package-review.js';
 import { addDownloadWarnings } from './download-hosts.js';

@@ -1,4 +1,5 @@
 import { validationFailed } from '../../../http/errors.js';
+import { hostIsTrusted } from '../settings.js';
 
 // Where a plugin's download may be for the Bloret launcher to take it. The launcher
 // refuses an install request, and its store page the WHOLE store list, when one
@@ -32,15 +33,6 @@ export const LAUNCHER_DEFAULT_TRUSTED_HOSTS: readonly string[] = Object.freeze([
 
 /** What the review page says of an outside link a launcher with default settings refuses. */
 export const DEFAULT_LIST_WARNING = 'launchers with default settings refuse the whole store list while this plugin is listed';
-
-/**
- * Whether `host` (a URL's host name) is one of `hosts` or under one of them, as the
- * launcher matches: `host == t or host.endswith("." + t)`, both in lower case.
- */
-export function hostIsTrusted(host: string, hosts: readonly string[]): boolean {
-  const lower = host.toLowerCase();
-  return hosts.some((trusted) => lower === trusted || lower.endsWith(`.${trusted}`));
-}
 
 /** The host name of an https download as the launcher reads it, or null when it has none. */
 export function downloadHost(download: string): string | null {
@@ -88,11 +80,11 @@ export async function requireKnownHostedDownload(
 }
 
 function isImageHostPackage(download: string, imageHostPublicUrl: string): boolean {
-  const media = new URL(imageHostPublicUrl);
+  const imageHost = new URL(imageHostPublicUrl);
   const host = downloadHost(download)?.replace(/\.$/, '');
-  if (host !== media.hostname.toLowerCase().replace(/\.$/, '')) return false;
+  if (host !== imageHost.hostname.toLowerCase().replace(/\.$/, '')) return false;
   const decoded = (path: string) => path.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))).toLowerCase();
-  const packages = `${decoded(media.pathname).replace(/\/+$/, '')}/pkg/`;
+  const packages = `${decoded(imageHost.pathname).replace(/\/+$/, '')}/pkg/`;
   return decoded(new URL(download).pathname).startsWith(packages);
 }
 

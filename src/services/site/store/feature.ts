@@ -3,14 +3,14 @@ import { jsonBody } from '../../../http/json-body.js';
 import { sameSiteOnly } from '../auth/cross-site.js';
 import type { Guards } from '../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../context.js';
-import { useImageLinkRule } from '../markdown/plugin-markdown.js';
+import { useImageLinkRule } from './markdown/plugin-markdown.js';
 import { detailHandler } from './detail-route.js';
 import { imageLinkRule } from './image-links.js';
 import { startClickPurge } from './click-purge.js';
 import { installClickHandler, installLinkHandler, manifestHandler } from './install-routes.js';
 import { listHandler } from './list-route.js';
-import { createKeptAnswers } from './kept-answers.js';
-import { outageCopiesOf } from './outage-copies.js';
+import { createKeptAnswers } from '../kept-answers.js';
+import { outageCopiesOf } from '../outage-copies.js';
 import { reviewCountsHandler } from './review-counts-route.js';
 import { editHandler, reviewHandler } from './write-routes.js';
 

@@ -1,6 +1,6 @@
 import type { SiteSettings } from '../settings.js';
 import { validationFailed } from '../../../http/errors.js';
-import { link } from './text-rules.js';
+import { link } from '../text-rules.js';
 
 // Where a plugin's images (icon, screenshots' url and webpUrl) may point. Every
 // browser that shows a plugin fetches its images with the site's cookie when
@@ -20,14 +20,14 @@ export interface ImageLinkRule {
   /** PUBLIC_URL's host name, in lower case, without a trailing dot. */
   siteHost: string;
   /** Absolute links on the site's host allowed anyway: IMAGE_HOST_PUBLIC_URL + /img/, when it is on that host. */
-  ownHostMedia: string[];
+  ownHostImages: string[];
 }
 
 export function imageLinkRule(config: Pick<SiteSettings, 'publicUrl' | 'imageHostPublicUrl'>): ImageLinkRule {
   const siteHost = hostOf(new URL(config.publicUrl));
-  const media = new URL(config.imageHostPublicUrl);
-  const ownHostMedia = hostOf(media) === siteHost ? [`${media.origin}${media.pathname.replace(/\/+$/, '')}/img/`] : [];
-  return { siteHost, ownHostMedia };
+  const imageHost = new URL(config.imageHostPublicUrl);
+  const ownHostImages = hostOf(imageHost) === siteHost ? [`${imageHost.origin}${imageHost.pathname.replace(/\/+$/, '')}/img/`] : [];
+  return { siteHost, ownHostImages };
 }
 
 const ONLY = `must be an https:// link to another host, or a path that starts with one / outside ${ACTING_PREFIX}`;
@@ -37,7 +37,7 @@ export function imageLink(field: string, value: unknown, rule: ImageLinkRule): s
   const stored = link(field, value);
   if (stored.startsWith('/')) {
     if (!isReadOnlyPath(stored)) throw validationFailed(field, `${field} ${ONLY}`);
-  } else if (hostOf(new URL(stored)) === rule.siteHost && !staysUnder(stored, rule.ownHostMedia)) {
+  } else if (hostOf(new URL(stored)) === rule.siteHost && !staysUnder(stored, rule.ownHostImages)) {
     throw validationFailed(field, `${field} must not point at this site's own address; it ${ONLY}`);
   }
   return stored;

@@ -6,7 +6,7 @@ import { requireAdmin, requireUser } from '../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../context.js';
 import { pluginRecord, pluginRowOf, type DescribedPluginRow, type PluginRow } from './records.js';
 import { searchTerms } from './search-terms.js';
-import type { KeptAnswers } from './kept-answers.js';
+import type { KeptAnswers } from '../kept-answers.js';
 import { listVisibility, type PluginStatus, type Viewer } from './visibility.js';
 import { addPackagesToMany } from './versions/package-review.js';
 import { addPackageCheck, findPackageChecks } from './package-checks/check-record.js';

@@ -2,7 +2,7 @@ import type { Sql } from '../../../db/pool.js';
 import { runNamed } from '../../../db/queries.js';
 import { HttpError } from '../../../http/errors.js';
 import type { SessionUser } from '../context.js';
-import { changedFields, pluginSnapshot, type Fields } from '../audit/audit-log.js';
+import { changedFields, pluginSnapshot, type Fields } from '../audit-log.js';
 import { notify } from '../notifications/notify.js';
 import { isBlocked, type Check } from './versions/manifest/checks.js';
 import { bytesRemoved } from './versions/removed-bytes.js';

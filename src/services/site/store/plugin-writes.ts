@@ -3,7 +3,7 @@ import type { Sql } from '../../../db/pool.js';
 import { inTransaction, runNamed } from '../../../db/queries.js';
 import type { StorePackageChecksForReviewRow } from '../../../db/query-rows.js';
 import type { SessionUser } from '../context.js';
-import { auditedPluginChange, recordAudit } from '../audit/audit-log.js';
+import { auditedPluginChange, recordAudit } from '../audit-log.js';
 import { notify } from '../notifications/notify.js';
 import { EDITABLE_FIELDS, type EditableField } from './records.js';
 import type { PluginFields, ValidEdit } from './validation.js';

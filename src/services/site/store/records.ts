@@ -1,5 +1,5 @@
 import type { StoreFindPluginRecordRow, StoreRelatedPluginsRow } from '../../../db/query-rows.js';
-import { markdownTree } from '../markdown/plugin-markdown.js';
+import { markdownTree } from './markdown/plugin-markdown.js';
 import type { PluginStatus, Viewer } from './visibility.js';
 import { isOwnerOrAdmin, pluginStatusOf } from './visibility.js';
 
@@ -176,7 +176,7 @@ export function pluginRecord(row: PluginRow, viewer: Viewer): Record<string, unk
   };
   if (row.long_description !== undefined) {
     record.longDescription = row.long_description;
-    // What pages show: the Markdown as a tree of safe elements (markdown/markdown-tree.ts).
+    // What pages show: the Markdown as a tree of safe elements (store/markdown/markdown-tree.ts).
     record.longDescriptionTree = markdownTree(row.long_description);
     // What the plugin page says the package runs (details only, as the view's column).
     record.entryKind = row.live_entry_kind ?? null;

@@ -1,5 +1,5 @@
 import { badRequest } from '../../../http/errors.js';
-import { codePointLength } from './text-rules.js';
+import { codePointLength } from '../text-rules.js';
 
 // What the search query (sql/queries/store/search.sql) is given for a `q`.
 

@@ -3,7 +3,7 @@ import { objectBody } from '../../../http/json-body.js';
 import type { EditableField } from './records.js';
 import { EDITABLE_FIELDS } from './records.js';
 import { imageLink, type ImageLinkRule } from './image-links.js';
-import { httpsUrl, storedHref, text, wordList } from './text-rules.js';
+import { httpsUrl, storedHref, text, wordList } from '../text-rules.js';
 import { PLUGIN_ID } from './visibility.js';
 
 // The plugin field rules (docs/api.md, "Plugin store"). Each failure is 400

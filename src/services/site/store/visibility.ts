@@ -1,7 +1,8 @@
 import { notFound } from '../../../http/errors.js';
 import { runNamed } from '../../../db/queries.js';
 import type { Sql } from '../../../db/pool.js';
-import type { SessionUser } from '../context.js';
+import type { Viewer } from '../context.js';
+import { PLUGIN_ID } from '../plugin-id.js';
 
 // Who may see a plugin. One rule, used by every route that reads or writes through
 // a plugin id (detail, lists, ratings, replies, install link, manifest, clicks):
@@ -31,10 +32,9 @@ export interface PluginAccess {
   submitterId: string;
 }
 
-export type Viewer = SessionUser | null;
+export type { Viewer };
 
-/** Plugin ids are 3-128 of [A-Za-z0-9._-]: anything else cannot exist, so no query is needed. */
-export const PLUGIN_ID = /^[A-Za-z0-9._-]{3,128}$/;
+export { PLUGIN_ID };
 
 export function canSee(plugin: PluginAccess, viewer: Viewer): boolean {
   if (plugin.status === 'approved') return true;

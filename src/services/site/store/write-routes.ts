@@ -7,7 +7,7 @@ import { imageLinkRule } from './image-links.js';
 import { findPluginRecord } from './plugin-reads.js';
 import { editPlugin, insertPlugin, reviewPlugin, type Review } from './plugin-writes.js';
 import { pluginRecord } from './records.js';
-import { text } from './text-rules.js';
+import { text } from '../text-rules.js';
 import { validateEdit, validateNewPlugin } from './validation.js';
 import { runNamed } from '../../../db/queries.js';
 import { requireDownloadHost, requireKnownHostedDownload } from './download-hosts.js';

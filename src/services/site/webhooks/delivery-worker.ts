@@ -1,5 +1,4 @@
-import type { Dispatcher } from 'undici';
-import { wallClock, type Clock } from '../../../lib/clock.js';
+import { wallClock } from '../../../lib/clock.js';
 import type { Logger } from '../../../lib/log.js';
 import type { Sample } from '../../../http/metrics/exposition.js';
 import type { Sql } from '../../../db/pool.js';
@@ -10,7 +9,7 @@ import { attemptDelivery, ATTEMPT_DEADLINE_MS, type AttemptResult } from './atte
 import { retryDelayMs } from './backoff.js';
 import { createDeliveryDispatcher } from './delivery-dispatcher.js';
 import type { DeliveryFailureReason } from './failure-reasons.js';
-import type { OutboundSettings } from '../outbound/proxy-settings.js';
+import type { WebhookWorkerOptions } from '../context.js';
 
 // The webhook delivery queue's worker; one runs in every site process, and they
 // share the queue (webhook_deliveries) through the job loop (db/job-loop.ts): a
@@ -27,21 +26,6 @@ export const POLL_INTERVAL_MS = 1_500;
 export const DELIVERY_CONCURRENCY = 4;
 /** Longer than any attempt (ATTEMPT_DEADLINE_MS), so a live attempt never loses its lease. */
 export const LEASE_MS = 2 * ATTEMPT_DEADLINE_MS;
-
-export interface WebhookWorkerOptions {
-  /** Now, in milliseconds; wall time unless a test moves time itself. */
-  clock?: Clock;
-  /** Where deliveries go through; createDeliveryDispatcher({ports}) unless given (then not closed by stop). */
-  dispatcher?: Dispatcher;
-  /** The ports the dispatcher made here allows (the site passes SiteSettings.webhookPorts); 443 and 8443 unless given. */
-  ports?: readonly number[];
-  /** The proxies and trusted roots the dispatcher made here uses (the site passes SiteSettings.outbound); none unless given. */
-  outbound?: OutboundSettings;
-  pollIntervalMs?: number;
-  concurrency?: number;
-  /** False: the site does not start its worker (a test drives one of its own). */
-  start?: boolean;
-}
 
 type ClaimedRow = WebhooksClaimRow;
 

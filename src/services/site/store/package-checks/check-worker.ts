@@ -5,7 +5,7 @@ import { createJobLoop, type Lease } from '../../../../db/job-loop.js';
 import type { Sql } from '../../../../db/pool.js';
 import { inTransaction, runNamed } from '../../../../db/queries.js';
 import type { StorePackageChecksClaimRow as Claimed, StorePackageChecksLockClaimedRow as LockedRow } from '../../../../db/query-rows.js';
-import { recordAudit } from '../../audit/audit-log.js';
+import { recordAudit } from '../../audit-log.js';
 import { CheckInterrupted, fetchPackage, type FetchLimits, type FetchOutcome } from './fetch-package.js';
 import type { ImageHostClient } from '../../image-host/client.js';
 import { applyPackageRules, type RulesVerdict } from './package-rules.js';

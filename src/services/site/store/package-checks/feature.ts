@@ -10,19 +10,6 @@ import { startRecheckSchedule, SCHEDULE_INTERVAL_MS } from './recheck-schedule.j
 /** The whole of one check: fetch and inspection. */
 export const CHECK_TIME_LIMIT_MS = 60_000;
 
-/** For tests: never set from configuration (src/boot.ts does not), so production runs the real ones. */
-export interface PackageCheckOptions {
-  /** The time limit of one check; CHECK_TIME_LIMIT_MS unless a test shortens it. */
-  timeoutMs?: number;
-  pollIntervalMs?: number;
-  scheduleIntervalMs?: number;
-  /** False: no worker or schedule runs (a test drives them). */
-  start?: boolean;
-  /** The address policy (tests' files are on 127.0.0.1 when not proxied). */
-  addressAllowed?: (address: string) => boolean;
-  resolve?: (hostname: string) => Promise<string[]>;
-}
-
 /**
  * Package checks of outside download links (issue 33): fetched under the webhooks'
  * address rules, through the proxy of HTTPS_PROXY, inspected by the image host,

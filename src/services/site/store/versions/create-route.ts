@@ -11,7 +11,7 @@ import { imageLinkRule, type ImageLinkRule } from '../image-links.js';
 import { findPluginRecord } from '../plugin-reads.js';
 import { insertPlugin } from '../plugin-writes.js';
 import { pluginRecord } from '../records.js';
-import { text, typedText } from '../text-rules.js';
+import { text, typedText } from '../../text-rules.js';
 import { validateEdit, type PluginFields } from '../validation.js';
 import { PLUGIN_ID } from '../visibility.js';
 import { createHandler } from '../write-routes.js';
@@ -149,7 +149,7 @@ function readField(form: Form, name: string, value: string): void {
   form[once] = typedText(value);
 }
 
-/** A screenshot part: a link, or {url, webpUrl} as JSON (what the media upload answers). */
+/** A screenshot part: a link, or {url, webpUrl} as JSON (what the image upload answers). */
 function screenshotPart(value: string): unknown {
   if (!value.trimStart().startsWith('{')) return value;
   try {

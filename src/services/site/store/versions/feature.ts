@@ -6,7 +6,7 @@ import { createSharedRateLimiter } from '../../../../db/shared-rate-limiter.js';
 import type { Guards } from '../../auth/guards.js';
 import type { SiteDeps, SiteLocals } from '../../context.js';
 import type { ImageHostClient } from '../../image-host/client.js';
-import { createKeptAnswers } from '../kept-answers.js';
+import { createKeptAnswers } from '../../kept-answers.js';
 import { UPDATE_CHECKS_FLUSH_MS, UPDATE_CHECKS_PER_MINUTE, UPDATE_CHECKS_UNFLUSHED, UPDATES_BODY_LIMIT, UPLOAD_WINDOW_MS, UPLOADS_PER_WINDOW } from './limits.js';
 import { createPluginHandler } from './create-route.js';
 import { getVersionHandler, listVersionsHandler } from './read-routes.js';

@@ -19,7 +19,7 @@ import { ownVersionRecord, versionRecord, versionRowOf, type VersionRow } from '
 // list (include=review) the packages are summaries: no `files`, no `diff`, and of
 // the checks only `warningCount`, what the queue shows. A ZIP lists up to 1,000
 // long names, so full packages made ~4 MB a plugin and a page of 100 too big to keep
-// (store/kept-answers.ts): rebuilt per request. The review page reads one plugin's
+// (kept-answers.ts): rebuilt per request. The review page reads one plugin's
 // files from its detail when the administrator opens them.
 
 export interface FileDiff {

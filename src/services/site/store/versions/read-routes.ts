@@ -2,7 +2,7 @@ import { sendPrepared } from '../../../../http/answer/index.js';
 import { notFound } from '../../../../http/errors.js';
 import { runNamed } from '../../../../db/queries.js';
 import type { SiteContext, SiteDeps } from '../../context.js';
-import type { KeptAnswers } from '../kept-answers.js';
+import type { KeptAnswers } from '../../kept-answers.js';
 import { findVisiblePlugin, isOwnerOrAdmin, type Viewer } from '../visibility.js';
 import { MAX_LISTED_VERSIONS } from './limits.js';
 import { ownVersionRecord, versionRecord, versionRowOf } from './records.js';
@@ -11,7 +11,7 @@ import { couldBeVersion } from './version-number.js';
 // GET /apps/api/plugins/:id/versions and .../versions/:version. Visitors see a
 // visible plugin's approved versions; its author and administrators see all of
 // them, with their state. What the caller may not see is 404. Answers are kept per
-// store generation (store/kept-answers.ts; every change to a version moves it,
+// store generation (kept-answers.ts; every change to a version moves it,
 // sql/007), the visitors' shared by all visitors.
 
 const versionNotFound = () => notFound('Version not found');

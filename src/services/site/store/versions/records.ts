@@ -1,5 +1,5 @@
 import type { StoreVersionsFindVersionRow } from '../../../../db/query-rows.js';
-import { markdownTree } from '../../markdown/plugin-markdown.js';
+import { markdownTree } from '../markdown/plugin-markdown.js';
 import type { Check } from './manifest/checks.js';
 import type { LauncherManifest } from './manifest/launcher-manifest.js';
 import type { Permission } from './manifest/permissions.js';
@@ -60,7 +60,7 @@ export function versionRecord(row: VersionRow): Record<string, unknown> {
   return {
     version: row.version,
     changelog: row.changelog,
-    // What pages show: the Markdown as a tree of safe elements (src/services/site/markdown).
+    // What pages show: the Markdown as a tree of safe elements (src/services/site/store/markdown).
     changelogTree: markdownTree(row.changelog),
     sha256: row.sha256,
     size: Number(row.size),

@@ -9,7 +9,7 @@ import type { Sql } from '../../../../db/pool.js';
 import { runNamed } from '../../../../db/queries.js';
 import type { StoreVersionsCheckUpdatesRow } from '../../../../db/query-rows.js';
 import type { SiteContext, SiteDeps, SiteMiddleware } from '../../context.js';
-import type { KeptAnswers } from '../kept-answers.js';
+import type { KeptAnswers } from '../../kept-answers.js';
 import { installLink } from '../install-routes.js';
 import { hashOfDownload } from './hosted-hash.js';
 import { normalized, updatesInput, type Installed } from './updates-input.js';
@@ -20,7 +20,7 @@ import { UPDATE_BODY_HASHES } from './limits.js';
 // `launcher`, the newest approved version that launcher can run. No login;
 // readable from any origin. One SQL round trip (check-updates.sql); the answer is
 // kept per store generation under a hash of the request's bytes, as the visitors'
-// answers of the store are (store/kept-answers.ts), so launchers asking the same
+// answers of the store are (kept-answers.ts), so launchers asking the same
 // question between two changes of the store share one build.
 
 /** Prepared into every kept answer of the route (feature.ts), with its `Cache-Control: no-store`. */

@@ -6,7 +6,7 @@ import { sendOk } from '../../../../http/answer/index.js';
 import type { SharedRateLimiter } from '../../../../db/shared-rate-limiter.js';
 import { requireUser } from '../../auth/guards.js';
 import type { SiteContext, SiteDeps } from '../../context.js';
-import { text, typedText } from '../text-rules.js';
+import { text, typedText } from '../../text-rules.js';
 import { MAX_CHANGELOG, maxUploadBytes, uploadFormLimits } from './limits.js';
 import { readManifest } from './manifest/launcher-manifest.js';
 import type { ImageHostClient } from '../../image-host/client.js';

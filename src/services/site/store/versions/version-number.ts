@@ -1,4 +1,4 @@
-import { codePointLength, text } from '../text-rules.js';
+import { codePointLength, text } from '../../text-rules.js';
 
 // The rule of a version number (the rule of plugins.version): 1-64 characters once
 // trimmed, no NUL. An upload's `version` field is checked by it (400 when it fails);

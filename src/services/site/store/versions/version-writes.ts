@@ -1,7 +1,7 @@
 import { HttpError } from '../../../../http/errors.js';
 import type { Sql } from '../../../../db/pool.js';
 import { inTransaction, runNamed } from '../../../../db/queries.js';
-import { recordAudit } from '../../audit/audit-log.js';
+import { recordAudit } from '../../audit-log.js';
 import type { SessionUser } from '../../context.js';
 import { notify } from '../../notifications/notify.js';
 import { goBackFrom, lockOwnPlugin, unlistPlugin, type LockedPlugin } from '../plugin-state.js';

@@ -1,7 +1,7 @@
 import { validationFailed, type HttpError } from '../../../../../http/errors.js';
 import { own } from '../../../../../lib/json-object.js';
 import { LIMITS } from '../../validation.js';
-import { codePointLength } from '../../text-rules.js';
+import { codePointLength } from '../../../text-rules.js';
 import { entryKindOf, entryOf, type Entry, type EntryKind } from './entry.js';
 import type { PackageReport } from '../../../image-host/package-report.js';
 import { declaredPermissions, inferredPermissions, withRisk, type Permission } from './permissions.js';

@@ -3,10 +3,10 @@
 // what it may not (everything else: 403), and how it sits beside the cookie.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MAX_LIVE_TOKENS, TOKEN_REQUESTS_PER_WINDOW } from '../../../src/services/site/tokens/limits.js';
-import { testSessionCookie } from '../../helpers/fake-idp.js';
-import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
-import { newPlugin, pluginIn, storeClient, storeUsers, type Users } from '../store/store-client.js';
+import { MAX_LIVE_TOKENS, TOKEN_REQUESTS_PER_WINDOW } from '../../../../src/services/site/auth/tokens/limits.js';
+import { testSessionCookie } from '../../../helpers/fake-idp.js';
+import { closeTestSql, startTestSite, testSql, type TestServer } from '../../../helpers/servers.js';
+import { newPlugin, pluginIn, storeClient, storeUsers, type Users } from '../../store/store-client.js';
 import { expireToken, newToken, tokenClient, type TokenClient } from './token-client.js';
 
 let site: TestServer;

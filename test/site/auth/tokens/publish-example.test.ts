@@ -7,9 +7,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { projectRoot } from '../../../src/lib/project-root.js';
-import { closeTestSql, startTestSite, tempDir, testSql, type TestServer } from '../../helpers/servers.js';
-import { pluginIn, storeClient, storeUsers, type Users } from '../store/store-client.js';
+import { projectRoot } from '../../../../src/lib/project-root.js';
+import { closeTestSql, startTestSite, tempDir, testSql, type TestServer } from '../../../helpers/servers.js';
+import { pluginIn, storeClient, storeUsers, type Users } from '../../store/store-client.js';
 import { newToken, tokenClient } from './token-client.js';
 
 let site: TestServer;

@@ -3,9 +3,9 @@
 // creation records nothing.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Sql } from '../../../src/db/pool.js';
-import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
-import { testUser, type TestUser } from '../../helpers/store-fixtures.js';
+import type { Sql } from '../../../../src/db/pool.js';
+import { closeTestSql, startTestSite, testSql, type TestServer } from '../../../helpers/servers.js';
+import { testUser, type TestUser } from '../../../helpers/store-fixtures.js';
 import { tokenClient } from './token-client.js';
 
 let site: TestServer;

@@ -1,7 +1,7 @@
-import type { Feature } from '../../../http/feature.js';
-import { jsonBody } from '../../../http/json-body.js';
-import type { Guards } from '../auth/guards.js';
-import type { SiteDeps, SiteLocals } from '../context.js';
+import type { Feature } from '../../../../http/feature.js';
+import { jsonBody } from '../../../../http/json-body.js';
+import type { Guards } from '../guards.js';
+import type { SiteDeps, SiteLocals } from '../../context.js';
 import { createTokenHandler, listTokensHandler, revokeTokenHandler } from './routes.js';
 
 /**

@@ -1,4 +1,4 @@
-import { imageLink, type ImageLinkRule } from '../store/image-links.js';
+import { imageLink, type ImageLinkRule } from '../image-links.js';
 import { createMarkdown, type MarkdownNode } from './markdown-tree.js';
 
 // The site's Markdown. Images follow the rule of a plugin's icon and screenshots
@@ -7,7 +7,7 @@ import { createMarkdown, type MarkdownNode } from './markdown-tree.js';
 // Until the site has told its own address (useImageLinkRule, at start-up), images
 // on another https host are the only ones kept.
 
-let rule: ImageLinkRule = { siteHost: '', ownHostMedia: [] };
+let rule: ImageLinkRule = { siteHost: '', ownHostImages: [] };
 let onlyOtherHosts = true;
 
 export function useImageLinkRule(siteRule: ImageLinkRule): void {

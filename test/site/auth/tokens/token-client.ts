@@ -1,9 +1,9 @@
 // A JSON client of the site for token tests: a request carries a session cookie,
 // an API token (Authorization: Bearer), both, or neither. Each answer is checked
 // against the site's OpenAPI document.
-import type { Sql } from '../../../src/db/pool.js';
-import { SITE_OPENAPI } from '../../../src/services/site/openapi/document.js';
-import { assertDocumented } from '../../helpers/openapi.js';
+import type { Sql } from '../../../../src/db/pool.js';
+import { SITE_OPENAPI } from '../../../../src/services/site/openapi/document.js';
+import { assertDocumented } from '../../../helpers/openapi.js';
 
 export interface Answer {
   status: number;

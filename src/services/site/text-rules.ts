@@ -1,4 +1,4 @@
-import { validationFailed } from '../../../http/errors.js';
+import { validationFailed } from '../../http/errors.js';
 
 // The building blocks of the plugin field rules. Lengths count characters (code
 // points), as docs/api.md says, never UTF-16 units or bytes.

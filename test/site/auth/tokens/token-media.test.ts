@@ -2,10 +2,10 @@
 // it through, a token without that scope is 403 before the body is read.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { makePng } from '../../fixtures/images/generate.js';
-import { testSessionCookie } from '../../helpers/fake-idp.js';
-import { uploadThroughSite } from '../../helpers/media.js';
-import { closeTestSql, startTestImghost, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
+import { makePng } from '../../../fixtures/images/generate.js';
+import { testSessionCookie } from '../../../helpers/fake-idp.js';
+import { uploadThroughSite } from '../../../helpers/media.js';
+import { closeTestSql, startTestImghost, startTestSite, testSql, type TestServer } from '../../../helpers/servers.js';
 import { newToken, tokenClient } from './token-client.js';
 
 let imghost: TestServer;

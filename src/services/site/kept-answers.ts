@@ -1,16 +1,15 @@
-import { createLru, type Lru, type LruOptions } from '../../../lib/lru.js';
-import { prepareJson, servedStale, type PreparedAnswer } from '../../../http/answer/index.js';
-import { createSingleFlight } from '../../../lib/single-flight.js';
-import { LATE, settledWithin } from '../../../lib/settled-within.js';
-import { isHttpError, type HttpError } from '../../../http/errors.js';
-import { breakerOf } from '../../../db/breaker.js';
-import { databaseUnavailable } from '../../../db/deadline.js';
-import { runNamed } from '../../../db/queries.js';
-import { clockOf, type Sql } from '../../../db/pool.js';
-import type { SiteContext, SiteMiddleware } from '../context.js';
-import { generationsOf, type Generations } from '../generations.js';
-import { DEFAULT_STALE_IF_ERROR_SECONDS } from '../settings.js';
-import type { Viewer } from './visibility.js';
+import { createLru, type Lru, type LruOptions } from '../../lib/lru.js';
+import { prepareJson, servedStale, type PreparedAnswer } from '../../http/answer/index.js';
+import { createSingleFlight } from '../../lib/single-flight.js';
+import { LATE, settledWithin } from '../../lib/settled-within.js';
+import { isHttpError, type HttpError } from '../../http/errors.js';
+import { breakerOf } from '../../db/breaker.js';
+import { databaseUnavailable } from '../../db/deadline.js';
+import { runNamed } from '../../db/queries.js';
+import { clockOf, type Sql } from '../../db/pool.js';
+import type { SiteContext, SiteMiddleware, Viewer } from './context.js';
+import { generationsOf, type Generations } from './generations.js';
+import { DEFAULT_STALE_IF_ERROR_SECONDS } from './settings.js';
 import { outageCopiesOf, type OutageCopies } from './outage-copies.js';
 
 // The store's lists and details (and the review queue) are the same bytes until the

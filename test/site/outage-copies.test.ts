@@ -1,14 +1,14 @@
-// The visitors' answers served outlive the churn of the bounded cache (store/kept-answers.ts, outage copies): during an outage a
+// The visitors' answers served outlive the churn of the bounded cache (kept-answers.ts, outage copies): during an outage a
 // visitor still gets the answer this process served them, however many other
 // lists and searches passed through the cache since.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createPool } from '../../../src/db/pool.js';
-import { breakerOf } from '../../../src/db/breaker.js';
-import { createKeptAnswers } from '../../../src/services/site/store/kept-answers.js';
-import { createOutageCopies, DEFAULT_OUTAGE_COPIES, type OutageCopies } from '../../../src/services/site/store/outage-copies.js';
-import { startPgProxy } from '../../helpers/pg-proxy.js';
-import { prepareJson } from '../../../src/http/answer/index.js';
+import { createPool } from '../../src/db/pool.js';
+import { breakerOf } from '../../src/db/breaker.js';
+import { createKeptAnswers } from '../../src/services/site/kept-answers.js';
+import { createOutageCopies, DEFAULT_OUTAGE_COPIES, type OutageCopies } from '../../src/services/site/outage-copies.js';
+import { startPgProxy } from '../helpers/pg-proxy.js';
+import { prepareJson } from '../../src/http/answer/index.js';
 
 /** Room for four answers of the ones below (each ~2.5 KiB as kept, with an entry's weight). */
 const SMALL = { maxEntries: 1000, maxBytes: 4 * 2600 };

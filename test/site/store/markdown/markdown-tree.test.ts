@@ -3,7 +3,7 @@
 // source, the tree holds no tag, attribute or URL outside the allowed ones.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createMarkdown, LINK_REL, type MarkdownNode } from '../../../src/services/site/markdown/markdown-tree.js';
+import { createMarkdown, LINK_REL, type MarkdownNode } from '../../../../src/services/site/store/markdown/markdown-tree.js';
 
 const markdownTree = createMarkdown({
   imageSource: (src) => (/^\/media\/[\w.-]+$/.test(src) ? src : src.startsWith('https://site.example/') ? null : /^https:\/\/[^@]+$/.test(src) ? src : null),

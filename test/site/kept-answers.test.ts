@@ -1,14 +1,14 @@
-// Lists and details are built once per store generation (src/services/site/store/kept-answers.ts,
+// Lists and details are built once per store generation (src/services/site/kept-answers.ts,
 // sql/008_generations.sql): every change committed anywhere (through this
 // site, another site process, or SQL) shows in the very next answer; logged-in
 // authors are never served a visitor's answer (their own kept answers: own-answers.test.ts).
 import { gunzipSync, brotliDecompressSync } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createPool } from '../../../src/db/pool.js';
-import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
-import { insertPlugin, insertRating, testUser, type TestUser } from '../../helpers/store-fixtures.js';
-import { createKeptAnswers } from '../../../src/services/site/store/kept-answers.js';
+import { createPool } from '../../src/db/pool.js';
+import { closeTestSql, startTestSite, testSql, type TestServer } from '../helpers/servers.js';
+import { insertPlugin, insertRating, testUser, type TestUser } from '../helpers/store-fixtures.js';
+import { createKeptAnswers } from '../../src/services/site/kept-answers.js';
 
 const sql = testSql();
 let first: TestServer;

@@ -1,10 +1,11 @@
-import type { Sql } from '../../../db/pool.js';
-import { runNamed } from '../../../db/queries.js';
-import type { SessionUser } from '../context.js';
+import type { Sql } from '../../db/pool.js';
+import { runNamed } from '../../db/queries.js';
+import type { SessionUser } from './context.js';
 
-// Writing the audit log (sql/006_tokens_audit_reports_notifications_webhooks.sql). Every call runs inside the
-// transaction of the action it records, so an action and its entry commit or roll
-// back together.
+// Writing the audit log (sql/006_tokens_audit_reports_notifications_webhooks.sql).
+// Every call runs inside the transaction of the action it records, so an action
+// and its entry commit or roll back together. Below the features, as the store,
+// reports and API tokens write it; audit/ reads it for administrators.
 
 /** What an entry is about: a plugin, one user's rating of a plugin, a report, or an API token. */
 export type AuditTarget =

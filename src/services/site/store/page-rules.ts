@@ -1,7 +1,7 @@
 import { MAX_IMAGE_BYTES } from '../images/limits.js';
-import { MAX_CHANGELOG } from '../store/versions/limits.js';
-import { EDITABLE_FIELDS, type EditableField } from '../store/records.js';
-import { LIMITS } from '../store/validation.js';
+import { MAX_CHANGELOG } from './versions/limits.js';
+import { EDITABLE_FIELDS, type EditableField } from './records.js';
+import { LIMITS } from './validation.js';
 
 // The plugin fields and their limits have one source, the server's rules
 // (store/records.ts, store/validation.ts): the pages get them at render time, as

@@ -1,7 +1,7 @@
-import { HttpError } from '../../../http/errors.js';
-import { sendJson, sendOk } from '../../../http/answer/index.js';
-import { requireUser } from '../auth/guards.js';
-import type { SiteContext, SiteDeps, SiteHandler } from '../context.js';
+import { HttpError } from '../../../../http/errors.js';
+import { sendJson, sendOk } from '../../../../http/answer/index.js';
+import { requireUser } from '../guards.js';
+import type { SiteContext, SiteDeps, SiteHandler } from '../../context.js';
 import { createToken, listTokens, revokeToken } from './token-store.js';
 import { validateNewToken } from './validation.js';
 

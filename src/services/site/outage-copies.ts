@@ -1,6 +1,6 @@
-import { createLru } from '../../../lib/lru.js';
-import { packAnswer, type PackedAnswer, type PreparedAnswer } from '../../../http/answer/index.js';
-import type { Sql } from '../../../db/pool.js';
+import { createLru } from '../../lib/lru.js';
+import { packAnswer, type PackedAnswer, type PreparedAnswer } from '../../http/answer/index.js';
+import type { Sql } from '../../db/pool.js';
 
 // Outage copies (kept-answers.ts says when they are served): the visitors' answers
 // that a cache of kept answers pushed out to make room, of the visibility generation

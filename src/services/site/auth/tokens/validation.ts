@@ -1,5 +1,5 @@
-import { validationFailed } from '../../../http/errors.js';
-import { objectBody } from '../../../http/json-body.js';
+import { validationFailed } from '../../../../http/errors.js';
+import { objectBody } from '../../../../http/json-body.js';
 import { DEFAULT_EXPIRES_IN_DAYS, MAX_EXPIRES_IN_DAYS, TOKEN_NAME_MAX } from './limits.js';
 import { isTokenScope, TOKEN_SCOPES, type TokenScope } from './scopes.js';
 

@@ -1,10 +1,10 @@
-import { HttpError } from '../../../http/errors.js';
-import type { Sql } from '../../../db/pool.js';
-import { inTransaction, runNamed } from '../../../db/queries.js';
-import type { TokensDeleteRow, TokensListRow } from '../../../db/query-rows.js';
+import { HttpError } from '../../../../http/errors.js';
+import type { Sql } from '../../../../db/pool.js';
+import { inTransaction, runNamed } from '../../../../db/queries.js';
+import type { TokensDeleteRow, TokensListRow } from '../../../../db/query-rows.js';
 import { MAX_LISTED_TOKENS, MAX_LIVE_TOKENS } from './limits.js';
-import type { SessionUser } from '../context.js';
-import { recordAudit } from '../audit/audit-log.js';
+import type { SessionUser } from '../../context.js';
+import { recordAudit } from '../../audit-log.js';
 import type { TokenScope } from './scopes.js';
 import { hashSecret, isWellFormedSecret, newSecret, shownPrefix } from './secrets.js';
 import type { NewToken } from './validation.js';

@@ -3,8 +3,8 @@
 // /apps/auth/logout in a description would log out whoever opened the plugin).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { markdownTree, useImageLinkRule } from '../../../src/services/site/markdown/plugin-markdown.js';
-import { imageLinkRule } from '../../../src/services/site/store/image-links.js';
+import { markdownTree, useImageLinkRule } from '../../../../src/services/site/store/markdown/plugin-markdown.js';
+import { imageLinkRule } from '../../../../src/services/site/store/image-links.js';
 
 const images = (source: string) => JSON.stringify(markdownTree(source)).match(/"img",\{"src":"[^"]*"/g) ?? [];
 
