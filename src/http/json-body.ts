@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Middleware } from './context.js';
 import { badRequest, HttpError } from './errors.js';
 import { isObject } from '../lib/json-object.js';
+import { declaresMoreThan } from './multipart/form-type.js';
 import { readLimited } from '../lib/read-limited.js';
 import { refuseRestOfBody } from './refuse-body.js';
 import { refuseUnstorableJson } from './storable-text.js';
@@ -58,8 +59,7 @@ export function isJsonType(contentType: string | undefined): boolean {
 
 async function readJsonBytes(ctx: Parameters<Middleware<any>>[0], limit: number): Promise<Buffer> {
   const req = ctx.req;
-  const declared = req.headers['content-length'];
-  if (declared !== undefined && req.headers['transfer-encoding'] === undefined && Number(declared) > limit) {
+  if (declaresMoreThan(req, limit)) {
     refuseRestOfBody(ctx);
     throw tooLarge(limit);
   }

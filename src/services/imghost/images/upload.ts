@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { HttpError, payloadTooLarge } from '../../../http/errors.js';
+import { declaresMoreThan, isMultipartForm } from '../../../http/multipart/index.js';
 import { refuseRestOfBody } from '../../../http/refuse-body.js';
 import { sendJson } from '../../../http/answer/index.js';
 import { wallClock, type Clock } from '../../../lib/clock.js';
@@ -25,10 +26,6 @@ export interface UploadOptions {
 
 export const UPLOAD_PATH = '/api/upload';
 
-function isMultipartForm(contentType: string | undefined): boolean {
-  return contentType !== undefined && contentType.split(';')[0]!.trim().toLowerCase() === 'multipart/form-data';
-}
-
 const noFile = () => new HttpError(400, 'BAD_REQUEST', 'No file uploaded', { field: 'image' });
 const busy = () => new HttpError(503, 'UNAVAILABLE', 'Server busy, try again shortly', { headers: { 'Retry-After': '5' } });
 
@@ -41,11 +38,7 @@ function uploadPrecheck(options: UploadOptions) {
   const maxBody = maxUploadBody(options.maxFileBytes);
   return (req: IncomingMessage): void => {
     checkToken(req.headers.authorization);
-    const declared = req.headers['content-length'];
-    // Content-Length is trusted only without Transfer-Encoding (RFC 9112 6.3).
-    if (declared !== undefined && req.headers['transfer-encoding'] === undefined && Number(declared) > maxBody) {
-      throw payloadTooLarge(`File is larger than ${options.maxFileBytes} bytes`);
-    }
+    if (declaresMoreThan(req, maxBody)) throw payloadTooLarge(`File is larger than ${options.maxFileBytes} bytes`);
   };
 }
 

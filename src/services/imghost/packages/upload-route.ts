@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { HttpError, payloadTooLarge } from '../../../http/errors.js';
+import { declaresMoreThan } from '../../../http/multipart/index.js';
 import { refuseRestOfBody } from '../../../http/refuse-body.js';
 import { sendJson } from '../../../http/answer/index.js';
 import type { TaskQueue } from '../../../lib/task-queue.js';
@@ -38,11 +39,7 @@ export function packagePrecheck(options: PackageUploadOptions) {
     if (!ZIP_TYPES.has(type)) {
       throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the ZIP itself as the body, with Content-Type: application/zip', { field: 'file' });
     }
-    const declared = req.headers['content-length'];
-    // Content-Length is trusted only without Transfer-Encoding (RFC 9112 6.3).
-    if (declared !== undefined && req.headers['transfer-encoding'] === undefined && Number(declared) > options.maxBytes) {
-      throw payloadTooLarge(`Package is larger than ${options.maxBytes} bytes`);
-    }
+    if (declaresMoreThan(req, options.maxBytes)) throw payloadTooLarge(`Package is larger than ${options.maxBytes} bytes`);
   };
 }
 
