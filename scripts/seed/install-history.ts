@@ -1,4 +1,3 @@
-import type { SeedPlugin } from './catalogue.js';
 import { createRandom } from './random.js';
 
 // Install histories: rows of plugin_install_days (sql/002) for the approved plugins,
@@ -36,8 +35,15 @@ export function historyWindow(approved: number): number {
   return Math.max(MIN_WINDOW_DAYS, Math.min(HISTORY_DAYS, Math.floor(HISTORY_ROW_BUDGET / approved)));
 }
 
+/** What the history reads of a seeded plugin (catalogue.ts's SeedPlugin has it). */
+export interface HistoryPlugin {
+  status: string;
+  createdAt: Date;
+  installCount: number;
+}
+
 /** Re-iterable: each pass yields the same rows (generated on the fly, not held). */
-export function installHistory(plugins: readonly SeedPlugin[], seed: number, now: number): Iterable<SeedInstallDay> {
+export function installHistory(plugins: readonly HistoryPlugin[], seed: number, now: number): Iterable<SeedInstallDay> {
   const windowDays = historyWindow(plugins.filter((plugin) => plugin.status === 'approved').length);
   const today = Math.floor(now / DAY_MS);
   return {

@@ -1,6 +1,6 @@
 import { wallClock, type Clock } from '../lib/clock.js';
-import type { Sql } from './pool.js';
-import { opensBreaker } from './deadline.js';
+import { opensBreaker } from './connection-errors.js';
+import type { Sql } from './sql.js';
 
 // A circuit breaker per pool. Once one query finds PostgreSQL unreachable (a
 // refused or reset connection, a server shutting down or starting: deadline.ts),

@@ -1,5 +1,6 @@
 import { HttpError } from '../http/errors.js';
 import type { Breaker } from './breaker.js';
+import { hintsAtHang, isUnreachable, opensBreaker } from './connection-errors.js';
 
 // No query may hang a request. Two bounds work together:
 // - PostgreSQL's own statement_timeout (set on every pooled connection, pool.ts)
@@ -27,49 +28,6 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
  * connect timeout.
  */
 const NOT_IN_TIME = new Set(['57014', '55P03', '53300', '57P03', 'CONNECT_TIMEOUT']);
-
-/**
- * Errors that mean "the database cannot be reached" (503 as well, not 500): the
- * server is stopped, restarting or cut off. Socket errors while connecting, the
- * connection lost under a query (postgres.js's CONNECTION_*), PostgreSQL shutting
- * down (57P01 admin_shutdown, 57P02 crash_shutdown) and SQLSTATE class 08
- * (connection exception). A request then fails in milliseconds, and the pool
- * reconnects on its own once the server is back.
- */
-const UNREACHABLE = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'ETIMEDOUT',
-  'CONNECTION_CLOSED', 'CONNECTION_DESTROYED', 'CONNECTION_ENDED', '57P01', '57P02',
-]);
-
-export function isUnreachable(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const code = String((error as { code?: unknown }).code);
-  return UNREACHABLE.has(code) || code.startsWith('08');
-}
-
-/**
- * Errors after which the pool's breaker opens at once (breaker.ts): PostgreSQL
- * refused or reset the connection, is shutting down, or cannot take connections
- * now (57P03: starting up or shutting down). Not CONNECTION_ENDED: that pool was
- * ended on purpose. Not a timeout: see hintsAtHang.
- */
-export function opensBreaker(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const code = String((error as { code?: unknown }).code);
-  if (code === 'CONNECTION_ENDED' || TIMEOUTS.has(code)) return false;
-  return code === '57P03' || isUnreachable(error);
-}
-
-/** A connect that did not finish in time (postgres.js's, or the socket's). */
-const TIMEOUTS = new Set(['CONNECT_TIMEOUT', 'ETIMEDOUT']);
-
-/**
- * Errors that a hung server gives, and a busy one too: the breaker only suspects
- * (breaker.ts), and opens when a probe confirms that nothing answers.
- */
-export function hintsAtHang(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && TIMEOUTS.has(String((error as { code?: unknown }).code));
-}
 
 /** The 503 of a database found unreachable (an open breaker), made once: it is thrown at every refused query. */
 const UNREACHABLE_HEADERS = { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) };

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../lib/log.js';
 import { projectRoot } from '../lib/project-root.js';
+import type { Migration } from './migration.js';
 import type { Sql } from './pool.js';
 import { checkChain, type ChainCheck } from './pre-release-chain.js';
 import { outOfOrder, readReleased } from './released.js';
@@ -10,13 +11,6 @@ import { outOfOrder, readReleased } from './released.js';
 const MIGRATION_FILE = /^(\d{3})_([a-z0-9_]+)\.sql$/;
 // Any fixed number works; it only has to be the same in every process of this app.
 const MIGRATION_LOCK_ID = 7_406_311_842;
-
-export interface Migration {
-  version: number;
-  name: string;
-  text: string;
-  checksum: string;
-}
 
 export function readMigrations(dir = join(projectRoot(), 'sql')): Migration[] {
   const migrations = readdirSync(dir)

@@ -4,7 +4,9 @@ import type { Logger } from '../lib/log.js';
 import { attachBreaker, breakerOf } from './breaker.js';
 import { IDLE_IN_TRANSACTION_TIMEOUT_MS, STATEMENT_TIMEOUT_MS } from './deadline.js';
 
-export type Sql = postgres.Sql<Record<string, never>>;
+import type { Sql } from './sql.js';
+
+export type { Sql };
 
 export const POOL_SIZE = 10;
 /**

@@ -1,4 +1,4 @@
-import type { Migration } from './migrate.js';
+import type { Migration } from './migration.js';
 
 // Before the first release (1.0.0) the schema grew through migrations that
 // redefined each other, folded three times since into files that hold only final

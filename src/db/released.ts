@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Migration } from './migrate.js';
+import type { Migration } from './migration.js';
 import { LAST_PRE_RELEASE_NUMBER } from './pre-release-chain.js';
 
 // The migrations of the releases: sql/released.sha256, one line per file in

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import postgres from 'postgres';
 import type { Logger } from '../lib/log.js';
-import { hintsAtHang, isUnreachable, opensBreaker } from './deadline.js';
+import { hintsAtHang, isUnreachable, opensBreaker } from './connection-errors.js';
 import { lastConnectionCloseOf, type Sql } from './pool.js';
 
 // postgres.js runs work of its own that no request awaits: reconnecting the

@@ -13,7 +13,8 @@ import postgres from 'postgres';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { silentLogger } from '../../src/lib/log.js';
-import { migrate, readMigrations, type Migration } from '../../src/db/migrate.js';
+import { migrate, readMigrations } from '../../src/db/migrate.js';
+import type { Migration } from '../../src/db/migration.js';
 import type { Sql } from '../../src/db/pool.js';
 import { projectRoot } from '../../src/lib/project-root.js';
 import {
