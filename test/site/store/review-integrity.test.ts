@@ -6,38 +6,24 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Sql } from '../../../src/db/pool.js';
-import { testUser, type TestUser } from '../../helpers/store-fixtures.js';
-import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
+import type { TestUser } from '../../helpers/store-fixtures.js';
+import type { TestServer } from '../../helpers/servers.js';
+import { as, startStoreSite } from '../../helpers/store-site.js';
 import { waitFor } from '../../helpers/time.js';
 import { newPlugin, storeClient, type StoreClient } from './store-client.js';
 
-let site: TestServer;
+let site: TestServer, client: StoreClient, sql: Sql;
 /** A second site process on the same database (started here, not mid-test: a pause idles the first's connections). */
 let second: TestServer;
-let client: StoreClient;
-let sql: Sql;
-let author: TestUser;
-let other: TestUser;
-let admin: TestUser;
+let author: TestUser, other: TestUser, admin: TestUser, closeStore: () => Promise<void>;
 
 test.before(async () => {
-  sql = testSql();
-  site = await startTestSite();
-  second = await startTestSite();
-  client = storeClient(site.url);
-  author = await testUser(sql, 'rev-author');
-  other = await testUser(sql, 'rev-other');
-  admin = await testUser(sql, 'rev-admin', { admin: true });
+  ({ sites: [site, second], client, sql, author, other, admin, close: closeStore } = await startStoreSite('rev', { sites: 2 }));
 });
-test.after(async () => {
-  await second.close();
-  await site.close();
-  await closeTestSql();
-});
+test.after(() => closeStore());
 
 const GOOD = 'https://downloads.example.com/good.zip';
 const EVIL = 'https://downloads.example.com/evil.zip';
-const as = (user: TestUser) => ({ cookie: user.cookie });
 const detail = (id: string, user?: TestUser) => client.get(`/apps/api/plugins/${id}`, user ? as(user) : {});
 const review = (id: string, body: Record<string, unknown>, user = admin) => client.post(`/apps/api/plugins/${id}/review`, body, as(user));
 const edit = (id: string, fields: Record<string, unknown>, user = author) => client.patch(`/apps/api/plugins/${id}`, fields, as(user));

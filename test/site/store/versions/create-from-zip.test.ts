@@ -10,34 +10,22 @@ import * as assert from 'uvu/assert';
 import type { Sql } from '../../../../src/db/pool.js';
 import { secretSamples } from '../../../fixtures/secret-corpus.js';
 import { multipartBody, type FormPart } from '../../../helpers/media.js';
-import { testUser, type TestUser } from '../../../helpers/store-fixtures.js';
-import { closeTestSql, startTestImghost, startTestSite, testSql, type TestServer } from '../../../helpers/servers.js';
-import { newPlugin, storeClient, type StoreClient } from '../store-client.js';
+import type { TestUser } from '../../../helpers/store-fixtures.js';
+import type { TestServer } from '../../../helpers/servers.js';
+import { startStoreSite } from '../../../helpers/store-site.js';
+import { newPlugin, type StoreClient } from '../store-client.js';
 import { zipOf } from './versions-client.js';
 
-let imghost: TestServer;
-let site: TestServer;
-let client: StoreClient;
-let sql: Sql;
-let author: TestUser;
-let admin: TestUser;
+let imghost: TestServer, site: TestServer, client: StoreClient, sql: Sql;
+let author: TestUser, admin: TestUser, closeStore: () => Promise<void>;
 
 test.before(async () => {
-  sql = testSql();
-  imghost = await startTestImghost();
-  site = await startTestSite({ IMAGE_HOST_URL: imghost.url, IMAGE_HOST_PUBLIC_URL: imghost.url });
-  client = storeClient(site.url);
-  author = await testUser(sql, 'cz-author');
-  admin = await testUser(sql, 'cz-admin', { admin: true });
+  ({ imghost, site, client, sql, author, admin, close: closeStore } = await startStoreSite('cz', { imageHost: true }));
 });
 test.before.each(async () => {
   await sql`delete from rate_limits`;
 });
-test.after(async () => {
-  await site.close();
-  await imghost.close();
-  await closeTestSql();
-});
+test.after(() => closeStore());
 
 const json = (value: unknown) => JSON.stringify(value);
 const manifest = (id: string, version: string, fields: Record<string, unknown> = {}) =>

@@ -6,36 +6,23 @@
 import { createHash } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Sql } from '../../../../src/db/pool.js';
-import { testUser, type TestUser } from '../../../helpers/store-fixtures.js';
-import { closeTestSql, startTestImghost, startTestSite, testSql, type TestServer } from '../../../helpers/servers.js';
-import { newPlugin, storeClient, type StoreClient } from '../store-client.js';
+import type { TestUser } from '../../../helpers/store-fixtures.js';
+import type { TestServer } from '../../../helpers/servers.js';
+import { as, startStoreSite } from '../../../helpers/store-site.js';
+import { newPlugin, type StoreClient } from '../store-client.js';
 import { uploadVersion, zipOf } from './versions-client.js';
 
 /** The image host's public address: https, as in production, so links to it pass the https rule. */
 const MEDIA = 'https://media.test';
-let imghost: TestServer;
-let site: TestServer;
-let client: StoreClient;
-let sql: Sql;
-let author: TestUser;
-let admin: TestUser;
+let imghost: TestServer, site: TestServer, client: StoreClient;
+let author: TestUser, admin: TestUser, closeStore: () => Promise<void>;
 
 test.before(async () => {
-  sql = testSql();
-  imghost = await startTestImghost();
-  site = await startTestSite({ IMAGE_HOST_URL: imghost.url, IMAGE_HOST_PUBLIC_URL: MEDIA });
-  client = storeClient(site.url);
-  author = await testUser(sql, 'hdl-author');
-  admin = await testUser(sql, 'hdl-admin', { admin: true });
+  const settings = { IMAGE_HOST_PUBLIC_URL: MEDIA };
+  ({ imghost, site, client, author, admin, close: closeStore } = await startStoreSite('hdl', { imageHost: true, settings }));
 });
-test.after(async () => {
-  await site.close();
-  await imghost.close();
-  await closeTestSql();
-});
+test.after(() => closeStore());
 
-const as = (user: TestUser) => ({ cookie: user.cookie });
 const manifest = (id: string, version: string) => JSON.stringify({ id, name: `Tool ${id}`, version });
 
 async function approvedPlugin(id: string): Promise<void> {

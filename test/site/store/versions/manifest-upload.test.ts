@@ -9,40 +9,25 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Sql } from '../../../../src/db/pool.js';
 import { secretSamples } from '../../../fixtures/secret-corpus.js';
-import { insertPlugin, testUser, type TestUser } from '../../../helpers/store-fixtures.js';
-import { closeTestSql, startTestImghost, startTestSite, testSql, type TestServer } from '../../../helpers/servers.js';
+import { insertPlugin, type TestUser } from '../../../helpers/store-fixtures.js';
+import type { TestServer } from '../../../helpers/servers.js';
+import { as, startStoreSite } from '../../../helpers/store-site.js';
 import { buildZip } from '../../../helpers/zip-writer.js';
-import { newPlugin, storeClient, type StoreClient } from '../store-client.js';
+import { newPlugin, type StoreClient } from '../store-client.js';
 import { uploadVersion, zipOf, type Answer } from './versions-client.js';
 
-let imghost: TestServer;
-let site: TestServer;
-let client: StoreClient;
-let sql: Sql;
-let author: TestUser;
-let other: TestUser;
-let admin: TestUser;
+let imghost: TestServer, site: TestServer, client: StoreClient, sql: Sql;
+let author: TestUser, other: TestUser, admin: TestUser, closeStore: () => Promise<void>;
 
 test.before(async () => {
-  sql = testSql();
-  imghost = await startTestImghost();
-  site = await startTestSite({ IMAGE_HOST_URL: imghost.url, IMAGE_HOST_PUBLIC_URL: imghost.url });
-  client = storeClient(site.url);
-  author = await testUser(sql, 'mft-author');
-  other = await testUser(sql, 'mft-other');
-  admin = await testUser(sql, 'mft-admin', { admin: true });
+  ({ imghost, site, client, sql, author, other, admin, close: closeStore } = await startStoreSite('mft', { imageHost: true }));
 });
 // Each test uploads more than a minute's allowance of one user (30): the count starts afresh.
 test.before.each(async () => {
   await sql`delete from rate_limits`;
 });
-test.after(async () => {
-  await site.close();
-  await imghost.close();
-  await closeTestSql();
-});
+test.after(() => closeStore());
 
-const as = (user: TestUser) => ({ cookie: user.cookie });
 const json = (value: unknown) => JSON.stringify(value);
 const manifest = (id: string, version: string, fields: Record<string, unknown> = {}) => json({ id, name: `Tool ${id}`, version, ...fields });
 /** Uploads `files` as plugin `id`'s package; `version` the form's part, left out when undefined. */

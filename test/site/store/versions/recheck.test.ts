@@ -7,35 +7,20 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Sql } from '../../../../src/db/pool.js';
 import { describeChange, recheckAll } from '../../../../src/services/site/store/versions/manifest/recheck.js';
-import { insertPlugin, testUser, type TestUser } from '../../../helpers/store-fixtures.js';
-import { closeTestSql, startTestImghost, startTestSite, tempDir, testSql, type TestServer } from '../../../helpers/servers.js';
-import { newPlugin, storeClient, type StoreClient } from '../store-client.js';
+import { insertPlugin, type TestUser } from '../../../helpers/store-fixtures.js';
+import { tempDir, type TestServer } from '../../../helpers/servers.js';
+import { as, startStoreSite } from '../../../helpers/store-site.js';
+import { newPlugin, type StoreClient } from '../store-client.js';
 import { packageOf, uploadVersion } from './versions-client.js';
 
-let imghost: TestServer;
-let site: TestServer;
-let client: StoreClient;
-let sql: Sql;
-let author: TestUser;
-let other: TestUser;
-let admin: TestUser;
+let imghost: TestServer, site: TestServer, client: StoreClient, sql: Sql;
+let author: TestUser, other: TestUser, admin: TestUser, closeStore: () => Promise<void>;
 
 test.before(async () => {
-  sql = testSql();
-  imghost = await startTestImghost();
-  site = await startTestSite({ IMAGE_HOST_URL: imghost.url, IMAGE_HOST_PUBLIC_URL: imghost.url });
-  client = storeClient(site.url);
-  author = await testUser(sql, 'rck-author');
-  other = await testUser(sql, 'rck-other');
-  admin = await testUser(sql, 'rck-admin', { admin: true });
+  ({ imghost, site, client, sql, author, other, admin, close: closeStore } = await startStoreSite('rck', { imageHost: true }));
 });
-test.after(async () => {
-  await site.close();
-  await imghost.close();
-  await closeTestSql();
-});
+test.after(() => closeStore());
 
-const as = (user: TestUser) => ({ cookie: user.cookie });
 const codesOf = async (id: string, version: string) =>
   ((await sql<Array<{ checks: Array<{ code: string }> }>>`select checks from plugin_versions where plugin_id = ${id} and version = ${version}`)[0]!.checks).map((c) => c.code);
 

@@ -6,37 +6,22 @@ import { createHash } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Sql } from '../../../../src/db/pool.js';
-import { testUser, type TestUser } from '../../../helpers/store-fixtures.js';
-import { closeTestSql, startTestImghost, startTestSite, testSql, type TestServer } from '../../../helpers/servers.js';
-import { newPlugin, storeClient, type StoreClient } from '../store-client.js';
+import type { TestUser } from '../../../helpers/store-fixtures.js';
+import type { TestServer } from '../../../helpers/servers.js';
+import { as, startStoreSite } from '../../../helpers/store-site.js';
+import { newPlugin, type StoreClient } from '../store-client.js';
 import { packageOf, uploadVersion } from './versions-client.js';
 import { releaseVersion, reserveVersion } from '../../../../src/services/site/store/versions/version-writes.js';
 import { runNamed } from '../../../../src/db/queries.js';
 
-let imghost: TestServer;
-let site: TestServer;
-let client: StoreClient;
-let sql: Sql;
-let author: TestUser;
-let other: TestUser;
-let admin: TestUser;
+let imghost: TestServer, site: TestServer, client: StoreClient, sql: Sql;
+let author: TestUser, other: TestUser, admin: TestUser, closeStore: () => Promise<void>;
 
 test.before(async () => {
-  sql = testSql();
-  imghost = await startTestImghost();
-  site = await startTestSite({ IMAGE_HOST_URL: imghost.url, IMAGE_HOST_PUBLIC_URL: imghost.url });
-  client = storeClient(site.url);
-  author = await testUser(sql, 'ver-author');
-  other = await testUser(sql, 'ver-other');
-  admin = await testUser(sql, 'ver-admin', { admin: true });
+  ({ imghost, site, client, sql, author, other, admin, close: closeStore } = await startStoreSite('ver', { imageHost: true }));
 });
-test.after(async () => {
-  await site.close();
-  await imghost.close();
-  await closeTestSql();
-});
+test.after(() => closeStore());
 
-const as = (user: TestUser) => ({ cookie: user.cookie });
 const upload = (id: string, version: string, files: Record<string, string>, user = author, changelog = `## ${version}\n- changes`) =>
   uploadVersion(site.url, id, { zip: packageOf(id, version, files), version, changelog }, { cookie: user.cookie });
 const review = (id: string, body: Record<string, unknown>) => client.post(`/apps/api/plugins/${id}/review`, body, as(admin));

@@ -3,40 +3,24 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Sql } from '../../../../src/db/pool.js';
-import { testUser, type TestUser } from '../../../helpers/store-fixtures.js';
-import { closeTestSql, startTestImghost, startTestSite, testSql, type TestServer } from '../../../helpers/servers.js';
+import type { TestUser } from '../../../helpers/store-fixtures.js';
+import type { TestServer } from '../../../helpers/servers.js';
+import { as, startStoreSite } from '../../../helpers/store-site.js';
 import { newPlugin, storeClient, type StoreClient } from '../store-client.js';
 import { packageOf, uploadVersion } from './versions-client.js';
 
-let imghost: TestServer;
-let site: TestServer;
+let site: TestServer, client: StoreClient, sql: Sql;
 /** A second site process on the same database and image host (started with the first). */
 let second: TestServer;
-let client: StoreClient;
 let secondClient: StoreClient;
-let sql: Sql;
-let author: TestUser;
-let admin: TestUser;
+let author: TestUser, admin: TestUser, closeStore: () => Promise<void>;
 
 test.before(async () => {
-  sql = testSql();
-  imghost = await startTestImghost();
-  const env = { IMAGE_HOST_URL: imghost.url, IMAGE_HOST_PUBLIC_URL: imghost.url };
-  site = await startTestSite(env);
-  second = await startTestSite(env);
-  client = storeClient(site.url);
+  ({ sites: [site, second], client, sql, author, admin, close: closeStore } = await startStoreSite('verrev', { imageHost: true, sites: 2 }));
   secondClient = storeClient(second.url);
-  author = await testUser(sql, 'verrev-author');
-  admin = await testUser(sql, 'verrev-admin', { admin: true });
 });
-test.after(async () => {
-  await second.close();
-  await site.close();
-  await imghost.close();
-  await closeTestSql();
-});
+test.after(() => closeStore());
 
-const as = (user: TestUser) => ({ cookie: user.cookie });
 const upload = (url: string, id: string, version: string, files: Record<string, string>) =>
   uploadVersion(url, id, { zip: packageOf(id, version, files), version, changelog: version }, as(author));
 
