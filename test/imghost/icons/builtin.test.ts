@@ -64,6 +64,39 @@ test('GET /api/svg_files answers 304 to its ETag and gzip when asked', async () 
   assert.is.not(zipped.headers.etag, plain.headers.etag, 'each encoding has its own ETag');
 });
 
+const codingCases: Array<{ what: string; header: string | undefined; gzip: boolean }> = [
+  { what: 'absent', header: undefined, gzip: false },
+  { what: 'gzip', header: 'gzip', gzip: true },
+  { what: 'a list', header: 'br, gzip, deflate', gzip: true },
+  { what: 'br only', header: 'br', gzip: false },
+  { what: 'q=0 refuses it', header: 'gzip;q=0', gzip: false },
+  { what: 'q=0.5', header: 'gzip; q=0.5', gzip: true },
+  { what: 'identity only', header: 'identity', gzip: false },
+  { what: 'any', header: '*', gzip: true },
+  { what: 'x-gzip', header: 'x-gzip', gzip: true },
+  { what: 'refused by name beats any', header: 'gzip;q=0, *', gzip: false },
+];
+
+test('GET /api/svg_files is in gzip exactly when Accept-Encoding takes gzip, each coding with its ETag', async () => {
+  const plain = await get('/api/svg_files');
+  const zipped = await get('/api/svg_files', { 'Accept-Encoding': 'gzip' });
+  for (const { what, header, gzip } of codingCases) {
+    const answer = await get('/api/svg_files', header === undefined ? undefined : { 'Accept-Encoding': header });
+    assert.is(answer.status, 200, what);
+    assert.is(answer.headers['content-encoding'], gzip ? 'gzip' : undefined, what);
+    assert.is(answer.headers.etag, (gzip ? zipped : plain).headers.etag, what);
+    assert.is(answer.headers.vary, 'Accept-Encoding', what);
+    assert.equal(gzip ? gunzipSync(answer.body) : answer.body, plain.body, what);
+    // Each coding's ETag revalidates that coding only; a 304 has no Content-Encoding.
+    const same = await get('/api/svg_files', { ...(header === undefined ? {} : { 'Accept-Encoding': header }), 'If-None-Match': String(answer.headers.etag) });
+    assert.is(same.status, 304, what);
+    assert.is(same.headers['content-encoding'], undefined, what);
+    assert.is(same.headers.etag, answer.headers.etag, what);
+    const other = await get('/api/svg_files', { ...(header === undefined ? {} : { 'Accept-Encoding': header }), 'If-None-Match': String((gzip ? plain : zipped).headers.etag) });
+    assert.is(other.status, 200, what);
+  }
+});
+
 test('/SF/{name} and /SF/{name}.svg give the same SVG with the icon headers', async () => {
   const bare = await get('/SF/home');
   const suffixed = await get('/SF/home.svg');

@@ -7,7 +7,6 @@ import { parseColor } from '../../../src/services/imghost/icons/color.js';
 import { CSS_COLOR_NAMES } from '../../../src/services/imghost/icons/css-colors.js';
 import { iconFileCandidates, isIconFileName } from '../../../src/services/imghost/icons/icon-name.js';
 import { parseIconQuery } from '../../../src/services/imghost/icons/icon-query.js';
-import { acceptsGzip } from '../../../src/services/imghost/icons/list-route.js';
 import { createLru } from '../../../src/lib/lru.js';
 import { compileSvgTemplate, IconFormatError, renderSvg } from '../../../src/services/imghost/icons/svg-template.js';
 import { createTaskQueue, QueueFullError } from '../../../src/lib/task-queue.js';
@@ -311,22 +310,9 @@ queue('a task that throws synchronously gives its slot back', async () => {
   assert.is(await tasks.run(async () => 7), 7);
 });
 
-const gzip = suite('acceptsGzip');
-const gzipCases: Array<{ what: string; header: string | undefined; expected: boolean }> = [
-  { what: 'absent', header: undefined, expected: false },
-  { what: 'gzip', header: 'gzip', expected: true },
-  { what: 'a list', header: 'br, gzip, deflate', expected: true },
-  { what: 'q=0 refuses it', header: 'gzip;q=0', expected: false },
-  { what: 'q=0.5', header: 'gzip; q=0.5', expected: true },
-  { what: 'identity only', header: 'identity', expected: false },
-  { what: 'any', header: '*', expected: true },
-];
-for (const { what, header, expected } of gzipCases) gzip(`acceptsGzip: ${what}`, () => assert.is(acceptsGzip(header), expected));
-
 colors.run();
 query.run();
 names.run();
 templates.run();
 lru.run();
 queue.run();
-gzip.run();

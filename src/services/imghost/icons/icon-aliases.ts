@@ -1,8 +1,9 @@
-import { createHash } from 'node:crypto';
+import type { PreparedAnswer } from '../../../http/answer/index.js';
 import type { Logger } from '../../../lib/log.js';
 import type { IconCatalog } from './icon-catalog.js';
 import { iconFileCandidates } from './icon-name.js';
 import { MAX_ICON_NAME_LENGTH } from './limits.js';
+import { aliasListAnswer } from './list-answers.js';
 
 // Other names for icons (sf-aliases.ts): `/SF/house` answers with `home.svg` when no
 // icon called `house` exists. An icon of the exact name always wins, so an icon
@@ -77,17 +78,11 @@ export function checkAliases(table: AliasTable, exists: (fileName: string) => bo
   return { missingTargets, shadowed };
 }
 
-/** GET /api/svg_aliases, serialized once per scan of the icon folder. */
-export interface AliasListing {
-  json: Buffer;
-  etag: string;
-}
-
 export interface IconAliases {
   /** The file an alias request names, when the alias is usable now (`building.2.svg` → `building.svg`). */
   resolve(requested: string): string | undefined;
-  /** The aliases in use (alias → file), sorted; null while the folder cannot be read. */
-  listing(): AliasListing | null;
+  /** GET /api/svg_aliases, the aliases in use (alias → file) sorted, prepared once per scan; null while the folder cannot be read. */
+  listing(): PreparedAnswer | null;
 }
 
 export interface IconAliasOptions {
@@ -101,7 +96,7 @@ export interface IconAliasOptions {
 export function createIconAliases(options: IconAliasOptions): IconAliases {
   const { table, catalog, log } = options;
   const exists = (fileName: string) => catalog.path(fileName) !== undefined;
-  let listing: AliasListing | null = null;
+  let listing: PreparedAnswer | null = null;
 
   const check = () => {
     // A folder that cannot be read has nothing to check against; the check runs
@@ -146,8 +141,7 @@ export function createIconAliases(options: IconAliasOptions): IconAliases {
       }
       // Aliases are ASCII (ALIAS_NAME): code-unit order is byte order.
       active.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      const json = Buffer.from(JSON.stringify(Object.fromEntries(active)));
-      listing = { json, etag: '"' + createHash('sha256').update(json).digest('base64url').slice(0, 27) + '"' };
+      listing = aliasListAnswer(Buffer.from(JSON.stringify(Object.fromEntries(active))));
       return listing;
     },
   };

@@ -1,10 +1,9 @@
 import { stat } from 'node:fs/promises';
-import { gzipSync } from 'node:zlib';
 import type { Logger } from '../../../lib/log.js';
 import { watchFolders } from '../../../lib/watch-folders.js';
 import type { IconSource } from './icon-source.js';
 import { POLL_INTERVAL_MS, RESCAN_DEBOUNCE_MS } from './limits.js';
-import { strongEtag } from '../../../http/answer/index.js';
+import { fileListAnswers, type FileListAnswers } from './list-answers.js';
 
 // The live list of icons. It is read once (readdir), then again whenever a folder
 // changes: fs.watch gives the change at once, and a stat of each folder every few
@@ -13,20 +12,11 @@ import { strongEtag } from '../../../http/answer/index.js';
 // their caches. A failed scan leaves an empty list and `listing()` null, and the
 // poll keeps looking, so the folder coming back heals the service by itself.
 
-/** /api/svg_files, serialized once per scan. */
-export interface IconListing {
-  json: Buffer;
-  gzip: Buffer;
-  etag: string;
-  gzipEtag: string;
-  count: number;
-}
-
 export interface IconCatalog {
   /** Absolute path of a listed icon file. */
   path(fileName: string): string | undefined;
-  /** Null while the folder cannot be read. */
-  listing(): IconListing | null;
+  /** GET /api/svg_files, prepared once per scan; null while the folder cannot be read. */
+  listing(): FileListAnswers | null;
   readonly generation: number;
   onChange(listener: () => void): void;
   /** Reads the folders again now (also used when a listed file turns out to be gone). */
@@ -36,7 +26,7 @@ export interface IconCatalog {
 
 export async function openIconCatalog(source: IconSource, log: Logger): Promise<IconCatalog> {
   let files = new Map<string, string>();
-  let listing: IconListing | null = null;
+  let listing: FileListAnswers | null = null;
   let generation = 0;
   let lastStamp = '';
   let closed = false;
@@ -131,10 +121,7 @@ async function folderStamp(folders: string[]): Promise<string> {
   return parts.join('|');
 }
 
-function serialize(files: Map<string, string>): IconListing {
+function serialize(files: Map<string, string>): FileListAnswers {
   // Names are ASCII (icon-name.ts), so code-unit order is byte order.
-  const json = Buffer.from(JSON.stringify([...files.keys()].sort()));
-  const gzip = gzipSync(json);
-  // The two encodings are two representations: each its own ETag (RFC 9110 8.8.3).
-  return { json, gzip, etag: strongEtag(json), gzipEtag: strongEtag(json, 'gzip'), count: files.size };
+  return fileListAnswers(Buffer.from(JSON.stringify([...files.keys()].sort())));
 }
