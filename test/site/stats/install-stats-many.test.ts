@@ -6,24 +6,15 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Sql } from '../../../src/db/pool.js';
 import { MAX_STATS_IDS } from '../../../src/services/site/stats/install-stats-many-route.js';
-import { insertPlugin, testUser, type TestUser } from '../../helpers/store-fixtures.js';
-import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
-import { storeClient, type StoreClient } from '../store/store-client.js';
+import { insertPlugin, type TestUser } from '../../helpers/store-fixtures.js';
+import { startStoreSite } from '../../helpers/store-site.js';
+import type { StoreClient } from '../store/store-client.js';
 
-let site: TestServer;
-let client: StoreClient;
-let sql: Sql;
-let author: TestUser;
-let other: TestUser;
-let admin: TestUser;
+let client: StoreClient, sql: Sql;
+let author: TestUser, other: TestUser, admin: TestUser, closeStore: () => Promise<void>;
 
 test.before(async () => {
-  sql = testSql();
-  site = await startTestSite();
-  client = storeClient(site.url);
-  author = await testUser(sql, 'many-author');
-  other = await testUser(sql, 'many-other');
-  admin = await testUser(sql, 'many-admin', { admin: true });
+  ({ client, sql, author, other, admin, close: closeStore } = await startStoreSite('many'));
   await insertPlugin(sql, 'many-a', author);
   await insertPlugin(sql, 'many-b', author);
   await insertPlugin(sql, 'many-pending', author, 'pending');
@@ -31,10 +22,7 @@ test.before(async () => {
     await sql`insert into plugin_install_days (plugin_id, day, installs) values (${id}, (now() at time zone 'utc')::date - ${daysAgo}::int, ${installs})`;
   }
 });
-test.after(async () => {
-  await site.close();
-  await closeTestSql();
-});
+test.after(() => closeStore());
 
 const many = (query: string, user?: TestUser) => client.get(`/apps/api/stats/installs${query}`, user ? { cookie: user.cookie } : {});
 const single = (id: string, query: string, user?: TestUser) => client.get(`/apps/api/plugins/${id}/stats${query}`, user ? { cookie: user.cookie } : {});

@@ -5,29 +5,18 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Sql } from '../../../src/db/pool.js';
-import { insertPlugin, testUser, type TestUser } from '../../helpers/store-fixtures.js';
-import { closeTestSql, startTestSite, testSql, type TestServer } from '../../helpers/servers.js';
-import { storeClient, type StoreClient } from '../store/store-client.js';
+import { insertPlugin, type TestUser } from '../../helpers/store-fixtures.js';
+import type { TestServer } from '../../helpers/servers.js';
+import { startStoreSite } from '../../helpers/store-site.js';
+import type { StoreClient } from '../store/store-client.js';
 
-let site: TestServer;
-let client: StoreClient;
-let sql: Sql;
-let author: TestUser;
-let other: TestUser;
-let admin: TestUser;
+let site: TestServer, client: StoreClient, sql: Sql;
+let author: TestUser, other: TestUser, admin: TestUser, closeStore: () => Promise<void>;
 
 test.before(async () => {
-  sql = testSql();
-  site = await startTestSite({ TRUST_PROXY: 'true' });
-  client = storeClient(site.url);
-  author = await testUser(sql, 'stats-author');
-  other = await testUser(sql, 'stats-other');
-  admin = await testUser(sql, 'stats-admin', { admin: true });
+  ({ site, client, sql, author, other, admin, close: closeStore } = await startStoreSite('stats', { settings: { TRUST_PROXY: 'true' } }));
 });
-test.after(async () => {
-  await site.close();
-  await closeTestSql();
-});
+test.after(() => closeStore());
 
 const stats = (id: string, query = '', user?: TestUser) => client.get(`/apps/api/plugins/${id}/stats${query}`, user ? { cookie: user.cookie } : {});
 const click = (id: string, address: string) =>

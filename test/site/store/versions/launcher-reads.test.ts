@@ -5,14 +5,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Sql } from '../../../../src/db/pool.js';
-import { insertPlugin, testUser, type TestUser } from '../../../helpers/store-fixtures.js';
-import { closeTestSql, startTestSite, testSql, type TestServer } from '../../../helpers/servers.js';
-import { storeClient, type StoreClient } from '../store-client.js';
+import { insertPlugin, type TestUser } from '../../../helpers/store-fixtures.js';
+import { startStoreSite } from '../../../helpers/store-site.js';
+import type { StoreClient } from '../store-client.js';
 
-let site: TestServer;
-let client: StoreClient;
-let sql: Sql;
-let author: TestUser;
+let client: StoreClient, sql: Sql;
+let author: TestUser, closeStore: () => Promise<void>;
 
 const hash = (seed: number) => seed.toString(16).padStart(64, '0');
 const fileOf = (id: string, version: string) => `https://store.bloret.com/pkg/${id}-${version}.zip`;
@@ -41,10 +39,7 @@ async function pluginWith(id: string, versions: Version[], live: string): Promis
 }
 
 test.before(async () => {
-  sql = testSql();
-  site = await startTestSite({ TRUST_PROXY: 'true' });
-  client = storeClient(site.url);
-  author = await testUser(sql, 'ml-author');
+  ({ client, sql, author, close: closeStore } = await startStoreSite('ml', { settings: { TRUST_PROXY: 'true' } }));
   await pluginWith('ml.steps', [
     { version: '1.0.0', min: null },
     { version: '2.0.0', min: '25.3' },
@@ -57,10 +52,7 @@ test.before(async () => {
   await pluginWith('ml.outside', [], 'https://github.com/me/outside/releases/download/v1/outside.zip');
   await pluginWith('ml.outside-after', [{ version: '1.0.0', min: '99' }], 'https://github.com/me/after/releases/download/v2/after.zip');
 });
-test.after(async () => {
-  await site.close();
-  await closeTestSql();
-});
+test.after(() => closeStore());
 
 const keys = [
   // Expected values are what the launcher's _version_key gives (run in Python 3).

@@ -5,24 +5,20 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Sql } from '../../../../src/db/pool.js';
-import { insertPlugin, testUser, type TestUser } from '../../../helpers/store-fixtures.js';
-import { closeTestSql, startTestSite, testSql, type TestServer } from '../../../helpers/servers.js';
-import { storeClient, type StoreClient } from '../store-client.js';
+import { insertPlugin, type TestUser } from '../../../helpers/store-fixtures.js';
+import type { TestServer } from '../../../helpers/servers.js';
+import { startStoreSite } from '../../../helpers/store-site.js';
+import type { StoreClient } from '../store-client.js';
 
-let site: TestServer;
-let client: StoreClient;
-let sql: Sql;
-let author: TestUser;
+let site: TestServer, client: StoreClient, sql: Sql;
+let author: TestUser, closeStore: () => Promise<void>;
 
 const PLUGINS = 500;
 const id = (n: number) => `upd-${String(n).padStart(3, '0')}`;
 const hash = (n: number, v: number) => (n * 10 + v).toString(16).padStart(64, '0');
 
 test.before(async () => {
-  sql = testSql();
-  site = await startTestSite({ TRUST_PROXY: 'true' });
-  client = storeClient(site.url);
-  author = await testUser(sql, 'upd-author');
+  ({ site, client, sql, author, close: closeStore } = await startStoreSite('upd', { settings: { TRUST_PROXY: 'true' } }));
   // 500 approved plugins live at version 2 (hash 2); a hosted version row for the even ones.
   for (let n = 0; n < PLUGINS; n++) {
     await insertPlugin(sql, id(n), author, 'approved', { version: '2.0.0', sha256: hash(n, 2), download: `https://downloads.example.com/${id(n)}-2.zip` });
@@ -35,10 +31,7 @@ test.before(async () => {
       from unnest(${hosted}::int[]) as n`;
   await insertPlugin(sql, 'upd-hidden', author, 'pending', { version: '9.0.0' });
 });
-test.after(async () => {
-  await site.close();
-  await closeTestSql();
-});
+test.after(() => closeStore());
 
 let address = 0;
 /** Each call from its own address: the limit (60 a minute) is per address. */
