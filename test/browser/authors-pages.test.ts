@@ -18,6 +18,7 @@ import { axeViolations, openPageAs, startPagesSite, type PagesSite } from '../he
 import { closeTestSql, testSql } from '../helpers/servers.js';
 import { insertPlugin, testUser, type TestUser } from '../helpers/store-fixtures.js';
 import { uploadVersion, zipOf } from '../site/store/versions/versions-client.js';
+import { buildZip } from '../helpers/zip-writer.js';
 
 const ID = 'ap-tool';
 const PENDING = 'ap-waiting';
@@ -339,6 +340,25 @@ test('a ZIP the store refuses is said under the ZIP, with focus there; removing 
   for (const field of ['id', 'version', 'author', 'permissions']) assert.ok(await page.isEnabled(`#f-${field}`), `${field} typed again`);
   assert.is(await page.evaluate(() => document.activeElement?.id), 'zip-file');
 });
+
+// A manifest over the store's 64 KiB bound is not inflated on the page (a few KiB of
+// deflate can inflate to gigabytes); an entry that declares a small size is not believed.
+for (const row of [
+  { what: 'declares its size', declaredSize: undefined },
+  { what: 'declares less than it inflates to', declaredSize: 200 },
+]) {
+  test(`a plugin.json over 64 KiB is not read on the submit page (it ${row.what})`, async () => {
+    const large = JSON.stringify({ id: 'ap-large', name: 'AP Large', version: '3.0.0', author: 'ap-author', description: 'Large', padding: ' '.repeat(70 * 1024) });
+    const page = await pageAs(author);
+    await page.goto(`${site.url}/apps/submit`);
+    await page.locator('#plugin-form').waitFor({ state: 'visible' });
+    const zip = buildZip([{ name: 'plugin.json', data: Buffer.from(large), declaredSize: row.declaredSize }]);
+    await page.setInputFiles('#zip-file', { name: 'large.zip', mimeType: 'application/zip', buffer: zip });
+    await page.locator('#zip-status:not(:empty)').waitFor();
+    assert.match(String(await page.textContent('#zip-status')), /^large\.zip chosen\. This browser cannot read its plugin\.json/);
+    assert.is(await page.inputValue('#f-id'), '', 'the form is not filled from it');
+  });
+}
 
 test('no script errors, no accessibility findings, nothing wider than 390 px', () => {
   for (const name of ['plugin-en-US', 'plugin-zh-CN', 'store-en-US', 'store-zh-CN', 'mine-en-US', 'mine-zh-CN', 'edit-en-US', 'edit-zh-CN', 'submit-en-US', 'submit-zh-CN', 'submit-refused']) assert.ok(checked.has(name), `${name} was checked`);

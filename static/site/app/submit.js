@@ -169,6 +169,9 @@ let zip = null;
 /** Fields the manifest gives when a ZIP is chosen: shown, not typed. */
 const FROM_ZIP = ['id', 'version', 'author', 'permissions'];
 
+/** The store reads no manifest over 64 KiB (the image host's bound): nor is a larger one inflated here, whatever its entry declares. */
+const MAX_MANIFEST_BYTES = 64 * 1024;
+
 /**
  * The package's plugin.json (else cwplugin.json), at its root or in the root's only
  * folder, as the launcher finds it: parsed, or null when this browser cannot tell.
@@ -192,7 +195,21 @@ async function readManifest(file) {
     const [method, size, local] = entries.get(name);
     const start = local + 30 + u16(local + 26) + u16(local + 28);
     const data = new Blob([bytes.subarray(start, start + size)]).stream();
-    const json = JSON.parse(await new Response(method == 8 ? data.pipeThrough(new DecompressionStream('deflate-raw')) : data).text());
+    // A few compressed bytes can inflate to gigabytes: read at most the bound, then give up.
+    const chunks = [];
+    let read = 0;
+    // A reader, not for await: Safari's streams are not async iterable.
+    const reader = (method == 8 ? data.pipeThrough(new DecompressionStream('deflate-raw')) : data).getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if ((read += value.length) > MAX_MANIFEST_BYTES) {
+        reader.cancel();
+        return null;
+      }
+      chunks.push(value);
+    }
+    const json = JSON.parse(await new Blob(chunks).text());
     return json && typeof json == 'object' && !Array.isArray(json) ? json : null;
   } catch {
     return null;
