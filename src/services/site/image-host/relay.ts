@@ -1,3 +1,4 @@
+import { HttpError } from '../../../http/errors.js';
 import { upstreamFailed } from './failures.js';
 
 // The one relay of an upload body: a file part is handed on to the image host
@@ -8,12 +9,20 @@ import { upstreamFailed } from './failures.js';
 
 const noop = () => {};
 
+/**
+ * What an abandoned relay settles with: its client left, or its form was refused.
+ * Not the image host's failure (the call fails only because we aborted it), so
+ * not its 502: a 400, as a body cut off mid-form is, that nobody reads.
+ */
+const abandoned = () => new HttpError(400, 'BAD_REQUEST', 'The upload was abandoned before it was complete');
+
 /** One upload on its way to the image host. */
 export interface Relay<T> {
   /**
    * Resolves once the part's last byte has been handed on. Rejects with the
    * client's error (413, a truncated form) when the part fails, or with the
-   * image host's answer when it answers first (a 502, or the refusal it means).
+   * image host's answer when it answers first (a 502, or the refusal it means);
+   * once abort() is called, with a 400 (abandoned), as `answer` does.
    */
   readonly contentSent: Promise<void>;
   /** The client's form is complete and valid: end the upstream body. */
@@ -81,7 +90,10 @@ export function startRelay<T>(body: RelayBody, send: (chunks: AsyncIterable<Buff
     if (body.closing !== undefined) yield body.closing;
   }
 
-  const answer = send(chunks(), controller.signal);
+  // A call that fails because we aborted it says so, not how the abort reached the image host.
+  const answer = send(chunks(), controller.signal).catch((error: unknown) => {
+    throw controller.signal.aborted ? abandoned() : error;
+  });
   answer.then(
     () => sent.reject(upstreamFailed('The image host answered before the upload was complete')),
     (error: unknown) => sent.reject(error),
@@ -91,7 +103,9 @@ export function startRelay<T>(body: RelayBody, send: (chunks: AsyncIterable<Buff
     contentSent: sent.promise,
     release: () => released.resolve(),
     abort: () => {
-      released.reject(new Error('upload abandoned'));
+      // First, so a part still arriving settles as abandoned, not as the aborted call.
+      sent.reject(abandoned());
+      released.reject(abandoned());
       controller.abort();
     },
     answer,
